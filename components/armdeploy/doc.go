@@ -1,0 +1,36 @@
+// Package armdeploy deploys ARM resources that the typed azure-native SDK
+// (v2.88.0) cannot express, such as AKS agent pools at API
+// 2026-01-02-preview (gpuProfile.nvidia, SPEC C2.3) or
+// Microsoft.AlertsManagement/prometheusRuleGroups (SPEC C6.3).
+//
+// NewTemplateStack wraps an ARM template, built in Go as plain maps (see
+// Template, Param and Output), in a resource-group deployment stack
+// (Microsoft.Resources/deploymentStacks, API 2024-03-01, the SDK's newest GA
+// version). The stack is created with actionOnUnmanage delete for resources,
+// resource groups and management groups, and deny settings mode none, so:
+//
+//   - every `pulumi up` that changes the template PUTs the whole stack; a
+//     resource removed from the template is deleted by Azure during that
+//     update (actionOnUnmanage applies to the operation that carries it);
+//   - a preview shows the template and parameters as properties of one
+//     azure-native:resources/v20240301:DeploymentStackAtResourceGroup, with a
+//     property-level diff (the provider diffs the template object key by
+//     key), so callers can put pulumi.ReplaceOnChanges on paths such as
+//     `template.resources[0].properties.vmSize`.
+//
+// Deleting the stack resource itself (`pulumi destroy`, or removing it from
+// the program) does NOT delete what the template created: azure-native
+// v2.88.0 deletes a stack with a plain DELETE that carries no
+// unmanageAction query parameters, and Azure then detaches the managed
+// resources (the stored actionOnUnmanage applies only to the operation that
+// sets it; Azure/deployment-stacks#226). Use a template stack only for
+// resources whose lifetime is bounded by a parent that Pulumi deletes (a
+// resource group Pulumi created, or the AKS cluster for agent pools), or that
+// are harmless when left behind; otherwise empty the template with one
+// `pulumi up` before removing the stack. azure-native v3 lifts this: its
+// generic resources:Resource takes an apiVersion and deletes with it.
+//
+// Parameter values may be Pulumi inputs (cluster names, workspace IDs); the
+// stack waits for them, and a secret input makes the parameters secret.
+// Parameters the template does not declare are declared from their Go type.
+package armdeploy

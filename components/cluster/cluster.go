@@ -1,0 +1,395 @@
+package cluster
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/aksml/aksml/components/field"
+	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
+	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// ComponentType is the Pulumi type token of Cluster.
+const ComponentType = "aksml:cluster:Cluster"
+
+// DefaultConfigPath is the config key Spec is read from.
+const DefaultConfigPath = "aksml:cluster"
+
+// ClusterArgs configures the cluster.
+type ClusterArgs struct {
+	// Spec is the cluster; Default is applied to a copy, then Validate.
+	// Required.
+	Spec Spec
+	// ConfigPath is the config key Spec was read from, used in validation
+	// errors. Default `aksml:cluster`.
+	ConfigPath field.Path
+	// Tags are put on the resource group (when created) and the cluster.
+	Tags map[string]string
+	// Protect marks the resource group and the cluster protected, so that
+	// Pulumi refuses to delete them (prod, SPEC C9). Default false.
+	Protect bool
+	// DeleteUnreachable lets the Kubernetes provider drop resources from
+	// state when the cluster is gone, so a destroy after the cluster was
+	// deleted can finish. Default false.
+	DeleteUnreachable bool
+	// Transform may change the provider arguments of the managed cluster
+	// before it is registered (escape hatch).
+	Transform func(*containerservice.ManagedClusterArgs)
+}
+
+// Cluster is an AKS cluster with its resource group, maintenance windows
+// and a Kubernetes provider for the Kubernetes-layer components.
+type Cluster struct {
+	pulumi.ResourceState
+
+	// Spec is the defaulted, validated spec.
+	Spec Spec
+
+	// Name is the AKS cluster name.
+	Name pulumi.StringOutput
+	// ResourceID is the cluster's Azure resource ID.
+	ResourceID pulumi.StringOutput
+	// ResourceGroupName is the cluster's resource group.
+	ResourceGroupName pulumi.StringOutput
+	// OIDCIssuerURL is the issuer URL for workload identity federation.
+	OIDCIssuerURL pulumi.StringOutput
+	// NodeResourceGroup is the group AKS keeps the nodes' resources in.
+	NodeResourceGroup pulumi.StringOutput
+	// Kubeconfig is the user kubeconfig, secret. On Entra ID clusters it
+	// runs kubelogin (see the package doc).
+	Kubeconfig pulumi.StringOutput
+	// Provider talks to the cluster with Kubeconfig; pass it to every
+	// Kubernetes-layer component.
+	Provider *kubernetes.Provider
+}
+
+// NewCluster validates args.Spec and registers the resource group (unless
+// existing), the managed cluster, the maintenance configurations (when a
+// window is set) and the Kubernetes provider. Nothing is registered when the
+// spec is invalid.
+func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pulumi.ResourceOption) (*Cluster, error) {
+	if args == nil {
+		return nil, errors.New("cluster: args are required")
+	}
+	spec := args.Spec.clone()
+	spec.Default()
+	path := args.ConfigPath
+	if path == "" {
+		path = field.NewPath(DefaultConfigPath)
+	}
+	if err := spec.Validate(path).ToAggregate(); err != nil {
+		return nil, err
+	}
+
+	c := &Cluster{Spec: spec}
+	if err := ctx.RegisterComponentResource(ComponentType, name, c, opts...); err != nil {
+		return nil, err
+	}
+	// Children inherit protect from the component unless Protect says so.
+	azureOpts := []pulumi.ResourceOption{pulumi.Parent(c)}
+	if args.Protect {
+		azureOpts = append(azureOpts, pulumi.Protect(true))
+	}
+
+	rgName := pulumi.String(spec.ResourceGroup.Name).ToStringOutput()
+	if !spec.ResourceGroup.Existing {
+		rg, err := resources.NewResourceGroup(ctx, name+"-rg", &resources.ResourceGroupArgs{
+			ResourceGroupName: pulumi.String(spec.ResourceGroup.Name),
+			Location:          pulumi.String(spec.Location),
+			Tags:              pulumi.ToStringMap(args.Tags),
+		}, azureOpts...)
+		if err != nil {
+			return nil, err
+		}
+		rgName = rg.Name
+	}
+
+	mcArgs := ManagedClusterArgs(spec, rgName, args.Tags)
+	if args.Transform != nil {
+		args.Transform(mcArgs)
+	}
+	ignore := []string{"agentPoolProfiles[0].count"}
+	if !spec.CPUPool.Disabled {
+		ignore = append(ignore, "agentPoolProfiles[1].count")
+	}
+	mc, err := containerservice.NewManagedCluster(ctx, name+"-aks", mcArgs,
+		append(azureOpts, pulumi.IgnoreChanges(ignore))...)
+	if err != nil {
+		return nil, err
+	}
+
+	if w := spec.MaintenanceWindow; w != nil {
+		schedules := []struct{ role, config string }{
+			{"-maintenance", AutoUpgradeScheduleName},
+			{"-nodeos-maintenance", NodeOSUpgradeScheduleName},
+		}
+		for _, sc := range schedules {
+			if _, err := containerservice.NewMaintenanceConfiguration(ctx, name+sc.role,
+				MaintenanceArgs(*w, sc.config, rgName, mc.Name), pulumi.Parent(c)); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	c.Name = mc.Name
+	c.ResourceID = mc.ID().ToStringOutput()
+	c.ResourceGroupName = rgName
+	c.OIDCIssuerURL = mc.OidcIssuerProfile.IssuerURL().Elem()
+	c.NodeResourceGroup = mc.NodeResourceGroup.Elem()
+	c.Kubeconfig = userKubeconfig(ctx, spec, rgName, mc.Name)
+
+	provider, err := kubernetes.NewProvider(ctx, name+"-k8s", &kubernetes.ProviderArgs{
+		Kubeconfig:            c.Kubeconfig,
+		ClusterIdentifier:     c.ResourceID,
+		EnableServerSideApply: pulumi.Bool(true),
+		DeleteUnreachable:     pulumi.Bool(args.DeleteUnreachable),
+	}, pulumi.Parent(c))
+	if err != nil {
+		return nil, err
+	}
+	c.Provider = provider
+
+	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
+		"name":              c.Name,
+		"resourceId":        c.ResourceID,
+		"resourceGroupName": c.ResourceGroupName,
+		"oidcIssuerUrl":     c.OIDCIssuerURL,
+		"nodeResourceGroup": c.NodeResourceGroup,
+		"kubeconfig":        c.Kubeconfig,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ManagedClusterArgs maps a defaulted, valid Spec to the managed cluster
+// arguments (API 2024-10-01): system-assigned identity, the system pool and
+// the CPU pool with the autoscaler on, Azure CNI overlay with Cilium, OIDC
+// issuer and workload identity, Blob/File/Disk CSI drivers and the snapshot
+// controller, managed Prometheus metrics, upgrade channels, the seed 000
+// autoscaler profile, and Entra ID, API server access, Defender and Azure
+// Policy as the Spec says.
+func ManagedClusterArgs(s Spec, resourceGroupName pulumi.StringInput, tags map[string]string) *containerservice.ManagedClusterArgs {
+	pools := containerservice.ManagedClusterAgentPoolProfileArray{
+		poolProfile(SystemPoolName, "System", s.SystemPool.VMSize, s.SystemPool.MinCount, s.SystemPool.MaxCount, s.SystemPool.Zones, s.SystemPool.OSDiskSizeGB, nil, []string{SystemPoolTaint}),
+	}
+	if !s.CPUPool.Disabled {
+		pools = append(pools, poolProfile(CPUPoolName, "User", s.CPUPool.VMSize, s.CPUPool.Min(), s.CPUPool.MaxCount, s.CPUPool.Zones, s.CPUPool.OSDiskSizeGB,
+			map[string]string{"workload": CPUWorkloadLabel}, nil))
+	}
+	enabled := pulumi.Bool(true)
+	a := &containerservice.ManagedClusterArgs{
+		ResourceGroupName: resourceGroupName,
+		ResourceName:      pulumi.String(s.Name),
+		Location:          pulumi.String(s.Location),
+		DnsPrefix:         pulumi.String(s.DNSPrefix),
+		Sku: containerservice.ManagedClusterSKUArgs{
+			Name: pulumi.String("Base"),
+			Tier: pulumi.String(string(s.Tier)),
+		},
+		Identity: containerservice.ManagedClusterIdentityArgs{
+			Type: containerservice.ResourceIdentityTypeSystemAssigned,
+		},
+		EnableRBAC:        enabled,
+		AgentPoolProfiles: pools,
+		NetworkProfile: containerservice.ContainerServiceNetworkProfileArgs{
+			NetworkPlugin:     pulumi.String(NetworkPlugin),
+			NetworkPluginMode: pulumi.String(NetworkPluginMode),
+			NetworkDataplane:  pulumi.String(NetworkDataplane),
+			NetworkPolicy:     pulumi.String(NetworkPolicy),
+			PodCidr:           pulumi.String(s.Network.PodCIDR),
+			ServiceCidr:       pulumi.String(s.Network.ServiceCIDR),
+			DnsServiceIP:      pulumi.String(s.Network.DNSServiceIP),
+		},
+		OidcIssuerProfile: containerservice.ManagedClusterOIDCIssuerProfileArgs{Enabled: enabled},
+		SecurityProfile:   securityProfile(s),
+		StorageProfile: containerservice.ManagedClusterStorageProfileArgs{
+			BlobCSIDriver:      containerservice.ManagedClusterStorageProfileBlobCSIDriverArgs{Enabled: enabled},
+			FileCSIDriver:      containerservice.ManagedClusterStorageProfileFileCSIDriverArgs{Enabled: enabled},
+			DiskCSIDriver:      containerservice.ManagedClusterStorageProfileDiskCSIDriverArgs{Enabled: enabled},
+			SnapshotController: containerservice.ManagedClusterStorageProfileSnapshotControllerArgs{Enabled: enabled},
+		},
+		AzureMonitorProfile: containerservice.ManagedClusterAzureMonitorProfileArgs{
+			Metrics: containerservice.ManagedClusterAzureMonitorProfileMetricsArgs{Enabled: enabled},
+		},
+		AddonProfiles: containerservice.ManagedClusterAddonProfileMap{
+			AzurePolicyAddon: containerservice.ManagedClusterAddonProfileArgs{Enabled: pulumi.Bool(s.AzurePolicyEnabled())},
+		},
+		AutoUpgradeProfile: containerservice.ManagedClusterAutoUpgradeProfileArgs{
+			UpgradeChannel:       pulumi.String(s.UpgradeChannel),
+			NodeOSUpgradeChannel: pulumi.String(s.NodeOSUpgradeChannel),
+		},
+		AutoScalerProfile:    autoscalerProfile(s.Autoscaler()),
+		DisableLocalAccounts: pulumi.Bool(s.LocalAccountsDisabled()),
+	}
+	if s.KubernetesVersion != "" {
+		a.KubernetesVersion = pulumi.String(s.KubernetesVersion)
+	}
+	if s.EntraID != nil {
+		a.AadProfile = containerservice.ManagedClusterAADProfileArgs{
+			Managed:             enabled,
+			EnableAzureRBAC:     enabled,
+			AdminGroupObjectIDs: pulumi.ToStringArray(s.EntraID.AdminGroupObjectIDs),
+		}
+	}
+	if len(s.APIServer.AuthorizedIPRanges) > 0 || s.APIServer.Private {
+		api := containerservice.ManagedClusterAPIServerAccessProfileArgs{}
+		if s.APIServer.Private {
+			api.EnablePrivateCluster = enabled
+		} else {
+			api.AuthorizedIPRanges = pulumi.ToStringArray(s.APIServer.AuthorizedIPRanges)
+		}
+		a.ApiServerAccessProfile = api
+	}
+	if len(tags) > 0 {
+		a.Tags = pulumi.ToStringMap(tags)
+	}
+	return a
+}
+
+// MaintenanceArgs maps a window to the maintenance configuration named
+// config (aksManagedAutoUpgradeSchedule or aksManagedNodeOSUpgradeSchedule)
+// of the cluster.
+func MaintenanceArgs(w MaintenanceWindow, config string, resourceGroupName, clusterName pulumi.StringInput) *containerservice.MaintenanceConfigurationArgs {
+	return &containerservice.MaintenanceConfigurationArgs{
+		ResourceGroupName: resourceGroupName,
+		ResourceName:      clusterName,
+		ConfigName:        pulumi.String(config),
+		MaintenanceWindow: containerservice.MaintenanceWindowArgs{
+			Schedule: containerservice.ScheduleArgs{
+				Weekly: containerservice.WeeklyScheduleArgs{
+					DayOfWeek:     pulumi.String(w.DayOfWeek),
+					IntervalWeeks: pulumi.Int(w.IntervalWeeks),
+				},
+			},
+			StartTime:     pulumi.String(w.StartTime),
+			DurationHours: pulumi.Int(w.DurationHours),
+			UtcOffset:     pulumi.String(w.UTCOffset),
+		},
+	}
+}
+
+func poolProfile(name, mode, vmSize string, minCount, maxCount int, zones []string, osDisk int, labels map[string]string, taints []string) containerservice.ManagedClusterAgentPoolProfileArgs {
+	p := containerservice.ManagedClusterAgentPoolProfileArgs{
+		Name:              pulumi.String(name),
+		Mode:              pulumi.String(mode),
+		Type:              pulumi.String("VirtualMachineScaleSets"),
+		OsType:            pulumi.String("Linux"),
+		VmSize:            pulumi.String(vmSize),
+		EnableAutoScaling: pulumi.Bool(true),
+		Count:             pulumi.Int(minCount),
+		MinCount:          pulumi.Int(minCount),
+		MaxCount:          pulumi.Int(maxCount),
+		OsDiskSizeGB:      pulumi.Int(osDisk),
+	}
+	if len(zones) > 0 {
+		p.AvailabilityZones = pulumi.ToStringArray(zones)
+	}
+	if len(labels) > 0 {
+		p.NodeLabels = pulumi.ToStringMap(labels)
+	}
+	if len(taints) > 0 {
+		p.NodeTaints = pulumi.ToStringArray(taints)
+	}
+	return p
+}
+
+func securityProfile(s Spec) containerservice.ManagedClusterSecurityProfileArgs {
+	sp := containerservice.ManagedClusterSecurityProfileArgs{
+		WorkloadIdentity: containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs{Enabled: pulumi.Bool(true)},
+	}
+	if s.Defender.Enabled {
+		sp.Defender = containerservice.ManagedClusterSecurityProfileDefenderArgs{
+			LogAnalyticsWorkspaceResourceId: pulumi.String(s.Defender.LogAnalyticsWorkspaceID),
+			SecurityMonitoring:              containerservice.ManagedClusterSecurityProfileDefenderSecurityMonitoringArgs{Enabled: pulumi.Bool(true)},
+		}
+	}
+	return sp
+}
+
+// profileArgs is the provider type of the autoscaler profile.
+type profileArgs = containerservice.ManagedClusterPropertiesAutoScalerProfileArgs
+
+// autoscalerSetting is one autoscaler setting: whether it is a boolean and
+// how it is written into the provider arguments.
+type autoscalerSetting struct {
+	boolean bool
+	set     func(a *profileArgs, v string)
+}
+
+func stringSetting(f func(*profileArgs) *pulumi.StringPtrInput) autoscalerSetting {
+	return autoscalerSetting{set: func(a *profileArgs, v string) { *f(a) = pulumi.String(v) }}
+}
+
+func boolSetting(f func(*profileArgs) *pulumi.BoolPtrInput) autoscalerSetting {
+	return autoscalerSetting{boolean: true, set: func(a *profileArgs, v string) { *f(a) = pulumi.Bool(parseBool(v)) }}
+}
+
+// autoscalerSettings are the settings AutoscalerProfile may set, by their
+// AKS name.
+var autoscalerSettings = map[string]autoscalerSetting{
+	"balance-similar-node-groups":           stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.BalanceSimilarNodeGroups }),
+	"daemonset-eviction-for-empty-nodes":    boolSetting(func(a *profileArgs) *pulumi.BoolPtrInput { return &a.DaemonsetEvictionForEmptyNodes }),
+	"daemonset-eviction-for-occupied-nodes": boolSetting(func(a *profileArgs) *pulumi.BoolPtrInput { return &a.DaemonsetEvictionForOccupiedNodes }),
+	"expander":                              stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.Expander }),
+	"ignore-daemonsets-utilization":         boolSetting(func(a *profileArgs) *pulumi.BoolPtrInput { return &a.IgnoreDaemonsetsUtilization }),
+	"max-empty-bulk-delete":                 stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxEmptyBulkDelete }),
+	KeyMaxGracefulTerminationSec:            stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxGracefulTerminationSec }),
+	"max-node-provision-time":               stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxNodeProvisionTime }),
+	"max-total-unready-percentage":          stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxTotalUnreadyPercentage }),
+	"new-pod-scale-up-delay":                stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.NewPodScaleUpDelay }),
+	"ok-total-unready-count":                stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.OkTotalUnreadyCount }),
+	KeyScaleDownDelayAfterAdd:               stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownDelayAfterAdd }),
+	"scale-down-delay-after-delete":         stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownDelayAfterDelete }),
+	"scale-down-delay-after-failure":        stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownDelayAfterFailure }),
+	KeyScaleDownUnneededTime:                stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownUnneededTime }),
+	"scale-down-unready-time":               stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownUnreadyTime }),
+	"scale-down-utilization-threshold":      stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownUtilizationThreshold }),
+	KeyScanInterval:                         stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScanInterval }),
+	"skip-nodes-with-local-storage":         stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.SkipNodesWithLocalStorage }),
+	"skip-nodes-with-system-pods":           stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.SkipNodesWithSystemPods }),
+}
+
+func autoscalerProfile(p map[string]string) profileArgs {
+	a := profileArgs{}
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		autoscalerSettings[k].set(&a, p[k])
+	}
+	return a
+}
+
+func parseBool(v string) bool {
+	b, _ := strconv.ParseBool(v)
+	return b
+}
+
+// userKubeconfig lists the cluster user credentials and returns the first
+// kubeconfig, decoded and secret. Entra ID clusters get the exec format,
+// which runs kubelogin.
+func userKubeconfig(ctx *pulumi.Context, s Spec, resourceGroupName, clusterName pulumi.StringInput) pulumi.StringOutput {
+	args := containerservice.ListManagedClusterUserCredentialsOutputArgs{
+		ResourceGroupName: resourceGroupName,
+		ResourceName:      clusterName,
+	}
+	if s.EntraID != nil {
+		args.Format = pulumi.String(KubeconfigFormatExec)
+	}
+	creds := containerservice.ListManagedClusterUserCredentialsOutput(ctx, args)
+	decoded := creds.Kubeconfigs().ApplyT(func(kcs []containerservice.CredentialResultResponse) (string, error) {
+		if len(kcs) == 0 {
+			return "", errors.New("cluster: AKS returned no user kubeconfig")
+		}
+		raw, err := base64.StdEncoding.DecodeString(kcs[0].Value)
+		if err != nil {
+			return "", fmt.Errorf("cluster: decoding the user kubeconfig: %w", err)
+		}
+		return string(raw), nil
+	}).(pulumi.StringOutput)
+	return pulumi.ToSecret(decoded).(pulumi.StringOutput)
+}

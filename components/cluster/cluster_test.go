@@ -1,0 +1,534 @@
+package cluster
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aksml/aksml/components/field"
+	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	adminGroup = "00000000-0000-0000-0000-000000000001"
+	workspace  = "/subscriptions/sub/resourceGroups/rg-ops/providers/Microsoft.OperationalInsights/workspaces/law-ml"
+	kubeconfig = "apiVersion: v1\nkind: Config\nclusters: []\n"
+)
+
+// devSpec is a minimal dev cluster.
+func devSpec() Spec {
+	return Spec{Name: "aks-ml-dev", Location: "eastus", ResourceGroup: ResourceGroup{Name: "rg-ml-dev"}}
+}
+
+// prodSpec is a prod cluster: Entra ID, IP-restricted API, Defender,
+// zones and a maintenance window.
+func prodSpec() Spec {
+	s := devSpec()
+	s.Name = "aks-ml-prod"
+	s.ResourceGroup.Name = "rg-ml-prod"
+	s.EntraID = &EntraID{AdminGroupObjectIDs: []string{adminGroup}}
+	s.APIServer.AuthorizedIPRanges = []string{"203.0.113.0/24"}
+	s.Defender = Defender{Enabled: true, LogAnalyticsWorkspaceID: workspace}
+	s.SystemPool.Zones = []string{"1", "2", "3"}
+	s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00"}
+	return s
+}
+
+func boolp(v bool) *bool { return &v }
+func intp(v int) *int    { return &v }
+
+func TestSpecValidate(t *testing.T) {
+	root := field.NewPath("aksml:cluster")
+	tests := []struct {
+		name    string
+		mutate  func(*Spec)
+		wantErr []string
+	}{
+		{name: "dev is valid"},
+		{name: "prod is valid", mutate: func(s *Spec) { *s = prodSpec() }},
+		{name: "private prod is valid", mutate: func(s *Spec) { *s = prodSpec(); s.APIServer = APIServer{Private: true} }},
+		{name: "patch channel with minor pin is valid", mutate: func(s *Spec) { s.UpgradeChannel = "patch"; s.KubernetesVersion = "1.33" }},
+		{name: "missing name", mutate: func(s *Spec) { s.Name = "" }, wantErr: []string{"aksml:cluster.name: is required"}},
+		{name: "bad name", mutate: func(s *Spec) { s.Name = "-aks" }, wantErr: []string{`aksml:cluster.name: "-aks" is not a valid AKS cluster name`}},
+		{name: "name too long", mutate: func(s *Spec) { s.Name = strings.Repeat("a", 64) }, wantErr: []string{"aksml:cluster.name:"}},
+		{name: "missing location", mutate: func(s *Spec) { s.Location = "" }, wantErr: []string{"aksml:cluster.location: is required"}},
+		{name: "display-name location", mutate: func(s *Spec) { s.Location = "East US" }, wantErr: []string{`aksml:cluster.location: "East US" is not an Azure region name`}},
+		{name: "missing resource group", mutate: func(s *Spec) { s.ResourceGroup.Name = "" }, wantErr: []string{"aksml:cluster.resourceGroup.name: is required"}},
+		{name: "resource group ending in dot", mutate: func(s *Spec) { s.ResourceGroup.Name = "rg." }, wantErr: []string{`aksml:cluster.resourceGroup.name: "rg." is not a valid resource group name`}},
+		{name: "Automatic rejected", mutate: func(s *Spec) { s.Mode = ModeAutomatic }, wantErr: []string{"aksml:cluster.mode: Automatic needs managed cluster sku name Automatic"}},
+		{name: "unknown mode", mutate: func(s *Spec) { s.Mode = "Auto" }, wantErr: []string{`aksml:cluster.mode: "Auto" is not supported`}},
+		{name: "unknown tier", mutate: func(s *Spec) { s.Tier = "Gold" }, wantErr: []string{`aksml:cluster.tier: "Gold" is not supported`}},
+		{name: "bad dns prefix", mutate: func(s *Spec) { s.DNSPrefix = "aks_ml" }, wantErr: []string{`aksml:cluster.dnsPrefix: "aks_ml" is not a valid DNS prefix`}},
+		{name: "bad kubernetes version", mutate: func(s *Spec) { s.UpgradeChannel = "none"; s.KubernetesVersion = "v1.33" }, wantErr: []string{`aksml:cluster.kubernetesVersion: "v1.33" is not a Kubernetes version`}},
+		{name: "version pinned with stable channel", mutate: func(s *Spec) { s.KubernetesVersion = "1.33" }, wantErr: []string{`aksml:cluster.kubernetesVersion: "1.33" is pinned but upgradeChannel "stable"`}},
+		{name: "patch pinned with patch channel", mutate: func(s *Spec) { s.UpgradeChannel = "patch"; s.KubernetesVersion = "1.33.2" }, wantErr: []string{"aksml:cluster.kubernetesVersion: \"1.33.2\" pins a patch", "write MAJOR.MINOR (1.33)"}},
+		{name: "unknown upgrade channel", mutate: func(s *Spec) { s.UpgradeChannel = "weekly" }, wantErr: []string{`aksml:cluster.upgradeChannel: "weekly" is not supported`}},
+		{name: "unknown node OS channel", mutate: func(s *Spec) { s.NodeOSUpgradeChannel = "nodeimage" }, wantErr: []string{`aksml:cluster.nodeOSUpgradeChannel: "nodeimage" is not supported`}},
+		{name: "bad system vmSize", mutate: func(s *Spec) { s.SystemPool.VMSize = "D4ds_v5" }, wantErr: []string{`aksml:cluster.systemPool.vmSize: "D4ds_v5" is not an Azure VM size`}},
+		{name: "system maxCount below minCount", mutate: func(s *Spec) { s.SystemPool.MinCount = 3; s.SystemPool.MaxCount = 2 }, wantErr: []string{"aksml:cluster.systemPool.maxCount: maxCount (2) must be between minCount (3) and 1000"}},
+		{name: "system bad zone", mutate: func(s *Spec) { s.SystemPool.Zones = []string{"0"} }, wantErr: []string{`aksml:cluster.systemPool.zones[0]: "0" is not an availability zone`}},
+		{name: "system OS disk too small", mutate: func(s *Spec) { s.SystemPool.OSDiskSizeGB = 10 }, wantErr: []string{"aksml:cluster.systemPool.osDiskSizeGB: 10 is out of range"}},
+		{name: "cpu minCount negative", mutate: func(s *Spec) { s.CPUPool.MinCount = intp(-1) }, wantErr: []string{"aksml:cluster.cpuPool.minCount: -1 is out of range"}},
+		{name: "cpu duplicate zone", mutate: func(s *Spec) { s.CPUPool.Zones = []string{"1", "1"} }, wantErr: []string{`aksml:cluster.cpuPool.zones[1]: zone "1" is listed twice`}},
+		{name: "disabled cpu pool is not checked", mutate: func(s *Spec) { s.CPUPool = CPUPool{Disabled: true, VMSize: "bad"} }},
+		{name: "bad pod CIDR", mutate: func(s *Spec) { s.Network.PodCIDR = "10.244.0.0" }, wantErr: []string{`aksml:cluster.network.podCidr: "10.244.0.0" is not an IPv4 CIDR`}},
+		{name: "overlapping CIDRs", mutate: func(s *Spec) { s.Network.ServiceCIDR = "10.244.128.0/20"; s.Network.DNSServiceIP = "10.244.128.10" }, wantErr: []string{"aksml:cluster.network.serviceCidr: 10.244.128.0/20 overlaps podCidr 10.244.0.0/16"}},
+		{name: "DNS IP outside service CIDR", mutate: func(s *Spec) { s.Network.DNSServiceIP = "10.1.0.10" }, wantErr: []string{"aksml:cluster.network.dnsServiceIP: 10.1.0.10 is outside serviceCidr 10.0.0.0/16"}},
+		{name: "local accounts off without admins", mutate: func(s *Spec) { s.EntraID = &EntraID{} }, wantErr: []string{"aksml:cluster.entraID.adminGroupObjectIDs: is required"}},
+		{name: "Entra ID with local accounts needs no admins", mutate: func(s *Spec) { s.EntraID = &EntraID{DisableLocalAccounts: boolp(false)} }},
+		{name: "admin group not a GUID", mutate: func(s *Spec) { s.EntraID = &EntraID{AdminGroupObjectIDs: []string{"ml-admins"}} }, wantErr: []string{`aksml:cluster.entraID.adminGroupObjectIDs[0]: "ml-admins" is not an object ID`}},
+		{name: "private and IP ranges", mutate: func(s *Spec) { s.APIServer = APIServer{Private: true, AuthorizedIPRanges: []string{"203.0.113.0/24"}} }, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges: authorizedIPRanges and private are mutually exclusive"}},
+		{name: "bad authorized range", mutate: func(s *Spec) { s.APIServer.AuthorizedIPRanges = []string{"203.0.113.0/24", "203.0.113.7/24"} }, wantErr: []string{`aksml:cluster.apiServer.authorizedIPRanges[1]: "203.0.113.7/24" is not a CIDR with its host bits zero`}},
+		{name: "not a CIDR", mutate: func(s *Spec) { s.APIServer.AuthorizedIPRanges = []string{"office"} }, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges[0]:"}},
+		{name: "Defender without workspace", mutate: func(s *Spec) { s.Defender.Enabled = true }, wantErr: []string{"aksml:cluster.defender.logAnalyticsWorkspaceId: is required"}},
+		{name: "Defender with bad workspace", mutate: func(s *Spec) { s.Defender = Defender{Enabled: true, LogAnalyticsWorkspaceID: "law-ml"} }, wantErr: []string{`aksml:cluster.defender.logAnalyticsWorkspaceId: "law-ml" is not a Log Analytics workspace resource ID`}},
+		{name: "unknown autoscaler key", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"scanInterval": "30s"} }, wantErr: []string{`aksml:cluster.autoscalerProfile["scanInterval"]: "scanInterval" is not a cluster autoscaler setting`}},
+		{name: "bad autoscaler bool", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"ignore-daemonsets-utilization": "yes"} }, wantErr: []string{`aksml:cluster.autoscalerProfile["ignore-daemonsets-utilization"]: "yes" is not true or false`}},
+		{name: "empty autoscaler value", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"scan-interval": ""} }, wantErr: []string{`aksml:cluster.autoscalerProfile["scan-interval"]: is empty`}},
+		{name: "maintenance missing day", mutate: func(s *Spec) { s.MaintenanceWindow = &MaintenanceWindow{StartTime: "01:00"} }, wantErr: []string{"aksml:cluster.maintenanceWindow.dayOfWeek: is required"}},
+		{name: "maintenance bad day", mutate: func(s *Spec) { s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "sunday", StartTime: "01:00"} }, wantErr: []string{`aksml:cluster.maintenanceWindow.dayOfWeek: "sunday" is not supported`}},
+		{name: "maintenance bad time", mutate: func(s *Spec) { s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "25:00"} }, wantErr: []string{`aksml:cluster.maintenanceWindow.startTime: "25:00" is not a time`}},
+		{name: "maintenance too short", mutate: func(s *Spec) {
+			s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00", DurationHours: 2}
+		}, wantErr: []string{"aksml:cluster.maintenanceWindow.durationHours: 2 is out of range; AKS needs 4 to 24 hours"}},
+		{name: "maintenance bad offset", mutate: func(s *Spec) {
+			s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00", UTCOffset: "UTC+1"}
+		}, wantErr: []string{`aksml:cluster.maintenanceWindow.utcOffset: "UTC+1" is not a UTC offset`}},
+		{name: "maintenance bad interval", mutate: func(s *Spec) {
+			s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00", IntervalWeeks: 5}
+		}, wantErr: []string{"aksml:cluster.maintenanceWindow.intervalWeeks: 5 is out of range"}},
+		{name: "every problem at once", mutate: func(s *Spec) { s.Location = ""; s.Mode = ModeAutomatic; s.Defender.Enabled = true }, wantErr: []string{
+			"3 problems", "aksml:cluster.location:", "aksml:cluster.mode:", "aksml:cluster.defender.logAnalyticsWorkspaceId:",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := devSpec()
+			if tc.mutate != nil {
+				tc.mutate(&s)
+			}
+			s.Default()
+			err := s.Validate(root).ToAggregate()
+			if len(tc.wantErr) == 0 {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			for _, want := range tc.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
+	}
+}
+
+func TestInvalidNameReportedOnce(t *testing.T) {
+	s := devSpec()
+	s.Name = "-aks"
+	s.Default()
+	errs := s.Validate(field.NewPath("aksml:cluster"))
+	require.Len(t, errs, 1, "the derived dnsPrefix is not reported again")
+	assert.Equal(t, field.Path("aksml:cluster.name"), errs[0].Path)
+}
+
+func TestValidateUndefaultedSpecDoesNotPanic(t *testing.T) {
+	s := devSpec()
+	s.EntraID = &EntraID{}
+	assert.NotEmpty(t, s.Validate(field.NewPath("aksml:cluster")))
+}
+
+func TestDefaults(t *testing.T) {
+	s := Spec{Name: "aks_ml", Location: "eastus", ResourceGroup: ResourceGroup{Name: "rg"}, EntraID: &EntraID{}}
+	s.Default()
+	assert.Equal(t, ModeStandard, s.Mode)
+	assert.Equal(t, TierStandard, s.Tier)
+	assert.Equal(t, "aks-ml", s.DNSPrefix)
+	assert.Equal(t, "stable", s.UpgradeChannel)
+	assert.Equal(t, "NodeImage", s.NodeOSUpgradeChannel)
+	assert.Equal(t, SystemPool{VMSize: "Standard_D4ds_v5", MinCount: 2, MaxCount: 3, OSDiskSizeGB: 128}, s.SystemPool)
+	assert.Equal(t, "Standard_D8ds_v5", s.CPUPool.VMSize)
+	assert.Equal(t, 1, *s.CPUPool.MinCount)
+	assert.Equal(t, 5, s.CPUPool.MaxCount)
+	assert.Equal(t, Network{PodCIDR: "10.244.0.0/16", ServiceCIDR: "10.0.0.0/16", DNSServiceIP: "10.0.0.10"}, s.Network)
+	assert.True(t, s.LocalAccountsDisabled(), "Entra ID disables local accounts by default")
+	assert.True(t, *s.AzurePolicy)
+	assert.Equal(t, map[string]string{
+		"scan-interval":                "20s",
+		"scale-down-unneeded-time":     "10m",
+		"scale-down-delay-after-add":   "15m",
+		"max-graceful-termination-sec": "120",
+	}, s.Autoscaler())
+
+	s.AutoscalerProfile = map[string]string{"scan-interval": "30s", "expander": "least-waste"}
+	assert.Equal(t, "30s", s.Autoscaler()["scan-interval"])
+	assert.Equal(t, "least-waste", s.Autoscaler()["expander"])
+	assert.Equal(t, "10m", s.Autoscaler()["scale-down-unneeded-time"])
+}
+
+func TestAutoscalerKeysAllMapToProviderFields(t *testing.T) {
+	profile := map[string]string{}
+	for _, k := range AutoscalerKeys() {
+		profile[k] = "true"
+	}
+	a := autoscalerProfile(profile)
+	assert.Len(t, AutoscalerKeys(), 20)
+	assert.NotNil(t, a.ScanInterval)
+	assert.NotNil(t, a.SkipNodesWithSystemPods)
+	assert.NotNil(t, a.DaemonsetEvictionForEmptyNodes)
+	assert.NotNil(t, a.BalanceSimilarNodeGroups)
+}
+
+type registered struct {
+	typ    string
+	name   string
+	inputs resource.PropertyMap
+	rpc    *pulumirpc.RegisterResourceRequest
+}
+
+type mocks struct {
+	mu        sync.Mutex
+	resources []registered
+	calls     []pulumi.MockCallArgs
+}
+
+func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.resources = append(m.resources, registered{args.TypeToken, args.Name, args.Inputs, args.RegisterRPC})
+	state := args.Inputs.Copy()
+	id := args.Name + "-id"
+	switch {
+	case strings.HasSuffix(args.TypeToken, ":ManagedCluster"):
+		state["name"] = args.Inputs["resourceName"]
+		state["nodeResourceGroup"] = resource.NewStringProperty("MC_rg_" + args.Inputs["resourceName"].StringValue())
+		state["oidcIssuerProfile"] = resource.NewObjectProperty(resource.PropertyMap{
+			"enabled":   resource.NewBoolProperty(true),
+			"issuerURL": resource.NewStringProperty("https://eastus.oic.prod-aks.azure.com/tenant/cluster/"),
+		})
+		id = "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/" + args.Inputs["resourceName"].StringValue()
+	case strings.HasSuffix(args.TypeToken, ":ResourceGroup"):
+		state["name"] = args.Inputs["resourceGroupName"]
+	}
+	return id, state, nil
+}
+
+func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, args)
+	if strings.HasSuffix(args.Token, ":listManagedClusterUserCredentials") {
+		return resource.PropertyMap{"kubeconfigs": resource.NewArrayProperty([]resource.PropertyValue{
+			resource.NewObjectProperty(resource.PropertyMap{
+				"name":  resource.NewStringProperty("clusterUser"),
+				"value": resource.NewStringProperty(base64.StdEncoding.EncodeToString([]byte(kubeconfig))),
+			}),
+		})}, nil
+	}
+	return resource.PropertyMap{}, nil
+}
+
+func (m *mocks) byType(suffix string) []registered {
+	var out []registered
+	for _, r := range m.resources {
+		if strings.HasSuffix(r.typ, suffix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+type clusterOutputs struct {
+	name, resourceID, rg, issuer, nodeRG, kubeconfig string
+	secret                                           bool
+}
+
+// runCluster builds a cluster under mocks and returns its resolved outputs.
+func runCluster(t *testing.T, args *ClusterArgs) (*mocks, clusterOutputs, error) {
+	t.Helper()
+	m := &mocks{}
+	ch := make(chan clusterOutputs, 1)
+	var kc pulumi.StringOutput
+	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+		c, err := NewCluster(ctx, "aks", args)
+		if err != nil {
+			return err
+		}
+		if c.Provider == nil {
+			t.Error("Provider is nil")
+		}
+		kc = c.Kubeconfig
+		pulumi.All(c.Name, c.ResourceID, c.ResourceGroupName, c.OIDCIssuerURL, c.NodeResourceGroup, c.Kubeconfig).ApplyT(func(vs []any) int {
+			ch <- clusterOutputs{name: vs[0].(string), resourceID: vs[1].(string), rg: vs[2].(string), issuer: vs[3].(string), nodeRG: vs[4].(string), kubeconfig: vs[5].(string)}
+			return 0
+		})
+		return nil
+	}, pulumi.WithMocks("aksml", "test", m))
+	if err != nil {
+		return m, clusterOutputs{}, err
+	}
+	select {
+	case out := <-ch:
+		out.secret = pulumi.IsSecret(kc)
+		return m, out, nil
+	case <-time.After(10 * time.Second):
+		t.Fatal("cluster outputs did not resolve")
+		return m, clusterOutputs{}, nil
+	}
+}
+
+func stringsOf(v resource.PropertyValue) []string {
+	var out []string
+	for _, e := range v.ArrayValue() {
+		out = append(out, e.StringValue())
+	}
+	return out
+}
+
+func TestDevClusterMatchesSeed000(t *testing.T) {
+	m, out, err := runCluster(t, &ClusterArgs{Spec: devSpec(), Tags: map[string]string{"env": "dev"}})
+	require.NoError(t, err)
+
+	rgs := m.byType(":ResourceGroup")
+	require.Len(t, rgs, 1)
+	assert.Equal(t, "aks-rg", rgs[0].name)
+	assert.Equal(t, "rg-ml-dev", rgs[0].inputs["resourceGroupName"].StringValue())
+	assert.Equal(t, "eastus", rgs[0].inputs["location"].StringValue())
+
+	mcs := m.byType(":ManagedCluster")
+	require.Len(t, mcs, 1)
+	assert.Equal(t, "azure-native:containerservice/v20241001:ManagedCluster", mcs[0].typ)
+	assert.Equal(t, "aks-aks", mcs[0].name)
+	assert.ElementsMatch(t, []string{"agentPoolProfiles[0].count", "agentPoolProfiles[1].count"}, mcs[0].rpc.GetIgnoreChanges())
+	assert.False(t, mcs[0].rpc.GetProtect())
+	in := mcs[0].inputs
+	assert.Equal(t, "aks-ml-dev", in["resourceName"].StringValue())
+	assert.Equal(t, "rg-ml-dev", in["resourceGroupName"].StringValue())
+	assert.Equal(t, "aks-ml-dev", in["dnsPrefix"].StringValue())
+	assert.Equal(t, "Standard", in["sku"].ObjectValue()["tier"].StringValue())
+	assert.Equal(t, "Base", in["sku"].ObjectValue()["name"].StringValue())
+	assert.Equal(t, "SystemAssigned", in["identity"].ObjectValue()["type"].StringValue())
+	assert.False(t, in.HasValue("kubernetesVersion"))
+	assert.Equal(t, "dev", in["tags"].ObjectValue()["env"].StringValue())
+
+	pools := in["agentPoolProfiles"].ArrayValue()
+	require.Len(t, pools, 2)
+	sys := pools[0].ObjectValue()
+	assert.Equal(t, "system", sys["name"].StringValue())
+	assert.Equal(t, "System", sys["mode"].StringValue())
+	assert.Equal(t, "Standard_D4ds_v5", sys["vmSize"].StringValue())
+	assert.Equal(t, []string{"CriticalAddonsOnly=true:NoSchedule"}, stringsOf(sys["nodeTaints"]))
+	assert.True(t, sys["enableAutoScaling"].BoolValue())
+	assert.Equal(t, 2.0, sys["minCount"].NumberValue())
+	assert.Equal(t, 3.0, sys["maxCount"].NumberValue())
+	assert.Equal(t, 2.0, sys["count"].NumberValue())
+	cpu := pools[1].ObjectValue()
+	assert.Equal(t, "cpu", cpu["name"].StringValue())
+	assert.Equal(t, "User", cpu["mode"].StringValue())
+	assert.Equal(t, "cpu", cpu["nodeLabels"].ObjectValue()["workload"].StringValue())
+	assert.False(t, cpu.HasValue("nodeTaints"))
+
+	net := in["networkProfile"].ObjectValue()
+	assert.Equal(t, "azure", net["networkPlugin"].StringValue())
+	assert.Equal(t, "overlay", net["networkPluginMode"].StringValue())
+	assert.Equal(t, "cilium", net["networkDataplane"].StringValue())
+	assert.Equal(t, "cilium", net["networkPolicy"].StringValue())
+	assert.Equal(t, "10.244.0.0/16", net["podCidr"].StringValue())
+
+	assert.True(t, in["oidcIssuerProfile"].ObjectValue()["enabled"].BoolValue())
+	sec := in["securityProfile"].ObjectValue()
+	assert.True(t, sec["workloadIdentity"].ObjectValue()["enabled"].BoolValue())
+	assert.False(t, sec.HasValue("defender"))
+	storage := in["storageProfile"].ObjectValue()
+	for _, k := range []resource.PropertyKey{"blobCSIDriver", "fileCSIDriver", "diskCSIDriver", "snapshotController"} {
+		assert.True(t, storage[k].ObjectValue()["enabled"].BoolValue(), "%s enabled", k)
+	}
+	assert.True(t, in["azureMonitorProfile"].ObjectValue()["metrics"].ObjectValue()["enabled"].BoolValue())
+	assert.True(t, in["addonProfiles"].ObjectValue()["azurepolicy"].ObjectValue()["enabled"].BoolValue())
+	up := in["autoUpgradeProfile"].ObjectValue()
+	assert.Equal(t, "stable", up["upgradeChannel"].StringValue())
+	assert.Equal(t, "NodeImage", up["nodeOSUpgradeChannel"].StringValue())
+	as := in["autoScalerProfile"].ObjectValue()
+	assert.Equal(t, "20s", as["scanInterval"].StringValue())
+	assert.Equal(t, "10m", as["scaleDownUnneededTime"].StringValue())
+	assert.Equal(t, "15m", as["scaleDownDelayAfterAdd"].StringValue())
+	assert.Equal(t, "120", as["maxGracefulTerminationSec"].StringValue())
+	assert.Len(t, as, 4)
+	assert.False(t, in["disableLocalAccounts"].BoolValue())
+	assert.False(t, in.HasValue("aadProfile"))
+	assert.False(t, in.HasValue("apiServerAccessProfile"))
+
+	assert.Empty(t, m.byType(":MaintenanceConfiguration"), "no window, no maintenance configuration")
+
+	require.Len(t, m.calls, 1)
+	assert.Equal(t, "azure-native:containerservice/v20241001:listManagedClusterUserCredentials", m.calls[0].Token)
+	assert.False(t, m.calls[0].Args.HasValue("format"), "local-account clusters get the default kubeconfig")
+
+	providers := m.byType("pulumi:providers:kubernetes")
+	require.Len(t, providers, 1)
+	assert.Equal(t, "aks-k8s", providers[0].name)
+	assert.True(t, providers[0].inputs["enableServerSideApply"].BoolValue())
+
+	assert.Equal(t, "aks-ml-dev", out.name)
+	assert.Equal(t, "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks-ml-dev", out.resourceID)
+	assert.Equal(t, "rg-ml-dev", out.rg)
+	assert.Equal(t, "https://eastus.oic.prod-aks.azure.com/tenant/cluster/", out.issuer)
+	assert.Equal(t, "MC_rg_aks-ml-dev", out.nodeRG)
+	assert.Equal(t, kubeconfig, out.kubeconfig, "the kubeconfig is base64-decoded")
+	assert.True(t, out.secret, "the kubeconfig output is secret")
+}
+
+func TestProdClusterSecurity(t *testing.T) {
+	m, _, err := runCluster(t, &ClusterArgs{Spec: prodSpec(), Protect: true})
+	require.NoError(t, err)
+	in := m.byType(":ManagedCluster")[0].inputs
+	assert.True(t, m.byType(":ManagedCluster")[0].rpc.GetProtect())
+	assert.True(t, m.byType(":ResourceGroup")[0].rpc.GetProtect())
+	assert.True(t, in["disableLocalAccounts"].BoolValue())
+	aad := in["aadProfile"].ObjectValue()
+	assert.True(t, aad["managed"].BoolValue())
+	assert.True(t, aad["enableAzureRBAC"].BoolValue())
+	assert.Equal(t, []string{adminGroup}, stringsOf(aad["adminGroupObjectIDs"]))
+	api := in["apiServerAccessProfile"].ObjectValue()
+	assert.Equal(t, []string{"203.0.113.0/24"}, stringsOf(api["authorizedIPRanges"]))
+	assert.False(t, api.HasValue("enablePrivateCluster"))
+	def := in["securityProfile"].ObjectValue()["defender"].ObjectValue()
+	assert.Equal(t, workspace, def["logAnalyticsWorkspaceResourceId"].StringValue())
+	assert.True(t, def["securityMonitoring"].ObjectValue()["enabled"].BoolValue())
+	assert.Equal(t, []string{"1", "2", "3"}, stringsOf(in["agentPoolProfiles"].ArrayValue()[0].ObjectValue()["availabilityZones"]))
+
+	require.Len(t, m.calls, 1)
+	assert.Equal(t, "exec", m.calls[0].Args["format"].StringValue(), "Entra ID clusters get the kubelogin exec kubeconfig")
+
+	mcs := m.byType(":MaintenanceConfiguration")
+	require.Len(t, mcs, 2)
+	names := []string{mcs[0].inputs["configName"].StringValue(), mcs[1].inputs["configName"].StringValue()}
+	assert.ElementsMatch(t, []string{"aksManagedAutoUpgradeSchedule", "aksManagedNodeOSUpgradeSchedule"}, names)
+	w := mcs[0].inputs["maintenanceWindow"].ObjectValue()
+	assert.Equal(t, "Sunday", w["schedule"].ObjectValue()["weekly"].ObjectValue()["dayOfWeek"].StringValue())
+	assert.Equal(t, 1.0, w["schedule"].ObjectValue()["weekly"].ObjectValue()["intervalWeeks"].NumberValue())
+	assert.Equal(t, "01:00", w["startTime"].StringValue())
+	assert.Equal(t, 4.0, w["durationHours"].NumberValue())
+	assert.Equal(t, "+00:00", w["utcOffset"].StringValue())
+	assert.Equal(t, "aks-ml-prod", mcs[0].inputs["resourceName"].StringValue())
+}
+
+func TestPrivateClusterAndOverrides(t *testing.T) {
+	s := prodSpec()
+	s.APIServer = APIServer{Private: true}
+	s.AzurePolicy = boolp(false)
+	s.CPUPool.Disabled = true
+	s.UpgradeChannel = "patch"
+	s.KubernetesVersion = "1.33"
+	s.AutoscalerProfile = map[string]string{"scan-interval": "30s", "skip-nodes-with-local-storage": "false", "daemonset-eviction-for-empty-nodes": "true"}
+	args := &ClusterArgs{Spec: s, Transform: func(a *containerservice.ManagedClusterArgs) { a.SupportPlan = pulumi.String("KubernetesOfficial") }}
+	m, _, err := runCluster(t, args)
+	require.NoError(t, err)
+	in := m.byType(":ManagedCluster")[0].inputs
+	assert.True(t, in["apiServerAccessProfile"].ObjectValue()["enablePrivateCluster"].BoolValue())
+	assert.False(t, in["addonProfiles"].ObjectValue()["azurepolicy"].ObjectValue()["enabled"].BoolValue())
+	assert.Len(t, in["agentPoolProfiles"].ArrayValue(), 1)
+	assert.Equal(t, "1.33", in["kubernetesVersion"].StringValue())
+	assert.Equal(t, "patch", in["autoUpgradeProfile"].ObjectValue()["upgradeChannel"].StringValue())
+	as := in["autoScalerProfile"].ObjectValue()
+	assert.Equal(t, "30s", as["scanInterval"].StringValue())
+	assert.Equal(t, "false", as["skipNodesWithLocalStorage"].StringValue())
+	assert.True(t, as["daemonsetEvictionForEmptyNodes"].BoolValue())
+	assert.Equal(t, "10m", as["scaleDownUnneededTime"].StringValue())
+	assert.Equal(t, "KubernetesOfficial", in["supportPlan"].StringValue())
+}
+
+func TestExistingResourceGroupRegistersNone(t *testing.T) {
+	s := devSpec()
+	s.ResourceGroup.Existing = true
+	m, out, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	assert.Empty(t, m.byType(":ResourceGroup"))
+	assert.Equal(t, "rg-ml-dev", m.byType(":ManagedCluster")[0].inputs["resourceGroupName"].StringValue())
+	assert.Equal(t, "rg-ml-dev", out.rg)
+}
+
+func TestInvalidClusterRegistersNothing(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    *ClusterArgs
+		wantErr string
+	}{
+		{name: "nil args", wantErr: "args are required"},
+		{name: "Automatic", args: &ClusterArgs{Spec: func() Spec { s := devSpec(); s.Mode = ModeAutomatic; return s }()}, wantErr: "aksml:cluster.mode"},
+		{name: "config path", args: &ClusterArgs{Spec: Spec{Name: "aks"}, ConfigPath: "aksml:clusterProd"}, wantErr: "aksml:clusterProd.location: is required"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, err := runCluster(t, tc.args)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+			assert.Empty(t, m.resources)
+			assert.Empty(t, m.calls)
+		})
+	}
+}
+
+func TestNewClusterDoesNotDefaultCallerSpec(t *testing.T) {
+	s := prodSpec()
+	_, _, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	assert.Nil(t, s.EntraID.DisableLocalAccounts)
+	assert.Empty(t, s.Tier)
+	assert.Zero(t, s.MaintenanceWindow.DurationHours)
+}
+
+func TestExistingProvider(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config")
+	require.NoError(t, os.WriteFile(path, []byte(kubeconfig), 0o600))
+
+	tests := []struct {
+		name     string
+		spec     ExistingClusterSpec
+		wantErr  string
+		wantID   string
+		wantKube bool
+	}{
+		{name: "path and context", spec: ExistingClusterSpec{KubeconfigPath: path, Context: "kind-ml"}, wantID: "kind-ml", wantKube: true},
+		{name: "ambient kubeconfig", spec: ExistingClusterSpec{}, wantID: "existing-cluster"},
+		{name: "explicit identifier", spec: ExistingClusterSpec{KubeconfigPath: path, ClusterIdentifier: "onprem-a"}, wantID: "onprem-a", wantKube: true},
+		{name: "missing file", spec: ExistingClusterSpec{KubeconfigPath: filepath.Join(dir, "nope")}, wantErr: "aksml:existingCluster.kubeconfigPath: cannot read"},
+		{name: "directory", spec: ExistingClusterSpec{KubeconfigPath: dir}, wantErr: "is a directory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &mocks{}
+			err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+				_, err := ExistingProvider(ctx, "existing", tc.spec)
+				return err
+			}, pulumi.WithMocks("aksml", "test", m))
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				assert.Empty(t, m.resources)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, m.resources, 1)
+			r := m.resources[0]
+			assert.Equal(t, "pulumi:providers:kubernetes", r.typ)
+			assert.Equal(t, tc.wantID, r.inputs["clusterIdentifier"].StringValue())
+			assert.True(t, r.inputs["enableServerSideApply"].BoolValue())
+			assert.Equal(t, tc.wantKube, r.inputs.HasValue("kubeconfig"))
+			if tc.wantKube {
+				kc := r.inputs["kubeconfig"]
+				assert.True(t, kc.IsSecret(), "the kubeconfig contents are secret")
+				assert.Equal(t, kubeconfig, kc.SecretValue().Element.StringValue())
+			}
+			assert.Empty(t, m.byType(":ManagedCluster"))
+		})
+	}
+}

@@ -1,0 +1,105 @@
+package cluster
+
+// Cluster autoscaler profile from seed 000 ("Configurar o dimensionamento
+// automático de cluster para um pool de nós de GPU": `az aks update
+// --cluster-autoscaler-profile ...`). Keys are the az CLI / AKS names.
+const (
+	// AutoscalerScanInterval is how often the autoscaler re-evaluates
+	// (`scan-interval=20s`).
+	AutoscalerScanInterval = "20s"
+	// AutoscalerScaleDownUnneededTime is how long a node must be unneeded
+	// before removal (`scale-down-unneeded-time=10m`).
+	AutoscalerScaleDownUnneededTime = "10m"
+	// AutoscalerScaleDownDelayAfterAdd keeps fresh nodes for a while, so
+	// GPU nodes that just pulled large images are not removed at once
+	// (`scale-down-delay-after-add=15m`).
+	AutoscalerScaleDownDelayAfterAdd = "15m"
+	// AutoscalerMaxGracefulTerminationSec bounds pod termination during
+	// scale-down (`max-graceful-termination-sec=120`).
+	AutoscalerMaxGracefulTerminationSec = "120"
+)
+
+// Autoscaler profile keys (AKS / az CLI names) set by default.
+const (
+	KeyScanInterval              = "scan-interval"
+	KeyScaleDownUnneededTime     = "scale-down-unneeded-time"
+	KeyScaleDownDelayAfterAdd    = "scale-down-delay-after-add"
+	KeyMaxGracefulTerminationSec = "max-graceful-termination-sec"
+)
+
+// Defaults applied by (*Spec).Default.
+const (
+	// DefaultMode is Standard (seed 000 compares Standard and Automatic;
+	// Automatic is not available in the SDK's GA API, see ModeAutomatic).
+	DefaultMode = ModeStandard
+	// DefaultTier is the Standard control-plane tier (uptime SLA).
+	DefaultTier = TierStandard
+	// DefaultUpgradeChannel is stable: minor and patch upgrades one minor
+	// behind the newest.
+	DefaultUpgradeChannel = "stable"
+	// DefaultNodeOSUpgradeChannel is NodeImage: weekly node images with
+	// OS patches.
+	DefaultNodeOSUpgradeChannel = "NodeImage"
+	// DefaultPodCIDR is the Azure CNI overlay pod range (SPEC C1.4).
+	DefaultPodCIDR = "10.244.0.0/16"
+	// DefaultServiceCIDR is the Kubernetes service range (AKS default).
+	DefaultServiceCIDR = "10.0.0.0/16"
+	// DefaultDNSServiceIP is the cluster DNS address in DefaultServiceCIDR
+	// (AKS default).
+	DefaultDNSServiceIP = "10.0.0.10"
+
+	// DefaultSystemVMSize is the system pool VM size.
+	DefaultSystemVMSize = "Standard_D4ds_v5"
+	// DefaultSystemMinCount is 2: system pods survive one node loss
+	// (Azure Well-Architected guidance for AKS system pools).
+	DefaultSystemMinCount = 2
+	// DefaultSystemMaxCount is the system pool autoscaler ceiling.
+	DefaultSystemMaxCount = 3
+	// DefaultSystemOSDiskSizeGB is the system nodes' OS disk.
+	DefaultSystemOSDiskSizeGB = 128
+
+	// DefaultCPUVMSize is the CPU user pool VM size (operators, Kueue,
+	// CPU batch jobs such as seed 000's scoring CronJob).
+	DefaultCPUVMSize = "Standard_D8ds_v5"
+	// DefaultCPUMinCount keeps one CPU node for controllers.
+	DefaultCPUMinCount = 1
+	// DefaultCPUMaxCount is the CPU pool autoscaler ceiling.
+	DefaultCPUMaxCount = 5
+	// DefaultCPUOSDiskSizeGB is the CPU nodes' OS disk.
+	DefaultCPUOSDiskSizeGB = 128
+
+	// DefaultMaintenanceDurationHours is the shortest window AKS accepts.
+	DefaultMaintenanceDurationHours = 4
+	// DefaultMaintenanceUTCOffset is UTC.
+	DefaultMaintenanceUTCOffset = "+00:00"
+	// DefaultMaintenanceIntervalWeeks is every week.
+	DefaultMaintenanceIntervalWeeks = 1
+)
+
+// Fixed values of every cluster aksml builds.
+const (
+	// SystemPoolName is the name of the system node pool.
+	SystemPoolName = "system"
+	// SystemPoolTaint keeps application pods off the system pool (SPEC C1.3).
+	SystemPoolTaint = "CriticalAddonsOnly=true:NoSchedule"
+	// CPUPoolName is the name of the CPU user pool.
+	CPUPoolName = "cpu"
+	// CPUWorkloadLabel is the `workload` label value of CPU pool nodes.
+	CPUWorkloadLabel = "cpu"
+	// NetworkPlugin, NetworkPluginMode, NetworkDataplane and NetworkPolicy
+	// give Azure CNI overlay with Cilium, which enforces NetworkPolicy
+	// (SPEC C1.4, needed by the NCCL policy of C7.4).
+	NetworkPlugin     = "azure"
+	NetworkPluginMode = "overlay"
+	NetworkDataplane  = "cilium"
+	NetworkPolicy     = "cilium"
+	// AzurePolicyAddon is the addonProfiles key of the Azure Policy add-on.
+	AzurePolicyAddon = "azurepolicy"
+	// AutoUpgradeScheduleName and NodeOSUpgradeScheduleName are the
+	// maintenance configurations AKS reads for the two upgrade channels.
+	AutoUpgradeScheduleName   = "aksManagedAutoUpgradeSchedule"
+	NodeOSUpgradeScheduleName = "aksManagedNodeOSUpgradeSchedule"
+	// KubeconfigFormatExec asks AKS for a kubelogin exec kubeconfig on
+	// Entra ID clusters.
+	KubeconfigFormatExec = "exec"
+)

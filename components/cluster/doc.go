@@ -1,0 +1,55 @@
+// Package cluster builds the Azure layer of aksml: the resource group, the
+// AKS managed cluster and a Kubernetes provider for it (SPEC C1; seed 000
+// "Criar um pool de nós de GPU no AKS", "Configurar o dimensionamento
+// automático de cluster" and "Acesse grandes volumes de dados com o driver
+// CSI do Azure Blob").
+//
+// Spec is the config-facing description (stack config `aksml:cluster`);
+// Default fills it and Validate returns every problem with its config path.
+// NewCluster registers, as children of one aksml:cluster:Cluster:
+//
+//   - the resource group (`<name>-rg`), unless resourceGroup.existing is
+//     true, in which case the group is used by name and nothing is created;
+//   - the managed cluster (`<name>-aks`) at containerservice API 2024-10-01,
+//     the newest GA API of azure-native SDK v2.88.0 (the SDK's default,
+//     2023-04-01, has no nodeOSUpgradeChannel or maintenanceWindow):
+//     SKU Base with tier Standard by default, system-assigned identity,
+//     a System pool `system` tainted CriticalAddonsOnly=true:NoSchedule and
+//     a CPU user pool `cpu` (label workload=cpu) for controllers and CPU
+//     jobs, both with the cluster autoscaler on and their `count` left to it
+//     after creation; Azure CNI overlay with the Cilium dataplane and network
+//     policy; OIDC issuer and workload identity; Blob (seed 000
+//     `--enable-blob-driver`), File and Disk CSI drivers and the snapshot
+//     controller; managed Prometheus metrics (azureMonitorProfile); the
+//     Azure Policy add-on; upgrade channels stable / NodeImage; the seed
+//     000 autoscaler profile (scan-interval 20s, scale-down-unneeded-time
+//     10m, scale-down-delay-after-add 15m, max-graceful-termination-sec
+//     120), overridable per key; and, when set, Entra ID with Azure RBAC
+//     and local accounts off, authorised IP ranges or a private API server,
+//     and Defender for Containers;
+//   - when maintenanceWindow is set, the maintenance configurations
+//     aksManagedAutoUpgradeSchedule and aksManagedNodeOSUpgradeSchedule with
+//     the same weekly window, so neither channel upgrades outside it;
+//   - a Kubernetes provider (`<name>-k8s`) with server-side apply, whose
+//     cluster identifier is the cluster's resource ID (a new kubeconfig does
+//     not replace it or the objects it manages).
+//
+// Kubeconfig comes from listClusterUserCredential, is base64-decoded and is
+// a secret. On Entra ID clusters (entraID set) it is requested in the exec
+// format, which runs kubelogin: kubelogin must be on PATH wherever Pulumi
+// runs, and CI selects its login with AAD_LOGIN_METHOD (azurecli,
+// workloadidentity or spn). Admin credentials are never used: they do not
+// exist once local accounts are disabled.
+//
+// azureMonitorProfile.metrics only deploys the metrics agents; the data
+// collection rule that sends them to an Azure Monitor workspace belongs to
+// the observability layer.
+//
+// Mode Automatic (AKS Automatic) is a validation error: it needs the
+// managed cluster sku name Automatic, which only the SDK's
+// 2024-09-02-preview API has, and aksml keeps the cluster on a GA API.
+//
+// ExistingProvider builds the Kubernetes provider for a cluster aksml does
+// not create (a kubeconfig path and context); no Azure resource is
+// registered, and every Kubernetes-layer component works against it.
+package cluster

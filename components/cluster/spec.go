@@ -1,0 +1,347 @@
+package cluster
+
+import (
+	"maps"
+	"strings"
+)
+
+// Mode is the AKS cluster mode (SPEC C1.2; seed 000 compares both).
+type Mode string
+
+// Valid modes.
+const (
+	// ModeStandard is AKS Standard: aksml configures pools, networking and
+	// the autoscaler explicitly.
+	ModeStandard Mode = "Standard"
+	// ModeAutomatic is AKS Automatic (managed sku name Automatic). It is
+	// rejected by Validate: the SDK's GA containerservice API (2024-10-01)
+	// has no sku name Automatic; only its 2024-09-02-preview API does, and
+	// aksml does not build clusters on a preview API.
+	ModeAutomatic Mode = "Automatic"
+)
+
+// Tier is the AKS control-plane pricing tier.
+type Tier string
+
+// Valid tiers.
+const (
+	TierFree     Tier = "Free"
+	TierStandard Tier = "Standard"
+	TierPremium  Tier = "Premium"
+)
+
+// Tiers lists the valid tiers.
+var Tiers = []Tier{TierFree, TierStandard, TierPremium}
+
+// UpgradeChannels lists the valid autoUpgradeProfile.upgradeChannel values.
+var UpgradeChannels = []string{"none", "patch", "stable", "rapid", "node-image"}
+
+// NodeOSUpgradeChannels lists the valid nodeOSUpgradeChannel values.
+var NodeOSUpgradeChannels = []string{"None", "Unmanaged", "NodeImage", "SecurityPatch"}
+
+// Weekdays lists the valid maintenance days.
+var Weekdays = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+
+// ResourceGroup is the cluster's resource group: created by aksml, or an
+// existing one used by name (create-or-bring).
+type ResourceGroup struct {
+	// Name is the resource group name: 1-90 letters, digits, '-', '_',
+	// '.', '(' or ')', not ending in '.'. Required.
+	Name string `json:"name"`
+	// Existing uses the group as it is instead of creating it. Default
+	// false (aksml creates the group and deletes it on destroy).
+	Existing bool `json:"existing,omitempty"`
+}
+
+// SystemPool is the System-mode node pool (SPEC C1.3). It carries the taint
+// CriticalAddonsOnly=true:NoSchedule, so only system pods run on it.
+type SystemPool struct {
+	// VMSize is the VM size. Default Standard_D4ds_v5.
+	VMSize string `json:"vmSize,omitempty"`
+	// MinCount is the autoscaler minimum, 1..1000. Default 2.
+	MinCount int `json:"minCount,omitempty"`
+	// MaxCount is the autoscaler maximum, ≥ MinCount. Default 3.
+	MaxCount int `json:"maxCount,omitempty"`
+	// Zones are availability zones ("1", "2", "3"). Default none.
+	Zones []string `json:"zones,omitempty"`
+	// OSDiskSizeGB is the OS disk size, 30..2048. Default 128.
+	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty"`
+}
+
+// CPUPool is a User-mode pool of CPU VMs for everything that is neither a
+// system pod nor a GPU workload: controllers (Kueue, operators) and CPU
+// batch jobs. Its nodes are labelled workload=cpu and not tainted.
+type CPUPool struct {
+	// Disabled leaves the pool out. Default false: a cluster whose only
+	// untainted capacity is missing cannot run controllers.
+	Disabled bool `json:"disabled,omitempty"`
+	// VMSize is the VM size. Default Standard_D8ds_v5.
+	VMSize string `json:"vmSize,omitempty"`
+	// MinCount is the autoscaler minimum, 0..1000. Default 1.
+	MinCount *int `json:"minCount,omitempty"`
+	// MaxCount is the autoscaler maximum, ≥ MinCount. Default 5.
+	MaxCount int `json:"maxCount,omitempty"`
+	// Zones are availability zones ("1", "2", "3"). Default none.
+	Zones []string `json:"zones,omitempty"`
+	// OSDiskSizeGB is the OS disk size, 30..2048. Default 128.
+	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty"`
+}
+
+// Network is the cluster network: Azure CNI overlay with the Cilium
+// dataplane and network policy (fixed), with these address ranges.
+type Network struct {
+	// PodCIDR is the overlay pod range. Default 10.244.0.0/16.
+	PodCIDR string `json:"podCidr,omitempty"`
+	// ServiceCIDR is the service range; it must not overlap PodCIDR.
+	// Default 10.0.0.0/16.
+	ServiceCIDR string `json:"serviceCidr,omitempty"`
+	// DNSServiceIP is the cluster DNS address, inside ServiceCIDR. Default
+	// 10.0.0.10.
+	DNSServiceIP string `json:"dnsServiceIP,omitempty"`
+}
+
+// EntraID turns on Microsoft Entra ID authentication with Azure RBAC for
+// Kubernetes authorization (SPEC C1.5, prod).
+type EntraID struct {
+	// AdminGroupObjectIDs are the object IDs (GUIDs) of the Entra groups
+	// that get cluster-admin. Required when local accounts are disabled.
+	AdminGroupObjectIDs []string `json:"adminGroupObjectIDs,omitempty"`
+	// DisableLocalAccounts turns off the static admin credentials, so
+	// every access goes through Entra ID. Default true.
+	DisableLocalAccounts *bool `json:"disableLocalAccounts,omitempty"`
+}
+
+// APIServer restricts access to the Kubernetes API server. Set at most one
+// of AuthorizedIPRanges and Private; which one a stack needs is the stack's
+// policy (prod: one of them).
+type APIServer struct {
+	// AuthorizedIPRanges are the CIDRs allowed to reach the public API
+	// server. Default none (open).
+	AuthorizedIPRanges []string `json:"authorizedIPRanges,omitempty"`
+	// Private makes the API server reachable only from the cluster's
+	// virtual network (private cluster). Default false.
+	Private bool `json:"private,omitempty"`
+}
+
+// Defender configures Microsoft Defender for Containers (SPEC C1.6, prod).
+type Defender struct {
+	// Enabled turns Defender on. Default false; the prod stack sets it.
+	Enabled bool `json:"enabled,omitempty"`
+	// LogAnalyticsWorkspaceID is the resource ID of the Log Analytics
+	// workspace Defender reports to. Required when Enabled.
+	LogAnalyticsWorkspaceID string `json:"logAnalyticsWorkspaceId,omitempty"`
+}
+
+// MaintenanceWindow is the weekly planned maintenance window for cluster
+// and node OS upgrades (SPEC C1.6).
+type MaintenanceWindow struct {
+	// DayOfWeek is Monday..Sunday. Required.
+	DayOfWeek string `json:"dayOfWeek"`
+	// StartTime is the local start time "HH:MM" (24h). Required.
+	StartTime string `json:"startTime"`
+	// DurationHours is the window length, 4..24. Default 4.
+	DurationHours int `json:"durationHours,omitempty"`
+	// UTCOffset is the offset StartTime is in, "+HH:MM" or "-HH:MM".
+	// Default "+00:00".
+	UTCOffset string `json:"utcOffset,omitempty"`
+	// IntervalWeeks repeats the window every N weeks, 1..4. Default 1.
+	IntervalWeeks int `json:"intervalWeeks,omitempty"`
+}
+
+// Spec is the config-facing description of the AKS cluster (stack config
+// `aksml:cluster`). Call Default, then Validate.
+type Spec struct {
+	// Name is the AKS cluster name: 1-63 letters, digits, '-' or '_',
+	// starting and ending with a letter or digit. Required.
+	Name string `json:"name"`
+	// Location is the Azure region, e.g. eastus. Required.
+	Location string `json:"location"`
+	// ResourceGroup is created, or used when Existing. Required.
+	ResourceGroup ResourceGroup `json:"resourceGroup"`
+	// Mode is Standard (default) or Automatic (rejected; see ModeAutomatic).
+	Mode Mode `json:"mode,omitempty"`
+	// Tier is Free, Standard (default) or Premium.
+	Tier Tier `json:"tier,omitempty"`
+	// DNSPrefix is the API server DNS prefix: 1-54 letters, digits or '-',
+	// starting and ending with a letter or digit. Default: Name with '_'
+	// replaced by '-'.
+	DNSPrefix string `json:"dnsPrefix,omitempty"`
+	// KubernetesVersion pins the version ("1.33" or "1.33.2"). Default
+	// none: AKS picks the default and the upgrade channel moves it. Not
+	// allowed with upgrade channel stable or rapid (they change the minor
+	// version); only MAJOR.MINOR with channel patch.
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	// UpgradeChannel is none, patch, stable (default), rapid or node-image.
+	UpgradeChannel string `json:"upgradeChannel,omitempty"`
+	// NodeOSUpgradeChannel is None, Unmanaged, NodeImage (default) or
+	// SecurityPatch.
+	NodeOSUpgradeChannel string `json:"nodeOSUpgradeChannel,omitempty"`
+	// SystemPool is the system node pool.
+	SystemPool SystemPool `json:"systemPool,omitempty"`
+	// CPUPool is the CPU user pool.
+	CPUPool CPUPool `json:"cpuPool,omitempty"`
+	// Network holds the address ranges.
+	Network Network `json:"network,omitempty"`
+	// EntraID enables Entra ID + Azure RBAC; nil keeps Kubernetes RBAC
+	// with local accounts (dev).
+	EntraID *EntraID `json:"entraID,omitempty"`
+	// APIServer restricts API server access. Default open.
+	APIServer APIServer `json:"apiServer,omitempty"`
+	// Defender configures Defender for Containers. Default off.
+	Defender Defender `json:"defender,omitempty"`
+	// AzurePolicy enables the Azure Policy add-on. Default true.
+	AzurePolicy *bool `json:"azurePolicy,omitempty"`
+	// AutoscalerProfile overrides or adds cluster autoscaler settings by
+	// their AKS name (e.g. "scan-interval": "30s"); AutoscalerKeys lists them.
+	// The seed 000 values are the defaults.
+	AutoscalerProfile map[string]string `json:"autoscalerProfile,omitempty"`
+	// MaintenanceWindow is the planned maintenance window; nil means AKS
+	// may upgrade at any time the channels allow.
+	MaintenanceWindow *MaintenanceWindow `json:"maintenanceWindow,omitempty"`
+}
+
+// Default fills unset fields with their documented defaults.
+func (s *Spec) Default() {
+	if s.Mode == "" {
+		s.Mode = DefaultMode
+	}
+	if s.Tier == "" {
+		s.Tier = DefaultTier
+	}
+	if s.DNSPrefix == "" {
+		s.DNSPrefix = defaultDNSPrefix(s.Name)
+	}
+	if s.UpgradeChannel == "" {
+		s.UpgradeChannel = DefaultUpgradeChannel
+	}
+	if s.NodeOSUpgradeChannel == "" {
+		s.NodeOSUpgradeChannel = DefaultNodeOSUpgradeChannel
+	}
+	sp := &s.SystemPool
+	if sp.VMSize == "" {
+		sp.VMSize = DefaultSystemVMSize
+	}
+	if sp.MinCount == 0 {
+		sp.MinCount = DefaultSystemMinCount
+	}
+	if sp.MaxCount == 0 {
+		sp.MaxCount = max(DefaultSystemMaxCount, sp.MinCount)
+	}
+	if sp.OSDiskSizeGB == 0 {
+		sp.OSDiskSizeGB = DefaultSystemOSDiskSizeGB
+	}
+	cp := &s.CPUPool
+	if cp.VMSize == "" {
+		cp.VMSize = DefaultCPUVMSize
+	}
+	if cp.MinCount == nil {
+		v := DefaultCPUMinCount
+		cp.MinCount = &v
+	}
+	if cp.MaxCount == 0 {
+		cp.MaxCount = max(DefaultCPUMaxCount, cp.Min())
+	}
+	if cp.OSDiskSizeGB == 0 {
+		cp.OSDiskSizeGB = DefaultCPUOSDiskSizeGB
+	}
+	if s.Network.PodCIDR == "" {
+		s.Network.PodCIDR = DefaultPodCIDR
+	}
+	if s.Network.ServiceCIDR == "" {
+		s.Network.ServiceCIDR = DefaultServiceCIDR
+	}
+	if s.Network.DNSServiceIP == "" {
+		s.Network.DNSServiceIP = DefaultDNSServiceIP
+	}
+	if s.EntraID != nil && s.EntraID.DisableLocalAccounts == nil {
+		v := true
+		s.EntraID.DisableLocalAccounts = &v
+	}
+	if s.AzurePolicy == nil {
+		v := true
+		s.AzurePolicy = &v
+	}
+	if w := s.MaintenanceWindow; w != nil {
+		if w.DurationHours == 0 {
+			w.DurationHours = DefaultMaintenanceDurationHours
+		}
+		if w.UTCOffset == "" {
+			w.UTCOffset = DefaultMaintenanceUTCOffset
+		}
+		if w.IntervalWeeks == 0 {
+			w.IntervalWeeks = DefaultMaintenanceIntervalWeeks
+		}
+	}
+}
+
+// Min returns MinCount, or the default when unset.
+func (p CPUPool) Min() int {
+	if p.MinCount == nil {
+		return DefaultCPUMinCount
+	}
+	return *p.MinCount
+}
+
+// AzurePolicyEnabled reports whether the Azure Policy add-on is on
+// (default true).
+func (s Spec) AzurePolicyEnabled() bool { return s.AzurePolicy == nil || *s.AzurePolicy }
+
+// LocalAccountsDisabled reports whether the cluster has Entra ID with local
+// accounts off (kubeconfig then needs kubelogin).
+func (s Spec) LocalAccountsDisabled() bool {
+	return s.EntraID != nil && (s.EntraID.DisableLocalAccounts == nil || *s.EntraID.DisableLocalAccounts)
+}
+
+// Autoscaler returns the cluster autoscaler profile: the seed 000 defaults
+// with AutoscalerProfile applied over them.
+func (s Spec) Autoscaler() map[string]string {
+	p := map[string]string{
+		KeyScanInterval:              AutoscalerScanInterval,
+		KeyScaleDownUnneededTime:     AutoscalerScaleDownUnneededTime,
+		KeyScaleDownDelayAfterAdd:    AutoscalerScaleDownDelayAfterAdd,
+		KeyMaxGracefulTerminationSec: AutoscalerMaxGracefulTerminationSec,
+	}
+	maps.Copy(p, s.AutoscalerProfile)
+	return p
+}
+
+// clone returns a deep copy of s, so that defaulting never changes the
+// caller's value.
+func (s Spec) clone() Spec {
+	c := s
+	c.SystemPool.Zones = append([]string(nil), s.SystemPool.Zones...)
+	c.CPUPool.Zones = append([]string(nil), s.CPUPool.Zones...)
+	if s.CPUPool.MinCount != nil {
+		v := *s.CPUPool.MinCount
+		c.CPUPool.MinCount = &v
+	}
+	if s.EntraID != nil {
+		e := *s.EntraID
+		e.AdminGroupObjectIDs = append([]string(nil), s.EntraID.AdminGroupObjectIDs...)
+		if s.EntraID.DisableLocalAccounts != nil {
+			v := *s.EntraID.DisableLocalAccounts
+			e.DisableLocalAccounts = &v
+		}
+		c.EntraID = &e
+	}
+	c.APIServer.AuthorizedIPRanges = append([]string(nil), s.APIServer.AuthorizedIPRanges...)
+	if s.AzurePolicy != nil {
+		v := *s.AzurePolicy
+		c.AzurePolicy = &v
+	}
+	c.AutoscalerProfile = maps.Clone(s.AutoscalerProfile)
+	if s.MaintenanceWindow != nil {
+		w := *s.MaintenanceWindow
+		c.MaintenanceWindow = &w
+	}
+	return c
+}
+
+// defaultDNSPrefix derives a DNS prefix from the cluster name.
+func defaultDNSPrefix(name string) string {
+	p := strings.ReplaceAll(name, "_", "-")
+	if len(p) > 54 {
+		p = strings.TrimRight(p[:54], "-")
+	}
+	return p
+}

@@ -1,0 +1,243 @@
+package cluster
+
+import (
+	"maps"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+var (
+	clusterNameRE = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$`)
+	dnsPrefixRE   = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]{0,52}[a-zA-Z0-9])?$`)
+	rgNameRE      = regexp.MustCompile(`^[-\w._()]{1,90}$`)
+	locationRE    = regexp.MustCompile(`^[a-z0-9]+$`)
+	versionRE     = regexp.MustCompile(`^\d+\.\d+(\.\d+)?$`)
+	guidRE        = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	workspaceRE   = regexp.MustCompile(`(?i)^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.OperationalInsights/workspaces/[^/]+$`)
+	startTimeRE   = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
+	utcOffsetRE   = regexp.MustCompile(`^[+-](0\d|1[0-4]):[0-5]\d$`)
+	vmSizeRE      = regexp.MustCompile(`^Standard_[A-Za-z0-9_]+$`)
+)
+
+// AutoscalerKeys returns the AKS names of the cluster autoscaler settings
+// AutoscalerProfile may set, sorted.
+func AutoscalerKeys() []string { return slices.Sorted(maps.Keys(autoscalerSettings)) }
+
+// Validate checks a defaulted Spec and returns every problem, each naming
+// its path below path (e.g. `aksml:cluster`).
+func (s Spec) Validate(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case s.Name == "":
+		errs = append(errs, field.Required(path.Child("name"), "the AKS cluster name (1-63 letters, digits, '-' or '_')"))
+	case !clusterNameRE.MatchString(s.Name):
+		errs = append(errs, field.Invalid(path.Child("name"), "%q is not a valid AKS cluster name: use 1-63 letters, digits, '-' or '_', starting and ending with a letter or digit", s.Name))
+	}
+	switch {
+	case s.Location == "":
+		errs = append(errs, field.Required(path.Child("location"), "the Azure region, e.g. eastus"))
+	case !locationRE.MatchString(s.Location):
+		errs = append(errs, field.Invalid(path.Child("location"), "%q is not an Azure region name; write it lowercase without spaces, e.g. eastus or westeurope", s.Location))
+	}
+	errs = append(errs, validateResourceGroup(s.ResourceGroup, path.Child("resourceGroup"))...)
+
+	switch s.Mode {
+	case ModeStandard:
+	case ModeAutomatic:
+		errs = append(errs, field.Invalid(path.Child("mode"), "Automatic needs managed cluster sku name Automatic, which the containerservice API aksml uses (2024-10-01, the newest GA API in azure-native SDK v2.88.0) does not have; use Standard"))
+	default:
+		errs = append(errs, field.NotSupported(path.Child("mode"), s.Mode, []Mode{ModeStandard, ModeAutomatic}))
+	}
+	if !slices.Contains(Tiers, s.Tier) {
+		errs = append(errs, field.NotSupported(path.Child("tier"), s.Tier, Tiers))
+	}
+	nameIsRoot := !clusterNameRE.MatchString(s.Name) && s.DNSPrefix == defaultDNSPrefix(s.Name)
+	if !nameIsRoot && !dnsPrefixRE.MatchString(s.DNSPrefix) {
+		errs = append(errs, field.Invalid(path.Child("dnsPrefix"), "%q is not a valid DNS prefix: use 1-54 letters, digits or '-', starting and ending with a letter or digit", s.DNSPrefix))
+	}
+	errs = append(errs, s.validateVersion(path)...)
+	if !slices.Contains(NodeOSUpgradeChannels, s.NodeOSUpgradeChannel) {
+		errs = append(errs, field.NotSupported(path.Child("nodeOSUpgradeChannel"), s.NodeOSUpgradeChannel, NodeOSUpgradeChannels))
+	}
+
+	sp := path.Child("systemPool")
+	errs = append(errs, validatePool(s.SystemPool.VMSize, s.SystemPool.MinCount, s.SystemPool.MaxCount, 1, s.SystemPool.Zones, s.SystemPool.OSDiskSizeGB, sp)...)
+	if !s.CPUPool.Disabled {
+		errs = append(errs, validatePool(s.CPUPool.VMSize, s.CPUPool.Min(), s.CPUPool.MaxCount, 0, s.CPUPool.Zones, s.CPUPool.OSDiskSizeGB, path.Child("cpuPool"))...)
+	}
+	errs = append(errs, validateNetwork(s.Network, path.Child("network"))...)
+	if s.EntraID != nil {
+		errs = append(errs, validateEntraID(*s.EntraID, s.LocalAccountsDisabled(), path.Child("entraID"))...)
+	}
+	errs = append(errs, validateAPIServer(s.APIServer, path.Child("apiServer"))...)
+	if s.Defender.Enabled {
+		wp := path.Child("defender").Child("logAnalyticsWorkspaceId")
+		switch {
+		case s.Defender.LogAnalyticsWorkspaceID == "":
+			errs = append(errs, field.Required(wp, "the resource ID of the Log Analytics workspace Defender reports to, when defender.enabled is true"))
+		case !workspaceRE.MatchString(s.Defender.LogAnalyticsWorkspaceID):
+			errs = append(errs, field.Invalid(wp, "%q is not a Log Analytics workspace resource ID (/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>)", s.Defender.LogAnalyticsWorkspaceID))
+		}
+	}
+	errs = append(errs, validateAutoscaler(s.AutoscalerProfile, path.Child("autoscalerProfile"))...)
+	if s.MaintenanceWindow != nil {
+		errs = append(errs, validateMaintenance(*s.MaintenanceWindow, path.Child("maintenanceWindow"))...)
+	}
+	return errs
+}
+
+func validateResourceGroup(rg ResourceGroup, path field.Path) field.ErrorList {
+	switch {
+	case rg.Name == "":
+		return field.ErrorList{field.Required(path.Child("name"), "the resource group name; set existing: true to use a group that already exists")}
+	case !rgNameRE.MatchString(rg.Name) || strings.HasSuffix(rg.Name, "."):
+		return field.ErrorList{field.Invalid(path.Child("name"), "%q is not a valid resource group name: use 1-90 letters, digits, '-', '_', '.', '(' or ')', not ending in '.'", rg.Name)}
+	}
+	return nil
+}
+
+func (s Spec) validateVersion(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	channel := s.UpgradeChannel
+	if !slices.Contains(UpgradeChannels, channel) {
+		errs = append(errs, field.NotSupported(path.Child("upgradeChannel"), channel, UpgradeChannels))
+	}
+	v := s.KubernetesVersion
+	if v == "" {
+		return errs
+	}
+	vp := path.Child("kubernetesVersion")
+	switch {
+	case !versionRE.MatchString(v):
+		errs = append(errs, field.Invalid(vp, "%q is not a Kubernetes version; write MAJOR.MINOR (1.33) or MAJOR.MINOR.PATCH (1.33.2)", v))
+	case channel == "stable" || channel == "rapid":
+		errs = append(errs, field.Invalid(vp, "%q is pinned but upgradeChannel %q changes the minor version, and the next preview would try to downgrade; remove kubernetesVersion, or use upgradeChannel patch or none", v, channel))
+	case channel == "patch" && strings.Count(v, ".") == 2:
+		errs = append(errs, field.Invalid(vp, "%q pins a patch but upgradeChannel patch moves patches; write MAJOR.MINOR (%s)", v, v[:strings.LastIndex(v, ".")]))
+	}
+	return errs
+}
+
+// validatePool checks the settings shared by the system and CPU pools;
+// minAllowed is the lowest valid minCount.
+func validatePool(vmSize string, minCount, maxCount, minAllowed int, zones []string, osDisk int, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if !vmSizeRE.MatchString(vmSize) {
+		errs = append(errs, field.Invalid(path.Child("vmSize"), "%q is not an Azure VM size; write it like Standard_D4ds_v5", vmSize))
+	}
+	if minCount < minAllowed || minCount > 1000 {
+		errs = append(errs, field.Invalid(path.Child("minCount"), "%d is out of range; use %d to 1000", minCount, minAllowed))
+	} else if maxCount < minCount || maxCount > 1000 {
+		errs = append(errs, field.Invalid(path.Child("maxCount"), "maxCount (%d) must be between minCount (%d) and 1000", maxCount, minCount))
+	}
+	seen := map[string]bool{}
+	for i, z := range zones {
+		switch {
+		case z != "1" && z != "2" && z != "3":
+			errs = append(errs, field.Invalid(path.Child("zones").Index(i), "%q is not an availability zone; use \"1\", \"2\" or \"3\"", z))
+		case seen[z]:
+			errs = append(errs, field.Invalid(path.Child("zones").Index(i), "zone %q is listed twice", z))
+		}
+		seen[z] = true
+	}
+	if osDisk < 30 || osDisk > 2048 {
+		errs = append(errs, field.Invalid(path.Child("osDiskSizeGB"), "%d is out of range; use 30 to 2048 GB", osDisk))
+	}
+	return errs
+}
+
+func validateNetwork(n Network, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	pod, podErr := netip.ParsePrefix(n.PodCIDR)
+	if podErr != nil || !pod.Addr().Is4() {
+		errs = append(errs, field.Invalid(path.Child("podCidr"), "%q is not an IPv4 CIDR, e.g. 10.244.0.0/16", n.PodCIDR))
+	}
+	svc, svcErr := netip.ParsePrefix(n.ServiceCIDR)
+	if svcErr != nil || !svc.Addr().Is4() {
+		errs = append(errs, field.Invalid(path.Child("serviceCidr"), "%q is not an IPv4 CIDR, e.g. 10.0.0.0/16", n.ServiceCIDR))
+	}
+	if podErr == nil && svcErr == nil && pod.Overlaps(svc) {
+		errs = append(errs, field.Invalid(path.Child("serviceCidr"), "%s overlaps podCidr %s; pick disjoint ranges", n.ServiceCIDR, n.PodCIDR))
+	}
+	dns, dnsErr := netip.ParseAddr(n.DNSServiceIP)
+	switch {
+	case dnsErr != nil:
+		errs = append(errs, field.Invalid(path.Child("dnsServiceIP"), "%q is not an IP address", n.DNSServiceIP))
+	case svcErr == nil && !svc.Contains(dns):
+		errs = append(errs, field.Invalid(path.Child("dnsServiceIP"), "%s is outside serviceCidr %s; use an address in it, e.g. the .10 of the range", n.DNSServiceIP, n.ServiceCIDR))
+	}
+	return errs
+}
+
+func validateEntraID(e EntraID, localAccountsDisabled bool, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if localAccountsDisabled && len(e.AdminGroupObjectIDs) == 0 {
+		errs = append(errs, field.Required(path.Child("adminGroupObjectIDs"), "at least one Entra group object ID when local accounts are disabled, or nobody can administer the cluster"))
+	}
+	for i, id := range e.AdminGroupObjectIDs {
+		if !guidRE.MatchString(id) {
+			errs = append(errs, field.Invalid(path.Child("adminGroupObjectIDs").Index(i), "%q is not an object ID (GUID)", id))
+		}
+	}
+	return errs
+}
+
+func validateAPIServer(a APIServer, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if a.Private && len(a.AuthorizedIPRanges) > 0 {
+		errs = append(errs, field.Invalid(path.Child("authorizedIPRanges"), "authorizedIPRanges and private are mutually exclusive: a private API server has no public endpoint to restrict; choose one"))
+	}
+	for i, r := range a.AuthorizedIPRanges {
+		if p, err := netip.ParsePrefix(r); err != nil || p.Masked() != p {
+			errs = append(errs, field.Invalid(path.Child("authorizedIPRanges").Index(i), "%q is not a CIDR with its host bits zero, e.g. 203.0.113.0/24 or 198.51.100.7/32", r))
+		}
+	}
+	return errs
+}
+
+func validateAutoscaler(p map[string]string, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		setting, known := autoscalerSettings[k]
+		switch {
+		case !known:
+			errs = append(errs, field.Invalid(path.Key(k), "%q is not a cluster autoscaler setting; use an AKS name such as scan-interval or scale-down-unneeded-time", k))
+		case p[k] == "":
+			errs = append(errs, field.Invalid(path.Key(k), "is empty; remove it to use the default"))
+		case setting.boolean:
+			if _, err := strconv.ParseBool(p[k]); err != nil {
+				errs = append(errs, field.Invalid(path.Key(k), "%q is not true or false", p[k]))
+			}
+		}
+	}
+	return errs
+}
+
+func validateMaintenance(w MaintenanceWindow, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if !slices.Contains(Weekdays, w.DayOfWeek) {
+		if w.DayOfWeek == "" {
+			errs = append(errs, field.Required(path.Child("dayOfWeek"), "the day of the window, Monday..Sunday"))
+		} else {
+			errs = append(errs, field.NotSupported(path.Child("dayOfWeek"), w.DayOfWeek, Weekdays))
+		}
+	}
+	if !startTimeRE.MatchString(w.StartTime) {
+		errs = append(errs, field.Invalid(path.Child("startTime"), "%q is not a time; write HH:MM in 24-hour form, e.g. 01:00", w.StartTime))
+	}
+	if w.DurationHours < 4 || w.DurationHours > 24 {
+		errs = append(errs, field.Invalid(path.Child("durationHours"), "%d is out of range; AKS needs 4 to 24 hours", w.DurationHours))
+	}
+	if !utcOffsetRE.MatchString(w.UTCOffset) {
+		errs = append(errs, field.Invalid(path.Child("utcOffset"), "%q is not a UTC offset; write +HH:MM or -HH:MM, e.g. +01:00", w.UTCOffset))
+	}
+	if w.IntervalWeeks < 1 || w.IntervalWeeks > 4 {
+		errs = append(errs, field.Invalid(path.Child("intervalWeeks"), "%d is out of range; use 1 to 4", w.IntervalWeeks))
+	}
+	return errs
+}

@@ -1,0 +1,318 @@
+package gpupool
+
+import (
+	"fmt"
+	"math"
+)
+
+// Priority is the capacity type of a pool.
+type Priority string
+
+// Valid priorities.
+const (
+	// PriorityRegular is on-demand capacity.
+	PriorityRegular Priority = "Regular"
+	// PrioritySpot is evictable capacity at a discount (seed 004): eviction
+	// Delete, max price -1, the AKS spot taint.
+	PrioritySpot Priority = "Spot"
+)
+
+// WorkloadClass says what a pool is for; it becomes the `workload` label and
+// decides whether spot is allowed (seed 004 table).
+type WorkloadClass string
+
+// Valid workload classes.
+const (
+	// WorkloadTraining is checkpointed model training (spot allowed).
+	WorkloadTraining WorkloadClass = "training"
+	// WorkloadFineTuning is fine-tuning that checkpoints (spot allowed).
+	WorkloadFineTuning WorkloadClass = "fine-tuning"
+	// WorkloadBatchInference is offline scoring that can re-queue (spot allowed).
+	WorkloadBatchInference WorkloadClass = "batch-inference"
+	// WorkloadInference is real-time inference serving: never on spot.
+	WorkloadInference WorkloadClass = "inference"
+)
+
+// WorkloadClasses lists the valid workload classes.
+var WorkloadClasses = []WorkloadClass{WorkloadTraining, WorkloadFineTuning, WorkloadBatchInference, WorkloadInference}
+
+// GPUStack says who installs the GPU software on the pool's nodes (seed 002).
+// It is fixed when the pool is created: changing it replaces the pool.
+type GPUStack string
+
+// Valid GPU stack modes.
+const (
+	// GPUStackManaged: AKS installs driver, device plugin, DCGM exporter and
+	// GPU health signals (gpuProfile.nvidia.managementMode=Managed).
+	GPUStackManaged GPUStack = "Managed"
+	// GPUStackDriverOnly: AKS installs the driver only; aksml's gpustack
+	// component installs the device plugin and DCGM exporter.
+	GPUStackDriverOnly GPUStack = "DriverOnly"
+	// GPUStackNone: AKS installs nothing (gpuProfile.driver=None); bring your
+	// own stack, e.g. the NVIDIA GPU Operator.
+	GPUStackNone GPUStack = "None"
+)
+
+// GPUStacks lists the valid GPU stack modes.
+var GPUStacks = []GPUStack{GPUStackManaged, GPUStackDriverOnly, GPUStackNone}
+
+// MIGStrategy is how the device plugin exposes MIG instances (seed 002).
+type MIGStrategy string
+
+// Valid MIG strategies.
+const (
+	MIGStrategyNone   MIGStrategy = "None"
+	MIGStrategySingle MIGStrategy = "Single"
+	MIGStrategyMixed  MIGStrategy = "Mixed"
+)
+
+// MIGStrategies lists the valid MIG strategies.
+var MIGStrategies = []MIGStrategy{MIGStrategyNone, MIGStrategySingle, MIGStrategyMixed}
+
+// MIGProfile is the AKS GPU instance profile of a MIG pool.
+type MIGProfile string
+
+// Valid MIG profiles (AKS `gpuInstanceProfile`).
+const (
+	MIG1g MIGProfile = "MIG1g"
+	MIG2g MIGProfile = "MIG2g"
+	MIG3g MIGProfile = "MIG3g"
+	MIG4g MIGProfile = "MIG4g"
+	MIG7g MIGProfile = "MIG7g"
+)
+
+// MIGProfiles lists the valid MIG profiles.
+var MIGProfiles = []MIGProfile{MIG1g, MIG2g, MIG3g, MIG4g, MIG7g}
+
+// migSlices is, per profile, the compute slices (of 7) and the instances
+// one GPU holds.
+var migSlices = map[MIGProfile]struct{ g, perGPU int }{
+	MIG1g: {1, 7}, MIG2g: {2, 3}, MIG3g: {3, 2}, MIG4g: {4, 1}, MIG7g: {7, 1},
+}
+
+// MIGSpec partitions the pool's GPUs with Multi-Instance GPU. Only valid on
+// MIG-capable SKUs (A100, H100).
+type MIGSpec struct {
+	// Strategy is None, Single or Mixed. Default None; seed 000 uses Mixed
+	// when workloads request named profiles (nvidia.com/mig-1g.10gb).
+	Strategy MIGStrategy `json:"strategy,omitempty"`
+	// Profile is the instance profile, MIG1g..MIG7g. Required when Strategy
+	// is not None.
+	Profile MIGProfile `json:"profile,omitempty"`
+}
+
+// Spec is the plain-data description of one GPU node pool: what stack
+// config holds and what NewGPUNodePool builds. Call Default, then Validate.
+type Spec struct {
+	// Name is the AKS pool name: lowercase letters and digits, starting with
+	// a letter, at most 12 characters. Required.
+	Name string `json:"name"`
+	// VMSize is an NC/ND size from the catalogue (see Catalogue). Required.
+	// NV-series sizes are rejected (visualisation only).
+	VMSize string `json:"vmSize"`
+	// Workload is the workload class: training, fine-tuning,
+	// batch-inference or inference. Required.
+	Workload WorkloadClass `json:"workload"`
+	// Priority is Regular (default) or Spot.
+	Priority Priority `json:"priority,omitempty"`
+	// MinCount is the autoscaler minimum. Default 0 (scale to zero).
+	MinCount *int `json:"minCount,omitempty"`
+	// MaxCount is the autoscaler maximum, 1..1000. Required: GPU spend must
+	// have an explicit ceiling.
+	MaxCount int `json:"maxCount"`
+	// Zones are availability zones ("1", "2", "3"). Default none (regional).
+	Zones []string `json:"zones,omitempty"`
+	// GPUStack is Managed, DriverOnly (default) or None; immutable.
+	GPUStack GPUStack `json:"gpuStack,omitempty"`
+	// MIG partitions the GPUs; nil means no MIG.
+	MIG *MIGSpec `json:"mig,omitempty"`
+	// OSDiskSizeGB is the node OS disk size. Default 256.
+	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty"`
+	// AdditionalLabels are added to the pool's node labels; they may not
+	// override the labels aksml sets.
+	AdditionalLabels map[string]string `json:"additionalLabels,omitempty"`
+	// AdditionalTaints are added to the pool's taints ("key=value:Effect").
+	AdditionalTaints []string `json:"additionalTaints,omitempty"`
+}
+
+// Default fills unset fields with their documented defaults.
+func (s *Spec) Default() {
+	if s.Priority == "" {
+		s.Priority = DefaultPriority
+	}
+	if s.MinCount == nil {
+		v := DefaultMinCount
+		s.MinCount = &v
+	}
+	if s.GPUStack == "" {
+		s.GPUStack = DefaultGPUStack
+	}
+	if s.OSDiskSizeGB == 0 {
+		s.OSDiskSizeGB = DefaultOSDiskSizeGB
+	}
+	if s.MIG != nil && s.MIG.Strategy == "" {
+		s.MIG.Strategy = DefaultMIGStrategy
+	}
+}
+
+// Min returns MinCount, or the default when unset.
+func (s Spec) Min() int {
+	if s.MinCount == nil {
+		return DefaultMinCount
+	}
+	return *s.MinCount
+}
+
+// SKU returns the catalogue entry of the pool's VM size.
+func (s Spec) SKU() (SKU, bool) { return LookupSKU(s.VMSize) }
+
+// IsSpot reports whether the pool runs on spot capacity.
+func (s Spec) IsSpot() bool { return s.Priority == PrioritySpot }
+
+// MIGEnabled reports whether the pool partitions its GPUs with MIG.
+func (s Spec) MIGEnabled() bool {
+	return s.MIG != nil && s.MIG.Strategy != "" && s.MIG.Strategy != MIGStrategyNone
+}
+
+// Labels returns the node labels of the pool: `accelerator=nvidia`,
+// `workload=<class>` (`workload=gpu-spot` on spot pools), the MIG layout
+// label on MIG pools not managed by AKS, and AdditionalLabels.
+func (s Spec) Labels() map[string]string {
+	l := map[string]string{}
+	for k, v := range s.AdditionalLabels {
+		l[k] = v
+	}
+	l[AcceleratorLabel] = AcceleratorValue
+	l[WorkloadLabel] = string(s.Workload)
+	if s.IsSpot() {
+		l[WorkloadLabel] = SpotWorkloadValue
+	}
+	if s.MIGEnabled() && s.GPUStack != GPUStackManaged {
+		l[MIGConfigLabel] = s.MIGLayout()
+	}
+	return l
+}
+
+// Taint is a node taint.
+type Taint struct {
+	Key, Value, Effect string
+}
+
+// String renders the taint the way AKS takes it: key=value:Effect.
+func (t Taint) String() string { return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect) }
+
+// Taints returns the pool's taints: `sku=gpu:NoSchedule` always, the AKS
+// spot taint on spot pools, then AdditionalTaints.
+func (s Spec) Taints() []Taint {
+	t := []Taint{{GPUTaintKey, GPUTaintValue, GPUTaintEffect}}
+	if s.IsSpot() {
+		t = append(t, Taint{SpotTaintKey, SpotTaintValue, GPUTaintEffect})
+	}
+	for _, raw := range s.AdditionalTaints {
+		if at, err := ParseTaint(raw); err == nil {
+			t = append(t, at)
+		}
+	}
+	return t
+}
+
+// TaintStrings returns Taints rendered as key=value:Effect, sorted after the
+// two aksml taints.
+func (s Spec) TaintStrings() []string {
+	var out []string
+	for _, t := range s.Taints() {
+		out = append(out, t.String())
+	}
+	return out
+}
+
+// MaxGPUs is the GPU capacity of the pool at maxCount: maxCount × GPUs/node.
+// With MIG it still counts physical GPUs; see MIGInstances.
+func (s Spec) MaxGPUs() int {
+	sku, _ := s.SKU()
+	return s.MaxCount * sku.GPUsPerNode
+}
+
+// MIGInstances is the number of MIG instances the pool offers at maxCount,
+// or 0 without MIG.
+func (s Spec) MIGInstances() int {
+	if !s.MIGEnabled() {
+		return 0
+	}
+	return s.MaxGPUs() * migSlices[s.MIG.Profile].perGPU
+}
+
+// MIGResourceName is the extended resource a MIG instance is requested by,
+// e.g. nvidia.com/mig-1g.10gb, or "" without MIG. With the Single strategy
+// the device plugin exposes instances as nvidia.com/gpu instead.
+func (s Spec) MIGResourceName() string {
+	if !s.MIGEnabled() {
+		return ""
+	}
+	if s.MIG.Strategy == MIGStrategySingle {
+		return GPUResource
+	}
+	return "nvidia.com/mig-" + s.migDevice()
+}
+
+// migDevice is the mig-parted device name, e.g. "1g.10gb".
+func (s Spec) migDevice() string {
+	sku, _ := s.SKU()
+	sl := migSlices[s.MIG.Profile]
+	var frac float64
+	switch sl.g {
+	case 1:
+		frac = 1.0 / 8
+	case 2:
+		frac = 1.0 / 4
+	case 3, 4:
+		frac = 1.0 / 2
+	default:
+		frac = 1
+	}
+	return fmt.Sprintf("%dg.%dgb", sl.g, int(math.Round(float64(sku.GPUMemoryGiB)*frac)))
+}
+
+// MIGLayout is the mig-parted configuration name a MIG pool's nodes are
+// labelled with, e.g. "hptuning-1g10gb" (seed 000), or "" without MIG.
+func (s Spec) MIGLayout() string {
+	if !s.MIGEnabled() {
+		return ""
+	}
+	d := s.migDevice()
+	out := make([]byte, 0, len(d))
+	for i := 0; i < len(d); i++ {
+		if d[i] != '.' {
+			out = append(out, d[i])
+		}
+	}
+	return "hptuning-" + string(out)
+}
+
+// MIGDevicesPerGPU returns the mig-parted device name and count per GPU of a
+// MIG pool's layout, e.g. ("1g.10gb", 7).
+func (s Spec) MIGDevicesPerGPU() (string, int) {
+	if !s.MIGEnabled() {
+		return "", 0
+	}
+	return s.migDevice(), migSlices[s.MIG.Profile].perGPU
+}
+
+// hourly returns the price of one node per hour, spot-discounted on spot.
+func (s Spec) hourly() float64 {
+	sku, _ := s.SKU()
+	p := sku.PricePerHour
+	if s.IsSpot() {
+		p *= 1 - SpotDiscount
+	}
+	return p
+}
+
+// IdleCostPerHour is the indicative cost per hour at minCount (0 when the
+// pool scales to zero).
+func (s Spec) IdleCostPerHour() float64 { return round2(float64(s.Min()) * s.hourly()) }
+
+// MaxCostPerHour is the indicative cost per hour at maxCount.
+func (s Spec) MaxCostPerHour() float64 { return round2(float64(s.MaxCount) * s.hourly()) }
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

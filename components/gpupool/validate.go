@@ -1,0 +1,158 @@
+package gpupool
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+var poolNameRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`)
+
+// ValidatePoolName checks an AKS Linux pool name: lowercase letters and
+// digits, starting with a letter, 1 to 12 characters.
+func ValidatePoolName(name string, path field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(path, "an AKS pool name (lowercase letters and digits, starting with a letter, at most 12 characters)")}
+	}
+	if !poolNameRE.MatchString(name) {
+		return field.ErrorList{field.Invalid(path, "%q is not a valid AKS pool name: use lowercase letters and digits, start with a letter, at most 12 characters", name)}
+	}
+	return nil
+}
+
+// ParseTaint parses "key=value:Effect" (Effect NoSchedule, PreferNoSchedule
+// or NoExecute).
+func ParseTaint(raw string) (Taint, error) {
+	kv, effect, ok := strings.Cut(raw, ":")
+	if !ok {
+		return Taint{}, fmt.Errorf("%q is not a taint; write key=value:Effect", raw)
+	}
+	k, v, _ := strings.Cut(kv, "=")
+	if k == "" {
+		return Taint{}, fmt.Errorf("%q has no key; write key=value:Effect", raw)
+	}
+	switch effect {
+	case "NoSchedule", "PreferNoSchedule", "NoExecute":
+	default:
+		return Taint{}, fmt.Errorf("%q has effect %q; use NoSchedule, PreferNoSchedule or NoExecute", raw, effect)
+	}
+	return Taint{Key: k, Value: v, Effect: effect}, nil
+}
+
+// Validate checks a defaulted Spec and returns every problem, each naming
+// its path below path (e.g. `aksml:gpuPools[1]`).
+func (s Spec) Validate(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, ValidatePoolName(s.Name, path.Child("name"))...)
+
+	sku, known := s.SKU()
+	switch {
+	case s.VMSize == "":
+		errs = append(errs, field.Required(path.Child("vmSize"), "an NC/ND GPU VM size, e.g. Standard_NC24ads_A100_v4"))
+	case IsVisualisationOnly(s.VMSize):
+		errs = append(errs, field.Invalid(path.Child("vmSize"), "%s is an NV-series (M60) SKU for visualisation only; use an NC/ND SKU such as Standard_NC24ads_A100_v4", s.VMSize))
+	case !known:
+		errs = append(errs, field.Invalid(path.Child("vmSize"), "%s is not in the GPU SKU catalogue; use one of %s", s.VMSize, strings.Join(VMSizes(), ", ")))
+	}
+
+	if !slices.Contains(WorkloadClasses, s.Workload) {
+		if s.Workload == "" {
+			errs = append(errs, field.Required(path.Child("workload"), "the workload class: training, fine-tuning, batch-inference or inference"))
+		} else {
+			errs = append(errs, field.NotSupported(path.Child("workload"), s.Workload, WorkloadClasses))
+		}
+	}
+	if !slices.Contains([]Priority{PriorityRegular, PrioritySpot}, s.Priority) {
+		errs = append(errs, field.NotSupported(path.Child("priority"), s.Priority, []Priority{PriorityRegular, PrioritySpot}))
+	}
+	if s.IsSpot() && s.Workload == WorkloadInference {
+		errs = append(errs, field.Invalid(path.Child("priority"), "Spot is not allowed for workload \"inference\": evictions make real-time serving unavailable (seed 004); use priority Regular, or a training, fine-tuning or batch-inference pool for spot"))
+	}
+
+	if s.MaxCount < 1 || s.MaxCount > MaxPoolCount {
+		errs = append(errs, field.Invalid(path.Child("maxCount"), "%d is out of range; set an explicit ceiling between 1 and %d", s.MaxCount, MaxPoolCount))
+	}
+	if s.Min() < 0 {
+		errs = append(errs, field.Invalid(path.Child("minCount"), "%d is negative; use 0 to scale to zero", s.Min()))
+	} else if s.MaxCount >= 1 && s.Min() > s.MaxCount {
+		errs = append(errs, field.Invalid(path.Child("minCount"), "minCount (%d) > maxCount (%d); lower minCount or raise maxCount", s.Min(), s.MaxCount))
+	}
+
+	seenZone := map[string]bool{}
+	for i, z := range s.Zones {
+		if z != "1" && z != "2" && z != "3" {
+			errs = append(errs, field.Invalid(path.Child("zones").Index(i), "%q is not an availability zone; use \"1\", \"2\" or \"3\"", z))
+		} else if seenZone[z] {
+			errs = append(errs, field.Invalid(path.Child("zones").Index(i), "zone %q is listed twice", z))
+		}
+		seenZone[z] = true
+	}
+
+	if !slices.Contains(GPUStacks, s.GPUStack) {
+		errs = append(errs, field.NotSupported(path.Child("gpuStack"), s.GPUStack, GPUStacks))
+	}
+	if s.OSDiskSizeGB < 30 || s.OSDiskSizeGB > 2048 {
+		errs = append(errs, field.Invalid(path.Child("osDiskSizeGB"), "%d is out of range; use 30 to 2048 GB", s.OSDiskSizeGB))
+	}
+
+	if s.MIG != nil {
+		mp := path.Child("mig")
+		if !slices.Contains(MIGStrategies, s.MIG.Strategy) {
+			errs = append(errs, field.NotSupported(mp.Child("strategy"), s.MIG.Strategy, MIGStrategies))
+		}
+		if s.MIG.Profile != "" && !slices.Contains(MIGProfiles, s.MIG.Profile) {
+			errs = append(errs, field.NotSupported(mp.Child("profile"), s.MIG.Profile, MIGProfiles))
+		}
+		if s.MIGEnabled() && s.MIG.Profile == "" {
+			errs = append(errs, field.Required(mp.Child("profile"), fmt.Sprintf("a MIG profile (MIG1g..MIG7g) with strategy %s", s.MIG.Strategy)))
+		}
+		if s.MIG.Profile != "" && s.MIG.Strategy == MIGStrategyNone {
+			errs = append(errs, field.Invalid(mp.Child("strategy"), "profile %s is set but strategy is None; use Single or Mixed, or remove the profile", s.MIG.Profile))
+		}
+		if known && !sku.MIGCapable && (s.MIG.Profile != "" || s.MIGEnabled()) {
+			errs = append(errs, field.Invalid(mp.Child("profile"), "%s needs a MIG-capable SKU (A100, H100); %s (%s) is not", orNone(s.MIG.Profile), s.VMSize, sku.GPUModel))
+		}
+	}
+
+	for k := range s.AdditionalLabels {
+		if k == AcceleratorLabel || k == WorkloadLabel || k == MIGConfigLabel {
+			errs = append(errs, field.Invalid(path.Child("additionalLabels").Key(k), "label %q is set by aksml and cannot be overridden", k))
+		}
+	}
+	for i, raw := range s.AdditionalTaints {
+		t, err := ParseTaint(raw)
+		if err != nil {
+			errs = append(errs, field.Invalid(path.Child("additionalTaints").Index(i), "%v", err))
+			continue
+		}
+		if t.Key == GPUTaintKey || t.Key == SpotTaintKey {
+			errs = append(errs, field.Invalid(path.Child("additionalTaints").Index(i), "taint key %q is set by aksml and cannot be overridden", t.Key))
+		}
+	}
+	return errs
+}
+
+func orNone(p MIGProfile) MIGProfile {
+	if p == "" {
+		return "MIG"
+	}
+	return p
+}
+
+// ValidatePools validates each pool and checks that names are unique.
+func ValidatePools(pools []Spec, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]int{}
+	for i, p := range pools {
+		errs = append(errs, p.Validate(path.Index(i))...)
+		if j, dup := seen[p.Name]; dup && p.Name != "" {
+			errs = append(errs, field.Invalid(path.Index(i).Child("name"), "pool name %q is already used by %s; pool names must be unique", p.Name, path.Index(j)))
+		} else {
+			seen[p.Name] = i
+		}
+	}
+	return errs
+}
