@@ -1,0 +1,121 @@
+package gpustack
+
+// ConfigKey is the stack config key the Spec is read from (C9).
+const ConfigKey = "aksml:gpuStack"
+
+// PoolsConfigKey is the stack config key of the GPU pools the component is
+// given; pool errors are reported below it.
+const PoolsConfigKey = "aksml:gpuPools"
+
+// NVIDIA device plugin, as seed 000 "Verificar ou instalar o plug-in do
+// dispositivo NVIDIA" deploys it.
+const (
+	// DevicePluginImage is the pinned device plugin image (seed 000).
+	DevicePluginImage = "nvcr.io/nvidia/k8s-device-plugin:v0.17.1"
+	// DevicePluginName names the DaemonSet, its container and its
+	// app.kubernetes.io/name label (seed 000).
+	DevicePluginName = "nvidia-device-plugin"
+	// DefaultDevicePluginNamespace is where the seed runs the device plugin.
+	DefaultDevicePluginNamespace = "kube-system"
+	// DevicePluginSocketDir is the kubelet device plugin directory mounted
+	// from the host (seed 000, hostPath type Directory).
+	DevicePluginSocketDir = "/var/lib/kubelet/device-plugins"
+	// DevicePluginConfigName is the ConfigMap holding the device plugin
+	// config file (time-slicing), created only when TimeSlicing is set.
+	DevicePluginConfigName = "nvidia-device-plugin-config"
+	// DevicePluginConfigDir is where the config file is mounted.
+	DevicePluginConfigDir = "/etc/nvidia-device-plugin"
+	// DevicePluginConfigFile is the config file's key and file name.
+	DevicePluginConfigFile = "config.yaml"
+	// ConfigHashAnnotation carries the hash of the device plugin config on
+	// the pod template, so that a config change rolls the DaemonSet.
+	ConfigHashAnnotation = "aksml.io/device-plugin-config-sha256"
+	// NameLabel is the label the seed selects the device plugin pods by.
+	NameLabel = "app.kubernetes.io/name"
+	// SystemNodeCritical is the priority class of both node agents (seed 000).
+	SystemNodeCritical = "system-node-critical"
+)
+
+// NVIDIA DCGM exporter. The observability component's PodMonitor matches
+// these (seed 000 "Coletar métricas de GPU NVIDIA": namespace gpu-operator,
+// selector app=nvidia-dcgm-exporter, port named metrics).
+const (
+	// DCGMExporterImage is the pinned DCGM exporter image: DCGM 4.2.3 with
+	// exporter 4.1.3, the tag upstream's Helm chart pins for exporter 4.1.3
+	// and the image its README runs. Its 4.x DCGM supports the A100 and H100
+	// of the catalogue and AKS's current NVIDIA drivers.
+	DCGMExporterImage = "nvcr.io/nvidia/k8s/dcgm-exporter:4.2.3-4.1.3-ubuntu22.04"
+	// DCGMExporterName names the DaemonSet, its Service and the value of
+	// DCGMExporterAppLabel.
+	DCGMExporterName = "nvidia-dcgm-exporter"
+	// DCGMExporterAppLabel is the pod label key the seed's PodMonitor selects.
+	DCGMExporterAppLabel = "app"
+	// DCGMExporterPort is the port aksml's DCGM exporter serves /metrics on.
+	DCGMExporterPort = 9400
+	// DCGMExporterPortName is the name of that port on the pod and Service
+	// (seed 000 PodMonitor `port: metrics`).
+	DCGMExporterPortName = "metrics"
+	// DCGMExporterCounters is the exporter's built-in counters file.
+	DCGMExporterCounters = "/etc/dcgm-exporter/default-counters.csv"
+	// PodResourcesDir is the kubelet pod-resources socket directory, mounted
+	// read-only so metrics carry the pod that uses each GPU.
+	PodResourcesDir = "/var/lib/kubelet/pod-resources"
+
+	// ManagedDCGMExporterPort is the port of the DCGM exporter AKS installs
+	// on Managed pools (seed 002: "na porta 19400").
+	ManagedDCGMExporterPort = 19400
+	// ManagedDCGMExporterNodeLabel is the node label AKS sets (value
+	// "enabled") on nodes running its managed DCGM exporter (seed 002).
+	ManagedDCGMExporterNodeLabel = "kubernetes.azure.com/dcgm-exporter"
+)
+
+// DCGM exporter resources: a small steady footprint, with headroom for the
+// embedded host engine on 8-GPU nodes.
+const (
+	// DCGMExporterCPURequest is the exporter's CPU request.
+	DCGMExporterCPURequest = "100m"
+	// DCGMExporterMemoryRequest is the exporter's memory request.
+	DCGMExporterMemoryRequest = "256Mi"
+	// DCGMExporterCPULimit is the exporter's CPU limit.
+	DCGMExporterCPULimit = "500m"
+	// DCGMExporterMemoryLimit is the exporter's memory limit.
+	DCGMExporterMemoryLimit = "1Gi"
+)
+
+// DCGMExporterLabels returns the pod labels of aksml's DCGM exporter, which
+// a PodMonitor selects (seed 000: `app: nvidia-dcgm-exporter`).
+func DCGMExporterLabels() map[string]string {
+	return map[string]string{DCGMExporterAppLabel: DCGMExporterName}
+}
+
+// MIG configuration (seed 000 "Partição de GPUs A100 e H100 com MIG").
+const (
+	// DefaultNamespace holds the DCGM exporter and mig-parted-config (seed
+	// 000 creates gpu-operator for both, where the GPU Operator's MIG
+	// Manager reads its config).
+	DefaultNamespace = "gpu-operator"
+	// MIGConfigMapName is the mig-parted ConfigMap (seed 000).
+	MIGConfigMapName = "mig-parted-config"
+	// MIGConfigFile is its data key (seed 000 `config.yaml`).
+	MIGConfigFile = "config.yaml"
+	// MIGAllDisabled is the layout that turns MIG off (seed 000).
+	MIGAllDisabled = "all-disabled"
+)
+
+// Pod Security admission: both node agents need host paths and the DCGM
+// exporter CAP_SYS_ADMIN, which only the privileged level admits.
+const (
+	// PodSecurityEnforceLabel is the Pod Security admission enforce label.
+	PodSecurityEnforceLabel = "pod-security.kubernetes.io/enforce"
+	// PodSecurityPrivileged is the level set on Spec.Namespace when created.
+	PodSecurityPrivileged = "privileged"
+)
+
+// Time-slicing limits checked by validation.
+const (
+	// MinTimeSlicingReplicas is the fewest pods per shared GPU (1 is no sharing).
+	MinTimeSlicingReplicas = 2
+	// MaxTimeSlicingReplicas bounds sharing: beyond it each pod's slice of
+	// compute and memory is too small to be useful.
+	MaxTimeSlicingReplicas = 64
+)

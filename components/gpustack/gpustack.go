@@ -1,0 +1,147 @@
+package gpustack
+
+import (
+	"errors"
+
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	appsv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apps/v1"
+	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// GPUStackArgs configures NewGPUStack.
+type GPUStackArgs struct {
+	// Provider is the Kubernetes provider; nil uses the ambient default.
+	Provider *kubernetes.Provider
+	// Pools are the stack's GPU pools (`aksml:gpuPools`). Only DriverOnly
+	// pools get the device plugin and DCGM exporter; MIG pools not Managed
+	// get their layout in mig-parted-config; Managed pools get nothing.
+	Pools []gpupool.Spec
+	// Spec is the GPU software configuration (`aksml:gpuStack`); unset
+	// fields take their defaults.
+	Spec Spec
+}
+
+// GPUStack is the GPU software aksml installs on the cluster for pools AKS
+// does not manage (C4): the NVIDIA device plugin and DCGM exporter on
+// DriverOnly pools and the mig-parted-config of MIG pools.
+type GPUStack struct {
+	pulumi.ResourceState
+
+	// DevicePluginPools are the pools the device plugin runs on, sorted;
+	// empty when none needs it (then no device plugin is installed).
+	DevicePluginPools []string
+	// DCGMExporterPools are the pools the DCGM exporter runs on, sorted;
+	// empty when none needs it or Spec.DCGMExporter is false.
+	DCGMExporterPools []string
+	// MIGLayouts are the layouts in mig-parted-config besides all-disabled,
+	// sorted; empty when no ConfigMap is installed.
+	MIGLayouts []string
+	// Namespace is the namespace of the DCGM exporter and mig-parted-config
+	// (for the observability PodMonitor), "" when neither is installed.
+	Namespace pulumi.StringOutput
+}
+
+// NewGPUStack installs the GPU software the pools need and nothing else: a
+// stack whose pools are all Managed gets no Kubernetes resource at all.
+func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...pulumi.ResourceOption) (*GPUStack, error) {
+	if args == nil {
+		return nil, errors.New("gpustack: NewGPUStack needs args")
+	}
+	pools := defaultedPools(args.Pools)
+	spec := args.Spec
+	spec.Default()
+	errs := spec.Validate(field.NewPath(ConfigKey))
+	errs = append(errs, gpupool.ValidatePools(pools, field.NewPath(PoolsConfigKey))...)
+	errs = append(errs, ValidatePools(pools, field.NewPath(PoolsConfigKey))...)
+	if err := errs.ToAggregate(); err != nil {
+		return nil, err
+	}
+
+	p := planFor(pools)
+	if args.Provider != nil {
+		opts = append(opts, pulumi.Providers(args.Provider))
+	}
+	c := &GPUStack{DevicePluginPools: p.devicePluginPools}
+	if *spec.DCGMExporter {
+		c.DCGMExporterPools = p.devicePluginPools
+	}
+	for _, l := range p.migLayouts {
+		c.MIGLayouts = append(c.MIGLayouts, l.name)
+	}
+	if err := ctx.RegisterComponentResource("aksml:gpustack:GPUStack", name, c, opts...); err != nil {
+		return nil, err
+	}
+	c.Namespace = pulumi.String("").ToStringOutput()
+
+	if len(c.DevicePluginPools) > 0 {
+		if err := c.installDevicePlugin(ctx, name, spec, p); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.DCGMExporterPools) > 0 || len(p.migLayouts) > 0 {
+		ns, err := c.namespace(ctx, name, spec)
+		if err != nil {
+			return nil, err
+		}
+		c.Namespace = ns
+		if len(c.DCGMExporterPools) > 0 {
+			if _, err := appsv1.NewDaemonSet(ctx, name+"-dcgm-exporter", dcgmExporterArgs(ns, spec.DCGMExporterImage, c.DCGMExporterPools), pulumi.Parent(c)); err != nil {
+				return nil, err
+			}
+			if _, err := corev1.NewService(ctx, name+"-dcgm-exporter", dcgmServiceArgs(ns), pulumi.Parent(c)); err != nil {
+				return nil, err
+			}
+		}
+		if len(p.migLayouts) > 0 {
+			if _, err := corev1.NewConfigMap(ctx, name+"-mig-config", migConfigMapArgs(ns, p.migLayouts), pulumi.Parent(c)); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
+		"devicePluginPools": pulumi.ToStringArray(c.DevicePluginPools),
+		"dcgmExporterPools": pulumi.ToStringArray(c.DCGMExporterPools),
+		"migLayouts":        pulumi.ToStringArray(c.MIGLayouts),
+		"namespace":         c.Namespace,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// installDevicePlugin registers the device plugin DaemonSet and, with
+// time-slicing, its config ConfigMap.
+func (c *GPUStack) installDevicePlugin(ctx *pulumi.Context, name string, spec Spec, p plan) error {
+	ns := pulumi.String(spec.DevicePluginNamespace)
+	opts := []pulumi.ResourceOption{pulumi.Parent(c)}
+	var config string
+	if spec.TimeSlicing != nil {
+		config = devicePluginConfig(spec.TimeSlicing.Replicas)
+		cm, err := corev1.NewConfigMap(ctx, name+"-device-plugin-config", devicePluginConfigMapArgs(ns, config), pulumi.Parent(c))
+		if err != nil {
+			return err
+		}
+		opts = append(opts, pulumi.DependsOn([]pulumi.Resource{cm}))
+	}
+	_, err := appsv1.NewDaemonSet(ctx, name+"-device-plugin",
+		devicePluginArgs(ns, spec.DevicePluginImage, p.devicePluginPools, p.migStrategy, config), opts...)
+	return err
+}
+
+// namespace creates Spec.Namespace when asked and returns its name as an
+// output that the resources inside it depend on.
+func (c *GPUStack) namespace(ctx *pulumi.Context, name string, spec Spec) (pulumi.StringOutput, error) {
+	if !*spec.CreateNamespace {
+		return pulumi.String(spec.Namespace).ToStringOutput(), nil
+	}
+	ns, err := corev1.NewNamespace(ctx, name+"-namespace", namespaceArgs(spec.Namespace), pulumi.Parent(c))
+	if err != nil {
+		return pulumi.StringOutput{}, err
+	}
+	return ns.Metadata.Name().Elem(), nil
+}

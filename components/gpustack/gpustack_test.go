@@ -1,0 +1,514 @@
+package gpustack
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+const (
+	tokenComponent = "aksml:gpustack:GPUStack"
+	tokenDaemonSet = "kubernetes:apps/v1:DaemonSet"
+	tokenConfigMap = "kubernetes:core/v1:ConfigMap"
+	tokenService   = "kubernetes:core/v1:Service"
+	tokenNamespace = "kubernetes:core/v1:Namespace"
+)
+
+// seedMIGConfig is seed 000's mig-parted-config config.yaml, verbatim.
+const seedMIGConfig = `version: v1
+mig-configs:
+  all-disabled:
+  - devices: all
+    mig-enabled: false
+  hptuning-1g10gb:
+  - devices: all
+    mig-enabled: true
+    mig-devices:
+      "1g.10gb": 7
+`
+
+type registered struct {
+	token, name, provider string
+	inputs                map[string]any
+}
+
+type mocks struct {
+	mu  sync.Mutex
+	res []registered
+}
+
+func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.res = append(m.res, registered{token: args.TypeToken, name: args.Name, provider: args.Provider, inputs: args.Inputs.Mappable()})
+	return args.Name + "-id", args.Inputs, nil
+}
+
+func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) { return args.Args, nil }
+
+func (m *mocks) byToken(token string) []registered {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []registered
+	for _, r := range m.res {
+		if r.token == token {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (m *mocks) one(t *testing.T, token, name string) map[string]any {
+	t.Helper()
+	for _, r := range m.byToken(token) {
+		if r.name == name {
+			return r.inputs
+		}
+	}
+	t.Fatalf("no %s named %q registered", token, name)
+	return nil
+}
+
+func install(t *testing.T, args GPUStackArgs) (*mocks, *GPUStack, error) {
+	t.Helper()
+	m := &mocks{}
+	var stack *GPUStack
+	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+		s, err := NewGPUStack(ctx, "gpu", &args)
+		stack = s
+		return err
+	}, pulumi.WithMocks("aksml", "test", m))
+	return m, stack, err
+}
+
+func get(v any, keys ...any) any {
+	cur := v
+	for _, k := range keys {
+		switch k := k.(type) {
+		case string:
+			mm, ok := cur.(map[string]any)
+			if !ok {
+				return nil
+			}
+			cur = mm[k]
+		case int:
+			arr, ok := cur.([]any)
+			if !ok || k >= len(arr) {
+				return nil
+			}
+			cur = arr[k]
+		}
+	}
+	return cur
+}
+
+func strs(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+func pool(name, vmSize string, stack gpupool.GPUStack) gpupool.Spec {
+	return gpupool.Spec{Name: name, VMSize: vmSize, Workload: gpupool.WorkloadTraining, MaxCount: 2, GPUStack: stack}
+}
+
+func migPool(name, vmSize string, stack gpupool.GPUStack, strategy gpupool.MIGStrategy) gpupool.Spec {
+	p := pool(name, vmSize, stack)
+	p.MIG = &gpupool.MIGSpec{Strategy: strategy, Profile: gpupool.MIG1g}
+	return p
+}
+
+const (
+	t4   = "Standard_NC4as_T4_v3"
+	a100 = "Standard_NC24ads_A100_v4"
+	nd40 = "Standard_ND96asr_v4"
+)
+
+func TestAllManagedPoolsGetNoResources(t *testing.T) {
+	for name, pools := range map[string][]gpupool.Spec{
+		"no pools": nil,
+		"all managed": {
+			pool("gpua", t4, gpupool.GPUStackManaged),
+			migPool("gpumig", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, s, err := install(t, GPUStackArgs{Pools: pools, Spec: Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 4}}})
+			require.NoError(t, err)
+			require.Len(t, m.res, 1, "only the component itself is registered")
+			assert.Equal(t, tokenComponent, m.res[0].token)
+			assert.Empty(t, s.DevicePluginPools)
+			assert.Empty(t, s.DCGMExporterPools)
+			assert.Empty(t, s.MIGLayouts)
+		})
+	}
+}
+
+func TestNodeAgentsSkipManagedAndByoPools(t *testing.T) {
+	spot := pool("spot", t4, gpupool.GPUStackDriverOnly)
+	spot.Priority = gpupool.PrioritySpot
+	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
+		pool("managed", t4, gpupool.GPUStackManaged),
+		pool("train", t4, ""), // DriverOnly by default
+		spot,
+		pool("byo", t4, gpupool.GPUStackNone),
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"spot", "train"}, s.DevicePluginPools)
+	assert.Equal(t, []string{"spot", "train"}, s.DCGMExporterPools)
+
+	for _, ds := range []string{"gpu-device-plugin", "gpu-dcgm-exporter"} {
+		t.Run(ds, func(t *testing.T) {
+			spec := get(m.one(t, tokenDaemonSet, ds), "spec", "template", "spec")
+			assert.Equal(t, map[string]any{"accelerator": "nvidia"}, get(spec, "nodeSelector"))
+			terms := get(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").([]any)
+			require.Len(t, terms, 1)
+			exprs := get(terms[0], "matchExpressions").([]any)
+			require.Len(t, exprs, 1)
+			assert.Equal(t, "kubernetes.azure.com/agentpool", get(exprs[0], "key"))
+			assert.Equal(t, "In", get(exprs[0], "operator"))
+			pools := strs(get(exprs[0], "values"))
+			assert.Equal(t, []string{"spot", "train"}, pools)
+			assert.NotContains(t, pools, "managed", "never on a Managed pool")
+			assert.NotContains(t, pools, "byo", "None pools bring their own device plugin")
+		})
+	}
+}
+
+func TestDevicePluginIsTheSeedDaemonSet(t *testing.T) {
+	m, _, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
+	require.NoError(t, err)
+	require.Len(t, m.byToken(tokenDaemonSet), 2)
+
+	ds := m.one(t, tokenDaemonSet, "gpu-device-plugin")
+	labels := map[string]any{"app.kubernetes.io/name": "nvidia-device-plugin"}
+	assert.Equal(t, "nvidia-device-plugin", get(ds, "metadata", "name"))
+	assert.Equal(t, "kube-system", get(ds, "metadata", "namespace"))
+	assert.Equal(t, labels, get(ds, "metadata", "labels"))
+	assert.Equal(t, labels, get(ds, "spec", "selector", "matchLabels"))
+	assert.Equal(t, "RollingUpdate", get(ds, "spec", "updateStrategy", "type"))
+	assert.Equal(t, map[string]any{"labels": labels}, get(ds, "spec", "template", "metadata"), "no annotations without a config file")
+
+	pod := get(ds, "spec", "template", "spec")
+	assert.Equal(t, "system-node-critical", get(pod, "priorityClassName"))
+	assert.Equal(t, []any{map[string]any{"operator": "Exists"}}, get(pod, "tolerations"))
+
+	containers := get(pod, "containers").([]any)
+	require.Len(t, containers, 1)
+	c := containers[0]
+	assert.Equal(t, "nvidia-device-plugin", get(c, "name"))
+	image := get(c, "image").(string)
+	assert.Equal(t, "nvcr.io/nvidia/k8s-device-plugin:v0.17.1", image)
+	assert.False(t, strings.HasSuffix(image, ":latest"))
+	assert.Equal(t, []string{"--fail-on-init-error=false"}, strs(get(c, "args")))
+	assert.Equal(t, map[string]any{"allowPrivilegeEscalation": false, "capabilities": map[string]any{"drop": []any{"ALL"}}}, get(c, "securityContext"))
+	assert.Equal(t, []any{map[string]any{"name": "device-plugin", "mountPath": "/var/lib/kubelet/device-plugins"}}, get(c, "volumeMounts"))
+	assert.Equal(t, []any{map[string]any{
+		"name":     "device-plugin",
+		"hostPath": map[string]any{"path": "/var/lib/kubelet/device-plugins", "type": "Directory"},
+	}}, get(pod, "volumes"))
+}
+
+func TestDCGMExporterMatchesThePodMonitor(t *testing.T) {
+	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
+	require.NoError(t, err)
+
+	ns := m.one(t, tokenNamespace, "gpu-namespace")
+	assert.Equal(t, "gpu-operator", get(ns, "metadata", "name"))
+	assert.Equal(t, "privileged", get(ns, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
+
+	ds := m.one(t, tokenDaemonSet, "gpu-dcgm-exporter")
+	labels := map[string]any{"app": "nvidia-dcgm-exporter"}
+	assert.Equal(t, "nvidia-dcgm-exporter", get(ds, "metadata", "name"))
+	assert.Equal(t, "gpu-operator", get(ds, "metadata", "namespace"))
+	assert.Equal(t, labels, get(ds, "spec", "selector", "matchLabels"))
+	assert.Equal(t, labels, get(ds, "spec", "template", "metadata", "labels"))
+	assert.Equal(t, map[string]string{"app": "nvidia-dcgm-exporter"}, DCGMExporterLabels())
+
+	pod := get(ds, "spec", "template", "spec")
+	assert.Equal(t, "system-node-critical", get(pod, "priorityClassName"))
+	assert.Equal(t, false, get(pod, "automountServiceAccountToken"))
+	assert.Equal(t, []any{map[string]any{"operator": "Exists"}}, get(pod, "tolerations"), "tolerates the GPU and spot taints")
+	c := get(pod, "containers", 0)
+	assert.Equal(t, DCGMExporterImage, get(c, "image"))
+	assert.Regexp(t, `^nvcr\.io/nvidia/k8s/dcgm-exporter:4\.[0-9.]+-4\.[0-9.]+-ubuntu[0-9.]+$`, get(c, "image"))
+	assert.Equal(t, []any{map[string]any{"name": "metrics", "containerPort": 9400.0, "protocol": "TCP"}}, get(c, "ports"))
+	assert.Equal(t, float64(DCGMExporterPort), get(c, "ports", 0, "containerPort"))
+	assert.Equal(t, DCGMExporterPortName, get(c, "ports", 0, "name"))
+	assert.Equal(t, map[string]any{
+		"runAsUser":    0.0,
+		"runAsNonRoot": false,
+		"capabilities": map[string]any{"drop": []any{"ALL"}, "add": []any{"SYS_ADMIN"}},
+	}, get(c, "securityContext"), "only CAP_SYS_ADMIN, and no allowPrivilegeEscalation=false the API server would reject with it")
+	assert.Equal(t, map[string]any{
+		"requests": map[string]any{"cpu": "100m", "memory": "256Mi"},
+		"limits":   map[string]any{"cpu": "500m", "memory": "1Gi"},
+	}, get(c, "resources"))
+	assert.Equal(t, "metrics", get(c, "livenessProbe", "httpGet", "port"))
+	assert.Equal(t, "/var/lib/kubelet/pod-resources", get(c, "volumeMounts", 0, "mountPath"))
+	assert.Equal(t, true, get(c, "volumeMounts", 0, "readOnly"))
+	assert.Equal(t, "Directory", get(pod, "volumes", 0, "hostPath", "type"))
+
+	svc := m.one(t, tokenService, "gpu-dcgm-exporter")
+	assert.Equal(t, "gpu-operator", get(svc, "metadata", "namespace"))
+	assert.Equal(t, labels, get(svc, "spec", "selector"))
+	assert.Equal(t, []any{map[string]any{"name": "metrics", "port": 9400.0, "targetPort": "metrics", "protocol": "TCP"}}, get(svc, "spec", "ports"))
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var got string
+	s.Namespace.ApplyT(func(v string) string { got = v; wg.Done(); return v })
+	wg.Wait()
+	assert.Equal(t, "gpu-operator", got)
+}
+
+func TestMIGConfigMapIsTheSeedLayout(t *testing.T) {
+	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
+		migPool("hptuning", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"hptuning-1g10gb"}, s.MIGLayouts)
+
+	cm := m.one(t, tokenConfigMap, "gpu-mig-config")
+	assert.Equal(t, "mig-parted-config", get(cm, "metadata", "name"))
+	assert.Equal(t, "gpu-operator", get(cm, "metadata", "namespace"))
+	config := get(cm, "data", "config.yaml").(string)
+	assert.Equal(t, seedMIGConfig, config, "byte for byte the seed's config.yaml")
+
+	var parsed, seed map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(config), &parsed))
+	require.NoError(t, yaml.Unmarshal([]byte(seedMIGConfig), &seed))
+	assert.Equal(t, seed, parsed)
+
+	args := strs(get(m.one(t, tokenDaemonSet, "gpu-device-plugin"), "spec", "template", "spec", "containers", 0, "args"))
+	assert.Equal(t, []string{"--fail-on-init-error=false", "--mig-strategy=mixed"}, args)
+}
+
+func TestMIGConfigMapListsEveryUnmanagedLayout(t *testing.T) {
+	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
+		migPool("hpa", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
+		migPool("hpb", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
+		migPool("operator", nd40, gpupool.GPUStackNone, gpupool.MIGStrategyMixed),
+		migPool("managed", nd40, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
+		pool("full", a100, gpupool.GPUStackNone),
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"hptuning-1g10gb", "hptuning-1g5gb"}, s.MIGLayouts)
+
+	var parsed struct {
+		Version    string `yaml:"version"`
+		MIGConfigs map[string][]struct {
+			Devices    string         `yaml:"devices"`
+			MIGEnabled bool           `yaml:"mig-enabled"`
+			MIGDevices map[string]int `yaml:"mig-devices"`
+		} `yaml:"mig-configs"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(get(m.one(t, tokenConfigMap, "gpu-mig-config"), "data", "config.yaml").(string)), &parsed))
+	assert.Equal(t, "v1", parsed.Version)
+	require.Len(t, parsed.MIGConfigs, 3, "all-disabled plus one entry per distinct unmanaged layout")
+	assert.False(t, parsed.MIGConfigs["all-disabled"][0].MIGEnabled)
+	assert.Equal(t, map[string]int{"1g.10gb": 7}, parsed.MIGConfigs["hptuning-1g10gb"][0].MIGDevices)
+	assert.Equal(t, map[string]int{"1g.5gb": 7}, parsed.MIGConfigs["hptuning-1g5gb"][0].MIGDevices)
+	for name, l := range parsed.MIGConfigs {
+		assert.Equal(t, "all", l[0].Devices, name)
+	}
+
+	args := strs(get(m.one(t, tokenDaemonSet, "gpu-device-plugin"), "spec", "template", "spec", "containers", 0, "args"))
+	assert.Contains(t, args, "--mig-strategy=single")
+}
+
+func TestTimeSlicingConfig(t *testing.T) {
+	m, _, err := install(t, GPUStackArgs{
+		Pools: []gpupool.Spec{pool("dev", t4, gpupool.GPUStackDriverOnly)},
+		Spec:  Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 4}},
+	})
+	require.NoError(t, err)
+
+	cm := m.one(t, tokenConfigMap, "gpu-device-plugin-config")
+	assert.Equal(t, "nvidia-device-plugin-config", get(cm, "metadata", "name"))
+	assert.Equal(t, "kube-system", get(cm, "metadata", "namespace"))
+	config := get(cm, "data", "config.yaml").(string)
+	var parsed map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(config), &parsed))
+	assert.Equal(t, "v1", parsed["version"])
+	assert.Equal(t, true, get(parsed, "sharing", "timeSlicing", "failRequestsGreaterThanOne"))
+	assert.Equal(t, []any{map[string]any{"name": "nvidia.com/gpu", "replicas": 4}}, get(parsed, "sharing", "timeSlicing", "resources"))
+
+	ds := m.one(t, tokenDaemonSet, "gpu-device-plugin")
+	assert.Equal(t, configHash(config), get(ds, "spec", "template", "metadata", "annotations", ConfigHashAnnotation))
+	c := get(ds, "spec", "template", "spec", "containers", 0)
+	assert.Equal(t, []string{"--fail-on-init-error=false", "--config-file=/etc/nvidia-device-plugin/config.yaml"}, strs(get(c, "args")))
+	assert.Equal(t, map[string]any{"name": "config", "mountPath": "/etc/nvidia-device-plugin", "readOnly": true}, get(c, "volumeMounts", 1))
+	assert.Equal(t, "nvidia-device-plugin-config", get(ds, "spec", "template", "spec", "volumes", 1, "configMap", "name"))
+	assert.Equal(t, 4, Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 4}}.GPUReplicas())
+	assert.Equal(t, 1, Spec{}.GPUReplicas())
+}
+
+func TestOptionalPieces(t *testing.T) {
+	no := false
+	m, s, err := install(t, GPUStackArgs{
+		Pools: []gpupool.Spec{migPool("hp", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed)},
+		Spec:  Spec{DCGMExporter: &no, CreateNamespace: &no, Namespace: "nvidia-system"},
+	})
+	require.NoError(t, err)
+	assert.Empty(t, s.DCGMExporterPools)
+	assert.Empty(t, m.byToken(tokenService))
+	assert.Empty(t, m.byToken(tokenNamespace), "an existing namespace is not created")
+	require.Len(t, m.byToken(tokenDaemonSet), 1)
+	assert.Equal(t, "nvidia-system", get(m.one(t, tokenConfigMap, "gpu-mig-config"), "metadata", "namespace"))
+}
+
+func TestUsesTheGivenProvider(t *testing.T) {
+	m := &mocks{}
+	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+		p, err := kubernetes.NewProvider(ctx, "existing", &kubernetes.ProviderArgs{})
+		if err != nil {
+			return err
+		}
+		_, err = NewGPUStack(ctx, "gpu", &GPUStackArgs{Provider: p, Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
+		return err
+	}, pulumi.WithMocks("aksml", "test", m))
+	require.NoError(t, err)
+	var checked int
+	for _, r := range m.res {
+		if strings.HasPrefix(r.token, "kubernetes:") {
+			checked++
+			assert.Contains(t, r.provider, "::existing::", r.name)
+		}
+	}
+	assert.Equal(t, 4, checked, "device plugin, namespace, DCGM DaemonSet and Service")
+}
+
+func TestCallerPoolsAreNotMutated(t *testing.T) {
+	pools := []gpupool.Spec{{Name: "hp", VMSize: a100, Workload: gpupool.WorkloadTraining, MaxCount: 1, MIG: &gpupool.MIGSpec{}}}
+	_, _, err := install(t, GPUStackArgs{Pools: pools})
+	require.NoError(t, err)
+	assert.Empty(t, pools[0].GPUStack)
+	assert.Nil(t, pools[0].MinCount)
+	assert.Empty(t, pools[0].MIG.Strategy)
+}
+
+func TestNewGPUStackValidatesBeforeRegistering(t *testing.T) {
+	m, _, err := install(t, GPUStackArgs{
+		Pools: []gpupool.Spec{
+			migPool("hpa", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
+			migPool("hpb", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
+			{Name: "Bad", VMSize: t4, Workload: gpupool.WorkloadTraining, MaxCount: 1},
+		},
+		Spec: Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}},
+	})
+	require.Error(t, err)
+	for _, want := range []string{"3 problems", "aksml:gpuStack.timeSlicing.replicas", "aksml:gpuPools[1].mig.strategy", "aksml:gpuPools[2].name"} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.Empty(t, m.res, "nothing is registered when the configuration is invalid")
+}
+
+func TestSpecValidate(t *testing.T) {
+	digest := "nvcr.io/nvidia/k8s-device-plugin@sha256:" + strings.Repeat("a", 64)
+	tests := []struct {
+		name    string
+		in      Spec
+		wantErr []string
+	}{
+		{"defaults", Spec{}, nil},
+		{"custom", Spec{Namespace: "nvidia-system", DevicePluginNamespace: "gpu-system", DevicePluginImage: digest, DCGMExporterImage: "myacr.azurecr.io:443/nvidia/dcgm-exporter:4.2.3-4.1.3-ubuntu22.04", TimeSlicing: &TimeSlicingSpec{Replicas: 4}}, nil},
+		{"namespace invalid", Spec{Namespace: "GPU_Operator"}, []string{"aksml:gpuStack.namespace", "not a valid namespace"}},
+		{"namespace too long", Spec{Namespace: strings.Repeat("a", 64)}, []string{"aksml:gpuStack.namespace"}},
+		{"device plugin namespace invalid", Spec{DevicePluginNamespace: "-kube"}, []string{"aksml:gpuStack.devicePluginNamespace"}},
+		{"device plugin image latest", Spec{DevicePluginImage: "nvcr.io/nvidia/k8s-device-plugin:latest"}, []string{"aksml:gpuStack.devicePluginImage", "latest"}},
+		{"device plugin image untagged", Spec{DevicePluginImage: "myregistry:5000/k8s-device-plugin"}, []string{"aksml:gpuStack.devicePluginImage", "no tag"}},
+		{"dcgm image with spaces", Spec{DCGMExporterImage: "dcgm exporter:1"}, []string{"aksml:gpuStack.dcgmExporterImage", "not an image reference"}},
+		{"dcgm image bad tag", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter:-x"}, []string{"aksml:gpuStack.dcgmExporterImage", "invalid tag"}},
+		{"dcgm image short digest", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:abc"}, []string{"aksml:gpuStack.dcgmExporterImage", "invalid digest"}},
+		{"time slicing one replica", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}}, []string{"aksml:gpuStack.timeSlicing.replicas", "between 2 and 64"}},
+		{"time slicing too many", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 65}}, []string{"aksml:gpuStack.timeSlicing.replicas"}},
+		{"every problem at once", Spec{Namespace: "A", DevicePluginNamespace: "B", DevicePluginImage: "x:latest", DCGMExporterImage: "y", TimeSlicing: &TimeSlicingSpec{}},
+			[]string{"5 problems", "namespace", "devicePluginNamespace", "devicePluginImage", "dcgmExporterImage", "timeSlicing.replicas"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.in
+			s.Default()
+			err := s.Validate(field.NewPath(ConfigKey)).ToAggregate()
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			for _, want := range tt.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
+	}
+}
+
+func TestValidatePools(t *testing.T) {
+	tests := []struct {
+		name    string
+		pools   []gpupool.Spec
+		wantErr []string
+	}{
+		{"no MIG", []gpupool.Spec{pool("a", t4, gpupool.GPUStackDriverOnly)}, nil},
+		{"same strategy", []gpupool.Spec{
+			migPool("a", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
+			migPool("b", nd40, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
+		}, nil},
+		{"managed and none pools have their own plugin", []gpupool.Spec{
+			migPool("a", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
+			migPool("b", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
+			migPool("c", a100, gpupool.GPUStackNone, gpupool.MIGStrategyMixed),
+		}, nil},
+		{"conflicting strategies", []gpupool.Spec{
+			pool("full", t4, gpupool.GPUStackDriverOnly),
+			migPool("a", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
+			migPool("b", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
+		}, []string{"aksml:gpuPools[2].mig.strategy", `Mixed differs from Single on pool "a" (aksml:gpuPools[1])`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidatePools(defaultedPools(tt.pools), field.NewPath(PoolsConfigKey)).ToAggregate()
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			for _, want := range tt.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
+	}
+}
+
+func TestNeedsDevicePluginAndMIGConfig(t *testing.T) {
+	pools := defaultedPools([]gpupool.Spec{
+		pool("default", t4, ""),
+		pool("managed", t4, gpupool.GPUStackManaged),
+		pool("byo", t4, gpupool.GPUStackNone),
+		migPool("mig", a100, gpupool.GPUStackNone, gpupool.MIGStrategyMixed),
+		migPool("migmanaged", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
+	})
+	var plugin, mig []string
+	for _, p := range pools {
+		if NeedsDevicePlugin(p) {
+			plugin = append(plugin, p.Name)
+		}
+		if NeedsMIGConfig(p) {
+			mig = append(mig, p.Name)
+		}
+	}
+	assert.Equal(t, []string{"default"}, plugin)
+	assert.Equal(t, []string{"mig"}, mig)
+}

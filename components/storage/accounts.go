@@ -1,0 +1,185 @@
+package storage
+
+import (
+	"errors"
+	"slices"
+
+	azstorage "github.com/pulumi/pulumi-azure-native-sdk/storage/v2"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+// StorageAccountsArgs configures NewStorageAccounts.
+type StorageAccountsArgs struct {
+	// ResourceGroupName is the resource group the accounts are created in.
+	// Required.
+	ResourceGroupName pulumi.StringInput
+	// Location is the Azure region. Default: the resource group's region.
+	Location pulumi.StringPtrInput
+	// Spec is the accounts configuration (`aksml:storage.accounts`).
+	Spec AccountsSpec
+	// Protect sets pulumi.Protect on the Azure Files account, which holds
+	// the checkpoints, so `pulumi destroy` cannot delete it (C3.4). Default
+	// false; prod stacks set it (C9).
+	Protect bool
+	// Tags are set on every account.
+	Tags map[string]string
+}
+
+// StorageAccounts is the premium Azure Files account (datasets and
+// checkpoints) and, with Spec.BlobNFS, the premium Blob NFS account.
+type StorageAccounts struct {
+	pulumi.ResourceState
+
+	// FilesAccountName is the name of the Azure Files premium account.
+	FilesAccountName pulumi.StringOutput
+	// FilesAccountResourceID is the ARM ID of the Azure Files premium account.
+	FilesAccountResourceID pulumi.StringOutput
+	// BlobAccountName is the name of the Blob NFS account, "" without BlobNFS.
+	BlobAccountName pulumi.StringOutput
+	// BlobAccountResourceID is the ARM ID of the Blob NFS account, "" without
+	// BlobNFS.
+	BlobAccountResourceID pulumi.StringOutput
+
+	resourceGroupName pulumi.StringInput
+	blobNFS           bool
+}
+
+// NewStorageAccounts creates the storage accounts with secure defaults:
+// HTTPS only (except where NFS 3.0 forbids it), TLS 1.2, no public blob
+// access, no cross-tenant replication, shared-key access off where the CSI
+// mode allows it, and a firewall that denies by default when private.
+func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsArgs, opts ...pulumi.ResourceOption) (*StorageAccounts, error) {
+	if args == nil {
+		return nil, errors.New("storage: NewStorageAccounts needs args")
+	}
+	if args.ResourceGroupName == nil {
+		return nil, errors.New("storage: NewStorageAccounts needs ResourceGroupName")
+	}
+	if err := args.Spec.Validate(field.NewPath(ConfigKey).Child("accounts")).ToAggregate(); err != nil {
+		return nil, err
+	}
+
+	c := &StorageAccounts{resourceGroupName: args.ResourceGroupName, blobNFS: args.Spec.BlobNFS}
+	if err := ctx.RegisterComponentResource("aksml:storage:StorageAccounts", name, c, opts...); err != nil {
+		return nil, err
+	}
+
+	files, err := azstorage.NewStorageAccount(ctx, name+"-files",
+		filesAccountArgs(args.Spec, args.ResourceGroupName, args.Location, args.Tags),
+		pulumi.Parent(c), pulumi.Protect(args.Protect))
+	if err != nil {
+		return nil, err
+	}
+	c.FilesAccountName = files.Name
+	c.FilesAccountResourceID = files.ID().ToStringOutput()
+	c.BlobAccountName = pulumi.String("").ToStringOutput()
+	c.BlobAccountResourceID = pulumi.String("").ToStringOutput()
+
+	if args.Spec.BlobNFS {
+		blob, err := azstorage.NewStorageAccount(ctx, name+"-blob",
+			blobAccountArgs(args.Spec, args.ResourceGroupName, args.Location, args.Tags),
+			pulumi.Parent(c))
+		if err != nil {
+			return nil, err
+		}
+		c.BlobAccountName = blob.Name
+		c.BlobAccountResourceID = blob.ID().ToStringOutput()
+	}
+
+	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
+		"filesAccountName":       c.FilesAccountName,
+		"filesAccountResourceId": c.FilesAccountResourceID,
+		"blobAccountName":        c.BlobAccountName,
+		"blobAccountResourceId":  c.BlobAccountResourceID,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ClassAccounts returns the references that point the StorageClasses at
+// these accounts (StorageClassesArgs.Accounts).
+func (c *StorageAccounts) ClassAccounts() *ClassAccounts {
+	a := &ClassAccounts{ResourceGroupName: c.resourceGroupName, FilesAccountName: c.FilesAccountName}
+	if c.blobNFS {
+		a.BlobAccountName = c.BlobAccountName
+	}
+	return a
+}
+
+// filesAccountArgs maps the spec to the premium Azure Files account. The
+// Azure Files CSI driver mounts SMB shares with the account key, so shared
+// key access stays on; everything else is locked down.
+func filesAccountArgs(a AccountsSpec, rg pulumi.StringInput, location pulumi.StringPtrInput, tags map[string]string) *azstorage.StorageAccountArgs {
+	defaultAction := azstorage.DefaultActionAllow
+	if a.PrivateNetwork {
+		defaultAction = azstorage.DefaultActionDeny
+	}
+	return &azstorage.StorageAccountArgs{
+		AccountName:                  pulumi.StringPtr(a.FilesName()),
+		ResourceGroupName:            rg,
+		Location:                     location,
+		Kind:                         pulumi.String(KindFileStorage),
+		Sku:                          azstorage.SkuArgs{Name: pulumi.String(PremiumLRS)},
+		EnableHttpsTrafficOnly:       pulumi.BoolPtr(true),
+		MinimumTlsVersion:            pulumi.StringPtr(MinimumTLSVersion),
+		AllowBlobPublicAccess:        pulumi.BoolPtr(false),
+		AllowSharedKeyAccess:         pulumi.BoolPtr(true),
+		AllowCrossTenantReplication:  pulumi.BoolPtr(false),
+		DefaultToOAuthAuthentication: pulumi.BoolPtr(true),
+		NetworkRuleSet:               networkRuleSet(defaultAction, a.AllowedSubnetIDs, a.AllowedIPRanges),
+		Tags:                         pulumi.ToStringMap(tags),
+	}
+}
+
+// blobAccountArgs maps the spec to the premium Blob NFS 3.0 account. NFS 3.0
+// needs a hierarchical namespace, carries no TLS (so HTTPS-only must be off,
+// as the Blob CSI driver does for the accounts it creates) and no
+// credentials (so shared key access is off and the firewall denies every
+// network but the allowed subnets).
+func blobAccountArgs(a AccountsSpec, rg pulumi.StringInput, location pulumi.StringPtrInput, tags map[string]string) *azstorage.StorageAccountArgs {
+	return &azstorage.StorageAccountArgs{
+		AccountName:                  pulumi.StringPtr(a.BlobName()),
+		ResourceGroupName:            rg,
+		Location:                     location,
+		Kind:                         pulumi.String(KindBlockBlobStorage),
+		Sku:                          azstorage.SkuArgs{Name: pulumi.String(PremiumLRS)},
+		IsHnsEnabled:                 pulumi.BoolPtr(true),
+		EnableNfsV3:                  pulumi.BoolPtr(true),
+		EnableHttpsTrafficOnly:       pulumi.BoolPtr(false),
+		MinimumTlsVersion:            pulumi.StringPtr(MinimumTLSVersion),
+		AllowBlobPublicAccess:        pulumi.BoolPtr(false),
+		AllowSharedKeyAccess:         pulumi.BoolPtr(false),
+		AllowCrossTenantReplication:  pulumi.BoolPtr(false),
+		DefaultToOAuthAuthentication: pulumi.BoolPtr(true),
+		NetworkRuleSet:               networkRuleSet(azstorage.DefaultActionDeny, a.AllowedSubnetIDs, nil),
+		Tags:                         pulumi.ToStringMap(tags),
+	}
+}
+
+// networkRuleSet builds the account firewall: the default action, trusted
+// Azure services through, and allow rules for each subnet and IP range.
+func networkRuleSet(defaultAction azstorage.DefaultAction, subnetIDs, ipRanges []string) *azstorage.NetworkRuleSetArgs {
+	var vnetRules azstorage.VirtualNetworkRuleArray
+	for _, id := range slices.Sorted(slices.Values(subnetIDs)) {
+		vnetRules = append(vnetRules, azstorage.VirtualNetworkRuleArgs{
+			VirtualNetworkResourceId: pulumi.String(id),
+			Action:                   azstorage.ActionAllow,
+		})
+	}
+	var ipRules azstorage.IPRuleArray
+	for _, r := range slices.Sorted(slices.Values(ipRanges)) {
+		ipRules = append(ipRules, azstorage.IPRuleArgs{
+			IPAddressOrRange: pulumi.String(r),
+			Action:           azstorage.ActionAllow,
+		})
+	}
+	return &azstorage.NetworkRuleSetArgs{
+		DefaultAction:       defaultAction,
+		Bypass:              pulumi.StringPtr(BypassAzureServices),
+		VirtualNetworkRules: vnetRules,
+		IpRules:             ipRules,
+	}
+}

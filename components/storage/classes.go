@@ -1,0 +1,146 @@
+package storage
+
+import (
+	"errors"
+
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
+	storagev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/storage/v1"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// ClassAccounts points the StorageClasses at storage accounts aksml manages
+// (StorageAccounts.ClassAccounts). The CSI drivers then create shares and
+// containers in those accounts instead of accounts of their own, which
+// needs the cluster identity to hold "Storage Account Contributor" on
+// ResourceGroupName.
+type ClassAccounts struct {
+	// ResourceGroupName is the resource group of the accounts. Required.
+	ResourceGroupName pulumi.StringInput
+	// FilesAccountName is the Azure Files premium account behind
+	// ml-azurefile-premium and ml-checkpoints-azurefile; nil leaves the
+	// driver's own account choice.
+	FilesAccountName pulumi.StringInput
+	// BlobAccountName is the Blob NFS account behind ml-azureblob-nfs; nil
+	// leaves the driver's own account choice.
+	BlobAccountName pulumi.StringInput
+}
+
+// StorageClassesArgs configures NewStorageClasses.
+type StorageClassesArgs struct {
+	// Provider is the Kubernetes provider; nil uses the ambient default.
+	Provider *kubernetes.Provider
+	// Accounts adds the `storageAccount` and `resourceGroup` CSI parameters
+	// that pin the classes to aksml's accounts. Default nil: the classes are
+	// exactly the seed's (existing-cluster mode).
+	Accounts *ClassAccounts
+}
+
+// StorageClasses is the three ML StorageClasses of seed 000.
+type StorageClasses struct {
+	pulumi.ResourceState
+
+	// AzureFilePremiumClass is the name of the ml-azurefile-premium class.
+	AzureFilePremiumClass pulumi.StringOutput
+	// CheckpointsClass is the name of the ml-checkpoints-azurefile class.
+	CheckpointsClass pulumi.StringOutput
+	// BlobNFSClass is the name of the ml-azureblob-nfs class.
+	BlobNFSClass pulumi.StringOutput
+}
+
+// classSpec is one seed StorageClass.
+type classSpec struct {
+	role, name, provisioner, reclaimPolicy string
+	parameters                             map[string]string
+	mountOptions                           []string
+	onBlob                                 bool
+}
+
+// seedClasses returns the seed 000 StorageClasses, Azure Files first.
+func seedClasses() []classSpec {
+	return []classSpec{
+		{
+			role: "files-premium", name: AzureFilePremiumClass, provisioner: FileCSIDriver, reclaimPolicy: ReclaimDelete,
+			parameters:   map[string]string{ParamSKUName: PremiumLRS},
+			mountOptions: azureFileMountOptions(),
+		},
+		{
+			role: "checkpoints", name: CheckpointsClass, provisioner: FileCSIDriver, reclaimPolicy: ReclaimRetain,
+			parameters:   map[string]string{ParamSKUName: PremiumLRS},
+			mountOptions: azureFileMountOptions(),
+		},
+		{
+			role: "blob-nfs", name: BlobNFSClass, provisioner: BlobCSIDriver, reclaimPolicy: ReclaimDelete,
+			parameters:   map[string]string{ParamProtocol: ProtocolNFS, ParamSKUName: PremiumLRS},
+			mountOptions: blobNFSMountOptions(),
+			onBlob:       true,
+		},
+	}
+}
+
+// storageClassArgs maps a seed class to provider arguments, adding the
+// account parameters when aksml manages the account behind it.
+func storageClassArgs(c classSpec, accounts *ClassAccounts) *storagev1.StorageClassArgs {
+	params := pulumi.StringMap{}
+	for k, v := range c.parameters {
+		params[k] = pulumi.String(v)
+	}
+	if accounts != nil {
+		account := accounts.FilesAccountName
+		if c.onBlob {
+			account = accounts.BlobAccountName
+		}
+		if account != nil {
+			params[ParamStorageAccount] = account
+			params[ParamResourceGroup] = accounts.ResourceGroupName
+		}
+	}
+	return &storagev1.StorageClassArgs{
+		Metadata:             &metav1.ObjectMetaArgs{Name: pulumi.String(c.name)},
+		Provisioner:          pulumi.String(c.provisioner),
+		Parameters:           params,
+		ReclaimPolicy:        pulumi.String(c.reclaimPolicy),
+		AllowVolumeExpansion: pulumi.Bool(true),
+		VolumeBindingMode:    pulumi.String(VolumeBindingImmediate),
+		MountOptions:         pulumi.ToStringArray(c.mountOptions),
+	}
+}
+
+// NewStorageClasses creates ml-azurefile-premium, ml-checkpoints-azurefile
+// (reclaim Retain) and ml-azureblob-nfs as seed 000 writes them.
+func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArgs, opts ...pulumi.ResourceOption) (*StorageClasses, error) {
+	if args == nil {
+		args = &StorageClassesArgs{}
+	}
+	if args.Accounts != nil && args.Accounts.ResourceGroupName == nil {
+		return nil, errors.New("storage: StorageClassesArgs.Accounts needs ResourceGroupName")
+	}
+	if args.Provider != nil {
+		opts = append(opts, pulumi.Providers(args.Provider))
+	}
+	c := &StorageClasses{}
+	if err := ctx.RegisterComponentResource("aksml:storage:StorageClasses", name, c, opts...); err != nil {
+		return nil, err
+	}
+
+	names := map[string]pulumi.StringOutput{}
+	for _, spec := range seedClasses() {
+		sc, err := storagev1.NewStorageClass(ctx, name+"-"+spec.role, storageClassArgs(spec, args.Accounts), pulumi.Parent(c))
+		if err != nil {
+			return nil, err
+		}
+		names[spec.name] = sc.Metadata.Name().Elem()
+	}
+	c.AzureFilePremiumClass = names[AzureFilePremiumClass]
+	c.CheckpointsClass = names[CheckpointsClass]
+	c.BlobNFSClass = names[BlobNFSClass]
+
+	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
+		"azureFilePremiumClass": c.AzureFilePremiumClass,
+		"checkpointsClass":      c.CheckpointsClass,
+		"blobNfsClass":          c.BlobNFSClass,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,135 @@
+package storage
+
+// ConfigKey is the stack config key the storage Spec is read from (C9). The
+// components validate with paths below it, so errors name the key to change.
+const ConfigKey = "aksml:storage"
+
+// StorageClass names, provisioners and SKU from seed 000 "Armazenar conjuntos
+// de dados e pontos de verificação".
+const (
+	// AzureFilePremiumClass is the RWX Azure Files premium class for shared
+	// training data (seed 000 `ml-azurefile-premium`), reclaim Delete.
+	AzureFilePremiumClass = "ml-azurefile-premium"
+	// CheckpointsClass is the Azure Files premium class for model checkpoints
+	// (seed 000 `ml-checkpoints-azurefile`), reclaim Retain so that deleting
+	// a claim never deletes the only recovery point.
+	CheckpointsClass = "ml-checkpoints-azurefile"
+	// BlobNFSClass is the premium Blob class mounted over NFS 3.0 for large
+	// object datasets (seed 000 `ml-azureblob-nfs`), reclaim Delete.
+	BlobNFSClass = "ml-azureblob-nfs"
+
+	// FileCSIDriver is the Azure Files CSI provisioner.
+	FileCSIDriver = "file.csi.azure.com"
+	// BlobCSIDriver is the Azure Blob CSI provisioner; on AKS it needs the
+	// blob driver add-on (seed 000 `--enable-blob-driver`, C1.6).
+	BlobCSIDriver = "blob.csi.azure.com"
+	// PremiumLRS is the SKU every aksml class and account uses (seed 000
+	// `skuName: Premium_LRS`).
+	PremiumLRS = "Premium_LRS"
+
+	// ReclaimDelete and ReclaimRetain are the StorageClass reclaim policies.
+	ReclaimDelete = "Delete"
+	ReclaimRetain = "Retain"
+	// VolumeBindingImmediate is the seed's volumeBindingMode for every class.
+	VolumeBindingImmediate = "Immediate"
+)
+
+// CSI StorageClass parameter keys.
+const (
+	// ParamSKUName selects the account SKU (both drivers).
+	ParamSKUName = "skuName"
+	// ParamProtocol selects the Blob driver's mount protocol.
+	ParamProtocol = "protocol"
+	// ParamStorageAccount pins a class to an existing account. aksml sets it
+	// only when it manages the account (StorageClassesArgs.Accounts).
+	ParamStorageAccount = "storageAccount"
+	// ParamResourceGroup is the resource group of ParamStorageAccount.
+	ParamResourceGroup = "resourceGroup"
+	// ProtocolNFS is the Blob driver's NFS 3.0 protocol value.
+	ProtocolNFS = "nfs"
+)
+
+// azureFileMountOptions are the SMB mount options of both Azure Files classes,
+// in the seed's order: group-writable files for uid/gid 1000 (the workloads'
+// runAsUser/runAsGroup), symlinks, strict caching, 30 s attribute cache and a
+// socket per share.
+func azureFileMountOptions() []string {
+	return []string{
+		"dir_mode=0770",
+		"file_mode=0660",
+		"uid=1000",
+		"gid=1000",
+		"mfsymlinks",
+		"cache=strict",
+		"actimeo=30",
+		"nosharesock",
+	}
+}
+
+// blobNFSMountOptions are the NFS mount options of the Blob class, exactly as
+// seed 000 writes them (one "-o" per option).
+func blobNFSMountOptions() []string {
+	return []string{
+		"-o attr_timeout=120",
+		"-o entry_timeout=120",
+		"-o negative_timeout=120",
+		"-o actimeo=120",
+		"-o noresvport",
+		"-o nconnect=4",
+	}
+}
+
+// Per-team claims (C3.3). Workload components mount these names.
+const (
+	// DatasetsPVCName is the shared RWX datasets claim in every team
+	// namespace (seed 000 `shared-training-data`).
+	DatasetsPVCName = "shared-training-data"
+	// CheckpointsPVCName is the RWX checkpoints claim in every team namespace
+	// (seed 000 `model-checkpoints`), on the Retain class.
+	CheckpointsPVCName = "model-checkpoints"
+	// AccessModeRWX is the access mode of both claims: workers on different
+	// nodes mount the same share (seed 000).
+	AccessModeRWX = "ReadWriteMany"
+)
+
+// Defaults applied by (*Spec).Default.
+const (
+	// DefaultDatasetsClass is Azure Files premium (seed 000 shared-training-data).
+	DefaultDatasetsClass = AzureFilePremiumClass
+	// DefaultDatasetsSize is the seed's shared-training-data request.
+	DefaultDatasetsSize = "100Gi"
+	// DefaultCheckpointsSize is the seed's model-checkpoints request.
+	DefaultCheckpointsSize = "100Gi"
+	// DefaultFilesAccountSuffix is appended to Accounts.NamePrefix to derive
+	// the Azure Files premium account name.
+	DefaultFilesAccountSuffix = "files"
+	// DefaultBlobAccountSuffix is appended to Accounts.NamePrefix to derive
+	// the Blob NFS account name.
+	DefaultBlobAccountSuffix = "blob"
+)
+
+// Limits checked by validation.
+const (
+	// MinAccountNameLen and MaxAccountNameLen bound an Azure storage account
+	// name (3-24 lowercase letters and digits).
+	MinAccountNameLen = 3
+	MaxAccountNameLen = 24
+	// MinPremiumFileShareGiB is the smallest Azure Files premium share; the
+	// CSI driver rounds smaller claims up and the share is billed at this
+	// size, so aksml asks for it explicitly.
+	MinPremiumFileShareGiB = 100
+	// MaxPremiumFileShareGiB is the largest Azure Files premium share (100 TiB).
+	MaxPremiumFileShareGiB = 102400
+)
+
+// Azure storage account settings aksml always applies (C3.1).
+const (
+	// KindFileStorage and KindBlockBlobStorage are the premium account kinds.
+	KindFileStorage      = "FileStorage"
+	KindBlockBlobStorage = "BlockBlobStorage"
+	// MinimumTLSVersion is the lowest TLS version the accounts accept.
+	MinimumTLSVersion = "TLS1_2"
+	// BypassAzureServices lets trusted Azure services (backup, monitoring)
+	// through the firewall.
+	BypassAzureServices = "AzureServices"
+)

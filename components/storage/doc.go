@@ -1,0 +1,51 @@
+// Package storage builds where ML datasets and checkpoints live (SPEC C3),
+// following seed 000 "Armazenar conjuntos de dados e pontos de verificação":
+// keep datasets and checkpoints off the node so training survives eviction
+// and preemption.
+//
+// Three components, usable separately:
+//
+//   - NewStorageAccounts (Azure layer, `aksml:storage:StorageAccounts`): a
+//     premium Azure Files account (kind FileStorage, Premium_LRS) for RWX
+//     datasets and checkpoints, and, opt-in with Spec.BlobNFS, a premium Blob
+//     account (BlockBlobStorage, hierarchical namespace, NFS 3.0) for large
+//     object datasets. Secure defaults: TLS 1.2 minimum, no public blob
+//     access, no cross-tenant replication, OAuth by default in the portal,
+//     trusted Azure services through the firewall, and a deny-by-default
+//     firewall with PrivateNetwork. Two settings follow the CSI mode rather
+//     than the general rule:
+//     shared-key access stays on for the Azure Files account, because the
+//     Azure Files CSI driver mounts SMB shares with the account key; it is
+//     off on the Blob NFS account, because NFS 3.0 mounts use no key. HTTPS
+//     only is on for Azure Files (SMB 3 encrypts in transit) and off on the
+//     Blob NFS account, because NFS 3.0 traffic is not TLS and Azure requires
+//     secure transfer off for it; that account therefore always denies every
+//     network except Spec.AllowedSubnetIDs. Args.Protect (prod) protects the
+//     Azure Files account, which holds the checkpoints.
+//   - NewStorageClasses (Kubernetes layer, `aksml:storage:StorageClasses`):
+//     ml-azurefile-premium, ml-checkpoints-azurefile (reclaim Retain) and
+//     ml-azureblob-nfs with the seed's provisioner, parameters, mount
+//     options, reclaim policy, allowVolumeExpansion true and
+//     volumeBindingMode Immediate. With Args.Accounts (aksml manages the
+//     accounts) each class also gets the CSI parameters `storageAccount` and
+//     `resourceGroup` pointing at the account behind it; the seed's
+//     parameters are unchanged. The cluster identity then needs "Storage
+//     Account Contributor" on that resource group, which the stack grants.
+//     Without Args.Accounts (existing-cluster mode) the classes are exactly
+//     the seed's and the drivers create their own accounts.
+//   - NewTeamVolumes (Kubernetes layer, `aksml:storage:TeamVolumes`): in a
+//     team namespace, the RWX datasets claim DatasetsPVCName on
+//     ml-azurefile-premium or ml-azureblob-nfs and the RWX checkpoints claim
+//     CheckpointsPVCName on ml-checkpoints-azurefile, 100Gi each by default
+//     (seed 000). Workload components mount these names.
+//
+// Checkpoints are never deleted by a `pulumi destroy` (C3.4): the checkpoint
+// class reclaims with Retain, so the Azure file share outlives its claim and
+// even its namespace; in prod Args.RetainCheckpoints registers the claim
+// with RetainOnDelete and StorageAccountsArgs.Protect protects the account.
+//
+// The Spec (`aksml:storage`) is plain data: Default fills the documented
+// defaults and Validate returns every problem with its config key. Pulumi
+// transforms passed in a component's options apply to its children, which
+// is the escape hatch for any provider argument not exposed here.
+package storage

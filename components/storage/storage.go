@@ -1,0 +1,110 @@
+package storage
+
+// Spec is the plain-data storage configuration held in stack config under
+// `aksml:storage`. Call Default, then Validate(field.NewPath(ConfigKey)).
+type Spec struct {
+	// Accounts configures the Azure storage accounts aksml creates. Default
+	// nil: no accounts; the CSI drivers create and manage their own accounts
+	// in the node resource group (seed 000 behaviour, and the only choice for
+	// an existing cluster aksml has no Azure access to).
+	Accounts *AccountsSpec `json:"accounts,omitempty"`
+	// Volumes configures the per-team claims (TeamVolumes).
+	Volumes VolumesSpec `json:"volumes"`
+}
+
+// AccountsSpec describes the storage accounts aksml creates: always a
+// premium Azure Files account (FileStorage, Premium_LRS) for datasets and
+// checkpoints, and optionally a premium Blob account with NFS 3.0 for large
+// object datasets.
+type AccountsSpec struct {
+	// NamePrefix derives account names: <prefix>files and <prefix>blob.
+	// 1-19 lowercase letters and digits. Storage account names are global
+	// across Azure, so include something unique (org, env, region). Required
+	// unless FilesAccountName (and BlobAccountName with BlobNFS) are set.
+	NamePrefix string `json:"namePrefix,omitempty"`
+	// FilesAccountName overrides the Azure Files account name: 3-24
+	// lowercase letters and digits. Default <namePrefix>files.
+	FilesAccountName string `json:"filesAccountName,omitempty"`
+	// BlobNFS creates the premium Blob NFS 3.0 account (BlockBlobStorage,
+	// hierarchical namespace, NFS v3) that the ml-azureblob-nfs class then
+	// uses. Default false (opt-in). NFS 3.0 has no authentication, so the
+	// account only accepts traffic from AllowedSubnetIDs, which must be set.
+	BlobNFS bool `json:"blobNfs,omitempty"`
+	// BlobAccountName overrides the Blob NFS account name: 3-24 lowercase
+	// letters and digits. Default <namePrefix>blob. Only with BlobNFS.
+	BlobAccountName string `json:"blobAccountName,omitempty"`
+	// PrivateNetwork sets the Azure Files account firewall to deny all
+	// traffic except AllowedSubnetIDs and AllowedIPRanges (and trusted Azure
+	// services). Default false (allow all networks, for dev); prod stacks set
+	// it (C3.1). The Blob NFS account always denies by default.
+	PrivateNetwork bool `json:"privateNetwork,omitempty"`
+	// AllowedSubnetIDs are the virtual network subnets (ARM IDs) allowed
+	// through the firewall, normally the AKS node subnet. The subnet needs
+	// the Microsoft.Storage service endpoint. Required with PrivateNetwork
+	// (unless AllowedIPRanges is set) and with BlobNFS.
+	AllowedSubnetIDs []string `json:"allowedSubnetIds,omitempty"`
+	// AllowedIPRanges are public IPv4 addresses or CIDR ranges (prefix /30 or
+	// wider; Azure rejects /31 and /32 ranges and private ranges) allowed
+	// through the Azure Files firewall, e.g. an operator's egress IP.
+	AllowedIPRanges []string `json:"allowedIpRanges,omitempty"`
+}
+
+// FilesName is the Azure Files account name: FilesAccountName, or
+// NamePrefix + "files".
+func (a AccountsSpec) FilesName() string {
+	if a.FilesAccountName != "" {
+		return a.FilesAccountName
+	}
+	if a.NamePrefix == "" {
+		return ""
+	}
+	return a.NamePrefix + DefaultFilesAccountSuffix
+}
+
+// BlobName is the Blob NFS account name: BlobAccountName, or NamePrefix +
+// "blob"; "" without BlobNFS.
+func (a AccountsSpec) BlobName() string {
+	if !a.BlobNFS {
+		return ""
+	}
+	if a.BlobAccountName != "" {
+		return a.BlobAccountName
+	}
+	if a.NamePrefix == "" {
+		return ""
+	}
+	return a.NamePrefix + DefaultBlobAccountSuffix
+}
+
+// VolumesSpec describes the claims TeamVolumes creates in each team namespace.
+type VolumesSpec struct {
+	// DatasetsClass is the class of the datasets claim: ml-azurefile-premium
+	// (default) or ml-azureblob-nfs.
+	DatasetsClass string `json:"datasetsClass,omitempty"`
+	// DatasetsSize is the datasets claim request, a Kubernetes quantity.
+	// Default 100Gi (seed 000). At least 100Gi and at most 100Ti on Azure
+	// Files premium.
+	DatasetsSize string `json:"datasetsSize,omitempty"`
+	// CheckpointsSize is the checkpoints claim request on the Retain class.
+	// Default 100Gi (seed 000); 100Gi to 100Ti (Azure Files premium).
+	CheckpointsSize string `json:"checkpointsSize,omitempty"`
+}
+
+// Default fills unset fields with their documented defaults.
+func (s *Spec) Default() { s.Volumes.Default() }
+
+// Default fills unset fields with their documented defaults.
+func (v *VolumesSpec) Default() {
+	if v.DatasetsClass == "" {
+		v.DatasetsClass = DefaultDatasetsClass
+	}
+	if v.DatasetsSize == "" {
+		v.DatasetsSize = DefaultDatasetsSize
+	}
+	if v.CheckpointsSize == "" {
+		v.CheckpointsSize = DefaultCheckpointsSize
+	}
+}
+
+// DatasetsClasses lists the classes a datasets claim may use.
+var DatasetsClasses = []string{AzureFilePremiumClass, BlobNFSClass}

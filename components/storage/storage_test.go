@@ -1,0 +1,476 @@
+package storage
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+const (
+	tokenAccount = "azure-native:storage:StorageAccount"
+	tokenClass   = "kubernetes:storage.k8s.io/v1:StorageClass"
+	tokenPVC     = "kubernetes:core/v1:PersistentVolumeClaim"
+
+	subnetID = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes"
+)
+
+// registered is one resource the mocks saw.
+type registered struct {
+	token, name, provider string
+	inputs                map[string]any
+	protect, retain       bool
+}
+
+// mocks records every resource registration.
+type mocks struct {
+	mu  sync.Mutex
+	res []registered
+}
+
+func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.res = append(m.res, registered{
+		token:    args.TypeToken,
+		name:     args.Name,
+		provider: args.Provider,
+		inputs:   args.Inputs.Mappable(),
+		protect:  args.RegisterRPC.GetProtect(),
+		retain:   args.RegisterRPC.GetRetainOnDelete(),
+	})
+	outputs := args.Inputs.Copy()
+	if args.TypeToken == tokenAccount {
+		outputs["name"] = args.Inputs["accountName"]
+	}
+	return args.Name + "-id", outputs, nil
+}
+
+func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) { return args.Args, nil }
+
+func (m *mocks) byToken(token string) []registered {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []registered
+	for _, r := range m.res {
+		if r.token == token {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (m *mocks) byName(t *testing.T, name string) registered {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.res {
+		if r.name == name {
+			return r
+		}
+	}
+	t.Fatalf("no resource named %q registered", name)
+	return registered{}
+}
+
+func run(t *testing.T, fn pulumi.RunFunc) (*mocks, error) {
+	t.Helper()
+	m := &mocks{}
+	err := pulumi.RunErr(fn, pulumi.WithMocks("aksml", "test", m))
+	return m, err
+}
+
+// await resolves a string output once the program has run.
+type await struct {
+	wg  sync.WaitGroup
+	val string
+}
+
+func awaitString(o pulumi.StringOutput) *await {
+	a := &await{}
+	a.wg.Add(1)
+	o.ApplyT(func(v string) string { a.val = v; a.wg.Done(); return v })
+	return a
+}
+
+func (a *await) get() string { a.wg.Wait(); return a.val }
+
+func path(m map[string]any, keys ...string) any {
+	var cur any = m
+	for _, k := range keys {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[k]
+	}
+	return cur
+}
+
+func strs(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+func TestStorageClassesAreExactlyTheSeed(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageClasses(ctx, "ml", nil)
+		return err
+	})
+	require.NoError(t, err)
+	require.Len(t, m.byToken(tokenClass), 3)
+
+	fileOpts := []string{"dir_mode=0770", "file_mode=0660", "uid=1000", "gid=1000", "mfsymlinks", "cache=strict", "actimeo=30", "nosharesock"}
+	want := []struct {
+		resource, name, provisioner, reclaim string
+		params                               map[string]any
+		mountOptions                         []string
+	}{
+		{"ml-files-premium", "ml-azurefile-premium", "file.csi.azure.com", "Delete", map[string]any{"skuName": "Premium_LRS"}, fileOpts},
+		{"ml-checkpoints", "ml-checkpoints-azurefile", "file.csi.azure.com", "Retain", map[string]any{"skuName": "Premium_LRS"}, fileOpts},
+		{"ml-blob-nfs", "ml-azureblob-nfs", "blob.csi.azure.com", "Delete", map[string]any{"protocol": "nfs", "skuName": "Premium_LRS"},
+			[]string{"-o attr_timeout=120", "-o entry_timeout=120", "-o negative_timeout=120", "-o actimeo=120", "-o noresvport", "-o nconnect=4"}},
+	}
+	for _, w := range want {
+		t.Run(w.name, func(t *testing.T) {
+			in := m.byName(t, w.resource).inputs
+			assert.Equal(t, w.name, path(in, "metadata", "name"))
+			assert.Equal(t, w.provisioner, in["provisioner"])
+			assert.Equal(t, w.params, in["parameters"], "parameters must be exactly the seed's in existing-cluster mode")
+			assert.Equal(t, w.mountOptions, strs(in["mountOptions"]))
+			assert.Equal(t, w.reclaim, in["reclaimPolicy"])
+			assert.Equal(t, true, in["allowVolumeExpansion"])
+			assert.Equal(t, "Immediate", in["volumeBindingMode"])
+		})
+	}
+}
+
+func TestStorageClassesPointAtManagedAccounts(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageClasses(ctx, "ml", &StorageClassesArgs{Accounts: &ClassAccounts{
+			ResourceGroupName: pulumi.String("rg-ml"),
+			FilesAccountName:  pulumi.String("mlprodfiles"),
+		}})
+		return err
+	})
+	require.NoError(t, err)
+
+	for _, res := range []string{"ml-files-premium", "ml-checkpoints"} {
+		assert.Equal(t, map[string]any{"skuName": "Premium_LRS", "storageAccount": "mlprodfiles", "resourceGroup": "rg-ml"},
+			m.byName(t, res).inputs["parameters"], res)
+	}
+	assert.Equal(t, map[string]any{"protocol": "nfs", "skuName": "Premium_LRS"}, m.byName(t, "ml-blob-nfs").inputs["parameters"],
+		"without a managed Blob account the blob class keeps the seed's parameters")
+}
+
+func TestStorageClassesUseTheGivenProvider(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		p, err := kubernetes.NewProvider(ctx, "existing", &kubernetes.ProviderArgs{})
+		if err != nil {
+			return err
+		}
+		_, err = NewStorageClasses(ctx, "ml", &StorageClassesArgs{Provider: p})
+		return err
+	})
+	require.NoError(t, err)
+	require.Len(t, m.byToken(tokenClass), 3)
+	for _, sc := range m.byToken(tokenClass) {
+		assert.Contains(t, sc.provider, "::existing::", sc.name)
+	}
+}
+
+func TestStorageAccountsSecureDefaults(t *testing.T) {
+	var files, blob, filesID *await
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		a, err := NewStorageAccounts(ctx, "ml", &StorageAccountsArgs{
+			ResourceGroupName: pulumi.String("rg-ml"),
+			Spec: AccountsSpec{
+				NamePrefix: "mlprod", BlobNFS: true, PrivateNetwork: true,
+				AllowedSubnetIDs: []string{subnetID}, AllowedIPRanges: []string{"203.0.113.0/24"},
+			},
+			Protect: true,
+		})
+		if err != nil {
+			return err
+		}
+		files, blob, filesID = awaitString(a.FilesAccountName), awaitString(a.BlobAccountName), awaitString(a.FilesAccountResourceID)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "mlprodfiles", files.get())
+	assert.Equal(t, "mlprodblob", blob.get())
+	assert.Equal(t, "ml-files-id", filesID.get())
+
+	f := m.byName(t, "ml-files")
+	assert.True(t, f.protect, "the account holding checkpoints is protected in prod")
+	for k, v := range map[string]any{
+		"accountName": "mlprodfiles", "resourceGroupName": "rg-ml", "kind": "FileStorage",
+		"enableHttpsTrafficOnly": true, "minimumTlsVersion": "TLS1_2", "allowBlobPublicAccess": false,
+		"allowSharedKeyAccess": true, "allowCrossTenantReplication": false,
+	} {
+		assert.Equal(t, v, f.inputs[k], "files account %s", k)
+	}
+	assert.Equal(t, "Premium_LRS", path(f.inputs, "sku", "name"))
+	assert.Equal(t, "Deny", path(f.inputs, "networkRuleSet", "defaultAction"))
+	assert.Equal(t, "AzureServices", path(f.inputs, "networkRuleSet", "bypass"))
+	assert.Equal(t, subnetID, path(f.inputs, "networkRuleSet", "virtualNetworkRules").([]any)[0].(map[string]any)["virtualNetworkResourceId"])
+	assert.Equal(t, "203.0.113.0/24", path(f.inputs, "networkRuleSet", "ipRules").([]any)[0].(map[string]any)["iPAddressOrRange"])
+
+	b := m.byName(t, "ml-blob")
+	assert.False(t, b.protect, "only the checkpoint account is protected")
+	for k, v := range map[string]any{
+		"accountName": "mlprodblob", "kind": "BlockBlobStorage", "isHnsEnabled": true, "enableNfsV3": true,
+		"enableHttpsTrafficOnly": false, "minimumTlsVersion": "TLS1_2", "allowBlobPublicAccess": false,
+		"allowSharedKeyAccess": false, "allowCrossTenantReplication": false,
+	} {
+		assert.Equal(t, v, b.inputs[k], "blob account %s", k)
+	}
+	assert.Equal(t, "Premium_LRS", path(b.inputs, "sku", "name"))
+	assert.Equal(t, "Deny", path(b.inputs, "networkRuleSet", "defaultAction"))
+	assert.Empty(t, path(b.inputs, "networkRuleSet", "ipRules"), "NFS is reachable from subnets only")
+}
+
+func TestStorageAccountsDevDefaults(t *testing.T) {
+	var blobName *await
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		a, err := NewStorageAccounts(ctx, "ml", &StorageAccountsArgs{
+			ResourceGroupName: pulumi.String("rg-dev"),
+			Spec:              AccountsSpec{FilesAccountName: "mldevshared"},
+		})
+		if err != nil {
+			return err
+		}
+		blobName = awaitString(a.BlobAccountName)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Len(t, m.byToken(tokenAccount), 1, "the Blob NFS account is opt-in")
+	f := m.byName(t, "ml-files")
+	assert.False(t, f.protect)
+	assert.Equal(t, "mldevshared", f.inputs["accountName"])
+	assert.Equal(t, "Allow", path(f.inputs, "networkRuleSet", "defaultAction"))
+	assert.Equal(t, "", blobName.get(), "outputs are always set")
+}
+
+func TestStorageAccountsValidateBeforeRegistering(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageAccounts(ctx, "ml", &StorageAccountsArgs{
+			ResourceGroupName: pulumi.String("rg"),
+			Spec:              AccountsSpec{NamePrefix: "Bad-Prefix", BlobNFS: true},
+		})
+		return err
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aksml:storage.accounts.namePrefix")
+	assert.Contains(t, err.Error(), "aksml:storage.accounts.allowedSubnetIds")
+	assert.Empty(t, m.res, "nothing is registered when the spec is invalid")
+}
+
+func TestClassAccountsFromStorageAccounts(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		a, err := NewStorageAccounts(ctx, "ml", &StorageAccountsArgs{
+			ResourceGroupName: pulumi.String("rg-ml"),
+			Spec:              AccountsSpec{NamePrefix: "mlprod", BlobNFS: true, AllowedSubnetIDs: []string{subnetID}},
+		})
+		if err != nil {
+			return err
+		}
+		_, err = NewStorageClasses(ctx, "ml", &StorageClassesArgs{Accounts: a.ClassAccounts()})
+		return err
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "mlprodfiles", path(m.byName(t, "ml-checkpoints").inputs, "parameters", "storageAccount"))
+	assert.Equal(t, "mlprodblob", path(m.byName(t, "ml-blob-nfs").inputs, "parameters", "storageAccount"))
+	assert.Equal(t, "rg-ml", path(m.byName(t, "ml-blob-nfs").inputs, "parameters", "resourceGroup"))
+	assert.Equal(t, "nfs", path(m.byName(t, "ml-blob-nfs").inputs, "parameters", "protocol"))
+}
+
+func TestTeamVolumes(t *testing.T) {
+	tests := []struct {
+		name          string
+		args          TeamVolumesArgs
+		wantClass     string
+		wantDatasets  string
+		wantCkpt      string
+		wantRetention bool
+	}{
+		{"defaults", TeamVolumesArgs{}, "ml-azurefile-premium", "100Gi", "100Gi", false},
+		{"prod retains checkpoints", TeamVolumesArgs{RetainCheckpoints: true, Spec: VolumesSpec{CheckpointsSize: "2Ti"}}, "ml-azurefile-premium", "100Gi", "2Ti", true},
+		{"blob datasets", TeamVolumesArgs{Spec: VolumesSpec{DatasetsClass: BlobNFSClass, DatasetsSize: "1Ti"}}, "ml-azureblob-nfs", "1Ti", "100Gi", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ds, ck *await
+			m, err := run(t, func(ctx *pulumi.Context) error {
+				args := tt.args
+				args.Namespace = pulumi.String("team-a")
+				v, err := NewTeamVolumes(ctx, "team-a", &args)
+				if err != nil {
+					return err
+				}
+				ds, ck = awaitString(v.DatasetsClaimName), awaitString(v.CheckpointsClaimName)
+				return nil
+			})
+			require.NoError(t, err)
+			require.Len(t, m.byToken(tokenPVC), 2)
+			assert.Equal(t, DatasetsPVCName, ds.get())
+			assert.Equal(t, CheckpointsPVCName, ck.get())
+
+			d := m.byName(t, "team-a-datasets")
+			assert.Equal(t, "shared-training-data", path(d.inputs, "metadata", "name"))
+			assert.Equal(t, "team-a", path(d.inputs, "metadata", "namespace"))
+			assert.Equal(t, []string{"ReadWriteMany"}, strs(path(d.inputs, "spec", "accessModes")))
+			assert.Equal(t, tt.wantClass, path(d.inputs, "spec", "storageClassName"))
+			assert.Equal(t, tt.wantDatasets, path(d.inputs, "spec", "resources", "requests", "storage"))
+			assert.False(t, d.retain, "datasets claims are not retained")
+
+			c := m.byName(t, "team-a-checkpoints")
+			assert.Equal(t, "model-checkpoints", path(c.inputs, "metadata", "name"))
+			assert.Equal(t, "team-a", path(c.inputs, "metadata", "namespace"))
+			assert.Equal(t, []string{"ReadWriteMany"}, strs(path(c.inputs, "spec", "accessModes")))
+			assert.Equal(t, "ml-checkpoints-azurefile", path(c.inputs, "spec", "storageClassName"))
+			assert.Equal(t, tt.wantCkpt, path(c.inputs, "spec", "resources", "requests", "storage"))
+			assert.Equal(t, tt.wantRetention, c.retain, "RetainOnDelete on the checkpoints claim")
+			assert.False(t, c.protect)
+		})
+	}
+}
+
+func TestTeamVolumesValidateBeforeRegistering(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		_, err := NewTeamVolumes(ctx, "team-a", &TeamVolumesArgs{
+			Namespace: pulumi.String("team-a"),
+			Spec:      VolumesSpec{CheckpointsSize: "10Gi"},
+		})
+		return err
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aksml:storage.volumes.checkpointsSize")
+	assert.Empty(t, m.res)
+
+	_, err = run(t, func(ctx *pulumi.Context) error {
+		_, err := NewTeamVolumes(ctx, "team-a", &TeamVolumesArgs{})
+		return err
+	})
+	assert.ErrorContains(t, err, "Namespace")
+}
+
+func TestParseStorageSize(t *testing.T) {
+	tests := []struct {
+		in     string
+		gib    float64
+		wantOK bool
+	}{
+		{"100Gi", 100, true},
+		{"1Ti", 1024, true},
+		{"1.5Ti", 1536, true},
+		{"512Mi", 0.5, true},
+		{"1073741824", 1, true},
+		{"100", 100.0 / (1 << 30), true},
+		{"100GB", 0, false},
+		{"1e3", 0, false},
+		{"-1Gi", 0, false},
+		{"", 0, false},
+		{"Gi", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseStorageSize(tt.in)
+		assert.Equal(t, tt.wantOK, ok, tt.in)
+		assert.InDelta(t, tt.gib, got, 1e-9, tt.in)
+	}
+}
+
+func TestSpecValidate(t *testing.T) {
+	okAccounts := func(mut func(*AccountsSpec)) Spec {
+		s := Spec{Accounts: &AccountsSpec{NamePrefix: "mlprod"}}
+		mut(s.Accounts)
+		return s
+	}
+	volumes := func(mut func(*VolumesSpec)) Spec {
+		s := Spec{}
+		mut(&s.Volumes)
+		return s
+	}
+	tests := []struct {
+		name    string
+		in      Spec
+		wantErr []string // each must appear in the error; nil means valid
+	}{
+		{"defaults", Spec{}, nil},
+		{"accounts from prefix", okAccounts(func(*AccountsSpec) {}), nil},
+		{"private with subnet and blob", okAccounts(func(a *AccountsSpec) {
+			a.PrivateNetwork, a.BlobNFS, a.AllowedSubnetIDs = true, true, []string{subnetID}
+		}), nil},
+		{"private with ip only", okAccounts(func(a *AccountsSpec) {
+			a.PrivateNetwork, a.AllowedIPRanges = true, []string{"203.0.113.7", "198.51.100.0/30"}
+		}), nil},
+		{"explicit names", Spec{Accounts: &AccountsSpec{FilesAccountName: "abc", BlobNFS: true, BlobAccountName: "abd", AllowedSubnetIDs: []string{subnetID}}}, nil},
+		{"prefix uppercase", okAccounts(func(a *AccountsSpec) { a.NamePrefix = "MLprod" }), []string{"aksml:storage.accounts.namePrefix", "lowercase"}},
+		{"prefix too long", okAccounts(func(a *AccountsSpec) { a.NamePrefix = strings.Repeat("a", 20) }), []string{"aksml:storage.accounts.namePrefix", "1-19"}},
+		{"no name at all", Spec{Accounts: &AccountsSpec{}}, []string{"aksml:storage.accounts.namePrefix: is required"}},
+		{"files name too short", okAccounts(func(a *AccountsSpec) { a.FilesAccountName = "ab" }), []string{"aksml:storage.accounts.filesAccountName", "3-24"}},
+		{"files name with hyphen", okAccounts(func(a *AccountsSpec) { a.FilesAccountName = "ml-files" }), []string{"aksml:storage.accounts.filesAccountName"}},
+		{"blob name without blobNfs", okAccounts(func(a *AccountsSpec) { a.BlobAccountName = "mlblob" }), []string{"aksml:storage.accounts.blobAccountName", "blobNfs is false"}},
+		{"blob name invalid", okAccounts(func(a *AccountsSpec) {
+			a.BlobNFS, a.BlobAccountName, a.AllowedSubnetIDs = true, "ML_BLOB", []string{subnetID}
+		}), []string{"aksml:storage.accounts.blobAccountName", "not a valid storage account name"}},
+		{"blob without any name", Spec{Accounts: &AccountsSpec{FilesAccountName: "mlfiles", BlobNFS: true, AllowedSubnetIDs: []string{subnetID}}}, []string{"aksml:storage.accounts.blobAccountName: is required"}},
+		{"same names", Spec{Accounts: &AccountsSpec{FilesAccountName: "mlshared", BlobNFS: true, BlobAccountName: "mlshared", AllowedSubnetIDs: []string{subnetID}}}, []string{"aksml:storage.accounts.blobAccountName", "different names"}},
+		{"bad subnet id", okAccounts(func(a *AccountsSpec) { a.AllowedSubnetIDs = []string{"aks-subnet"} }), []string{"aksml:storage.accounts.allowedSubnetIds[0]", "subnet resource ID"}},
+		{"ip not an address", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"example.com"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "not an IPv4"}},
+		{"ip /32", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"203.0.113.7/32"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "/31 or /32"}},
+		{"ip private", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"10.0.0.0/8"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "not a public address"}},
+		{"ip v6", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"2001:db8::1"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "IPv4 only"}},
+		{"ip host bits", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"203.0.113.7/24"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "203.0.113.0/24"}},
+		{"private without rules", okAccounts(func(a *AccountsSpec) { a.PrivateNetwork = true }), []string{"aksml:storage.accounts.allowedSubnetIds: is required", "privateNetwork"}},
+		{"blob without subnet", okAccounts(func(a *AccountsSpec) { a.BlobNFS, a.AllowedIPRanges = true, []string{"203.0.113.7"} }), []string{"aksml:storage.accounts.allowedSubnetIds: is required", "NFS"}},
+		{"datasets class unknown", volumes(func(v *VolumesSpec) { v.DatasetsClass = "azurefile-csi" }), []string{"aksml:storage.volumes.datasetsClass", `"ml-azurefile-premium", "ml-azureblob-nfs"`}},
+		{"datasets size not a quantity", volumes(func(v *VolumesSpec) { v.DatasetsSize = "100GB" }), []string{"aksml:storage.volumes.datasetsSize", "not a storage quantity"}},
+		{"datasets size zero", volumes(func(v *VolumesSpec) { v.DatasetsSize = "0Gi" }), []string{"aksml:storage.volumes.datasetsSize", "zero"}},
+		{"datasets below files minimum", volumes(func(v *VolumesSpec) { v.DatasetsSize = "50Gi" }), []string{"aksml:storage.volumes.datasetsSize", "100Gi minimum"}},
+		{"small blob datasets are fine", volumes(func(v *VolumesSpec) { v.DatasetsClass, v.DatasetsSize = BlobNFSClass, "10Gi" }), nil},
+		{"datasets above files maximum", volumes(func(v *VolumesSpec) { v.DatasetsSize = "101Ti" }), []string{"aksml:storage.volumes.datasetsSize", "100Ti maximum"}},
+		{"checkpoints not a quantity", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "lots" }), []string{"aksml:storage.volumes.checkpointsSize", "not a storage quantity"}},
+		{"checkpoints below minimum", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "10Gi" }), []string{"aksml:storage.volumes.checkpointsSize", "100Gi minimum"}},
+		{"every problem at once", Spec{
+			Accounts: &AccountsSpec{NamePrefix: "UPPER", PrivateNetwork: true},
+			Volumes:  VolumesSpec{DatasetsClass: "nope", CheckpointsSize: "1"},
+		}, []string{"4 problems", "namePrefix", "allowedSubnetIds", "datasetsClass", "checkpointsSize"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.in
+			s.Default()
+			err := s.Validate(field.NewPath(ConfigKey)).ToAggregate()
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			for _, want := range tt.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
+	}
+}
+
+func TestAccountNamesDerivedFromPrefix(t *testing.T) {
+	a := AccountsSpec{NamePrefix: "mlprod"}
+	assert.Equal(t, "mlprodfiles", a.FilesName())
+	assert.Equal(t, "", a.BlobName(), "no blob account without BlobNFS")
+	a.BlobNFS = true
+	assert.Equal(t, "mlprodblob", a.BlobName())
+	a.FilesAccountName, a.BlobAccountName = "custfiles", "custblob"
+	assert.Equal(t, "custfiles", a.FilesName())
+	assert.Equal(t, "custblob", a.BlobName())
+}

@@ -1,0 +1,163 @@
+package storage
+
+import (
+	"net/netip"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+var (
+	accountNameRE = regexp.MustCompile(`^[a-z0-9]{3,24}$`)
+	prefixRE      = regexp.MustCompile(`^[a-z0-9]+$`)
+	subnetIDRE    = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[^/]+/providers/Microsoft\.Network/virtualNetworks/[^/]+/subnets/[^/]+$`)
+	quantityRE    = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$`)
+)
+
+// maxPrefixLen keeps <prefix>files within MaxAccountNameLen.
+const maxPrefixLen = MaxAccountNameLen - len(DefaultFilesAccountSuffix)
+
+var quantityUnits = map[string]float64{
+	"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+	"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60,
+}
+
+// ParseStorageSize parses a storage request written as a Kubernetes quantity
+// (e.g. 100Gi, 1Ti, 500G) and returns its size in GiB. Exponent and milli
+// forms are rejected: they are never meant for volume sizes.
+func ParseStorageSize(q string) (float64, bool) {
+	m := quantityRE.FindStringSubmatch(q)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, false
+	}
+	return n * quantityUnits[m[2]] / (1 << 30), true
+}
+
+// ValidateAccountName checks an Azure storage account name: 3-24 lowercase
+// letters and digits.
+func ValidateAccountName(name string, path field.Path) field.ErrorList {
+	if !accountNameRE.MatchString(name) {
+		return field.ErrorList{field.Invalid(path, "%q is not a valid storage account name: use %d-%d lowercase letters and digits", name, MinAccountNameLen, MaxAccountNameLen)}
+	}
+	return nil
+}
+
+// Validate checks a defaulted Spec and returns every problem, each naming
+// its path below path (the stack passes field.NewPath(ConfigKey)).
+func (s Spec) Validate(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.Accounts != nil {
+		errs = append(errs, s.Accounts.Validate(path.Child("accounts"))...)
+	}
+	errs = append(errs, s.Volumes.Validate(path.Child("volumes"))...)
+	return errs
+}
+
+// Validate checks the accounts configuration and returns every problem.
+func (a AccountsSpec) Validate(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if a.NamePrefix != "" && (len(a.NamePrefix) > maxPrefixLen || !prefixRE.MatchString(a.NamePrefix)) {
+		errs = append(errs, field.Invalid(path.Child("namePrefix"), "%q is not a valid account name prefix: use 1-%d lowercase letters and digits (aksml appends %q and %q)", a.NamePrefix, maxPrefixLen, DefaultFilesAccountSuffix, DefaultBlobAccountSuffix))
+	}
+	switch {
+	case a.FilesAccountName != "":
+		errs = append(errs, ValidateAccountName(a.FilesAccountName, path.Child("filesAccountName"))...)
+	case a.NamePrefix == "":
+		errs = append(errs, field.Required(path.Child("namePrefix"), "a globally unique prefix for the storage account names (or set filesAccountName)"))
+	}
+	if a.BlobAccountName != "" {
+		if !a.BlobNFS {
+			errs = append(errs, field.Invalid(path.Child("blobAccountName"), "is set but blobNfs is false; set blobNfs: true to create the Blob NFS account, or remove blobAccountName"))
+		} else {
+			errs = append(errs, ValidateAccountName(a.BlobAccountName, path.Child("blobAccountName"))...)
+		}
+	} else if a.BlobNFS && a.NamePrefix == "" {
+		errs = append(errs, field.Required(path.Child("blobAccountName"), "a name for the Blob NFS account (or set namePrefix)"))
+	}
+	if a.BlobNFS && a.FilesName() != "" && a.FilesName() == a.BlobName() {
+		errs = append(errs, field.Invalid(path.Child("blobAccountName"), "%q is also the Azure Files account name; the two accounts need different names", a.BlobName()))
+	}
+
+	for i, id := range a.AllowedSubnetIDs {
+		if !subnetIDRE.MatchString(id) {
+			errs = append(errs, field.Invalid(path.Child("allowedSubnetIds").Index(i), "%q is not a subnet resource ID; write /subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet>", id))
+		}
+	}
+	for i, r := range a.AllowedIPRanges {
+		if detail := checkIPRule(r); detail != "" {
+			errs = append(errs, field.Invalid(path.Child("allowedIpRanges").Index(i), "%q %s", r, detail))
+		}
+	}
+	if a.PrivateNetwork && len(a.AllowedSubnetIDs) == 0 && len(a.AllowedIPRanges) == 0 {
+		errs = append(errs, field.Required(path.Child("allowedSubnetIds"), "privateNetwork denies every network not listed; add the AKS node subnet ID (or allowedIpRanges), or set privateNetwork: false"))
+	}
+	if a.BlobNFS && len(a.AllowedSubnetIDs) == 0 {
+		errs = append(errs, field.Required(path.Child("allowedSubnetIds"), "a Blob NFS 3.0 account only accepts traffic from virtual network subnets (NFS has no authentication); add the AKS node subnet ID"))
+	}
+	return errs
+}
+
+// checkIPRule returns why r cannot be a storage firewall IP rule, or "".
+func checkIPRule(r string) string {
+	var addr netip.Addr
+	if strings.Contains(r, "/") {
+		p, err := netip.ParsePrefix(r)
+		if err != nil {
+			return "is not an IPv4 address or CIDR range"
+		}
+		if p.Bits() > 30 {
+			return "is a /31 or /32 range, which Azure Storage rejects; write the single address without a prefix"
+		}
+		if p.Masked() != p {
+			return "has host bits set; write the network address, e.g. " + p.Masked().String()
+		}
+		addr = p.Addr()
+	} else {
+		a, err := netip.ParseAddr(r)
+		if err != nil {
+			return "is not an IPv4 address or CIDR range"
+		}
+		addr = a
+	}
+	switch {
+	case !addr.Is4():
+		return "is not IPv4; Azure Storage IP rules take IPv4 only"
+	case addr.IsPrivate() || addr.IsLoopback() || addr.IsUnspecified() || addr.IsLinkLocalUnicast():
+		return "is not a public address; IP rules only match public addresses, use allowedSubnetIds for virtual networks"
+	}
+	return ""
+}
+
+// Validate checks the claims configuration and returns every problem.
+func (v VolumesSpec) Validate(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if !slices.Contains(DatasetsClasses, v.DatasetsClass) {
+		errs = append(errs, field.NotSupported(path.Child("datasetsClass"), v.DatasetsClass, DatasetsClasses))
+	}
+	errs = append(errs, validateSize(v.DatasetsSize, v.DatasetsClass != BlobNFSClass, path.Child("datasetsSize"))...)
+	errs = append(errs, validateSize(v.CheckpointsSize, true, path.Child("checkpointsSize"))...)
+	return errs
+}
+
+// validateSize checks a claim size; onAzureFiles adds the premium share limits.
+func validateSize(q string, onAzureFiles bool, path field.Path) field.ErrorList {
+	gib, ok := ParseStorageSize(q)
+	switch {
+	case !ok:
+		return field.ErrorList{field.Invalid(path, "%q is not a storage quantity; write e.g. 100Gi or 1Ti", q)}
+	case gib <= 0:
+		return field.ErrorList{field.Invalid(path, "%q is zero; request a positive size such as 100Gi", q)}
+	case onAzureFiles && gib < MinPremiumFileShareGiB:
+		return field.ErrorList{field.Invalid(path, "%q is below the %dGi minimum of an Azure Files premium share (it would be provisioned and billed at %dGi); request at least %dGi", q, MinPremiumFileShareGiB, MinPremiumFileShareGiB, MinPremiumFileShareGiB)}
+	case onAzureFiles && gib > MaxPremiumFileShareGiB:
+		return field.ErrorList{field.Invalid(path, "%q exceeds the 100Ti maximum of an Azure Files premium share; request at most 100Ti", q)}
+	}
+	return nil
+}
