@@ -1,0 +1,156 @@
+package queues
+
+// PriorityClasses from seed 000 "Configurar prioridades de treinamento e
+// inferência": latency-sensitive inference may preempt interruptible batch
+// training, and batch training never preempts anything.
+const (
+	// PriorityClassTrainingBatch is the PriorityClass (and Kueue
+	// WorkloadPriorityClass) of checkpointed, preemptible batch training.
+	PriorityClassTrainingBatch = "training-batch"
+	// TrainingBatchValue is the priority of PriorityClassTrainingBatch (seed: 10000).
+	TrainingBatchValue = 10000
+	// TrainingBatchPreemptionPolicy is Never: training waits, it never evicts
+	// other pods (seed).
+	TrainingBatchPreemptionPolicy = "Never"
+	// TrainingBatchDescription is the seed's description, verbatim.
+	TrainingBatchDescription = "Batch training can wait and can be preempted by higher-priority workloads."
+
+	// PriorityClassInferenceCritical is the PriorityClass (and Kueue
+	// WorkloadPriorityClass) of latency-sensitive production inference.
+	PriorityClassInferenceCritical = "inference-critical"
+	// InferenceCriticalValue is the priority of PriorityClassInferenceCritical (seed: 100000).
+	InferenceCriticalValue = 100000
+	// InferenceCriticalPreemptionPolicy is PreemptLowerPriority (seed).
+	InferenceCriticalPreemptionPolicy = "PreemptLowerPriority"
+	// InferenceCriticalDescription is the seed's description, verbatim.
+	InferenceCriticalDescription = "Latency-sensitive production inference can preempt lower-priority workloads."
+)
+
+// Kueue, pinned (seed 000 "Aloque a cota de GPU multilocatário com Kueue":
+// install a Kueue version compatible with the cluster's Kubernetes version).
+const (
+	// KueueVersion is the Kueue release installed by aksml. It is a constant,
+	// not a setting: the objects below are written for its API.
+	KueueVersion = "0.17.0"
+	// KueueChart is Kueue's official Helm chart (OCI).
+	KueueChart = "oci://registry.k8s.io/kueue/charts/kueue"
+	// KueueNamespace is where the Kueue controller runs.
+	KueueNamespace = "kueue-system"
+	// KueueAPIVersion is the storage version of Kueue's API in KueueVersion
+	// (v1beta1 is deprecated). It differs from the seed's v1beta1 manifest in
+	// field names: a ClusterQueue's cohort is `spec.cohortName`.
+	KueueAPIVersion = "kueue.x-k8s.io/v1beta2"
+	// KueueConfigAPIVersion is the API version of Kueue's controller configuration.
+	KueueConfigAPIVersion = "config.kueue.x-k8s.io/v1beta2"
+	// PodsReadyTimeout is how long an admitted workload may wait for all its
+	// pods to be ready before Kueue evicts and requeues it, so that a
+	// partially scheduled gang does not hold GPUs (seed 000 "Use agendamento
+	// de gangue"). 15 minutes covers a GPU node scaling up from zero and
+	// pulling a CUDA image.
+	PodsReadyTimeout = "15m"
+)
+
+// DefaultKueueIntegrations are the Kueue job integrations aksml's workloads
+// use (seed 000: enable the integrations for the workload kinds you run):
+// batch Jobs (C7.1-C7.3) and Kubeflow PyTorchJob/TFJob (C7.4).
+var DefaultKueueIntegrations = []string{"batch/job", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob"}
+
+// KnownKueueIntegrations are the job frameworks Kueue 0.17.0 integrates with.
+var KnownKueueIntegrations = []string{
+	"batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster",
+	"jobset.x-k8s.io/jobset", "trainer.kubeflow.org/trainjob", "kubeflow.org/paddlejob",
+	"kubeflow.org/pytorchjob", "kubeflow.org/tfjob", "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob",
+	"workload.codeflare.dev/appwrapper", "sparkoperator.k8s.io/sparkapplication", "pod", "deployment",
+	"statefulset", "leaderworkerset.x-k8s.io/leaderworkerset",
+}
+
+// Volcano, pinned (seed 000 "Usar o Vulcão como alternativa").
+const (
+	// VolcanoVersion is the Volcano Helm chart (and release) installed by aksml.
+	VolcanoVersion = "1.12.2"
+	// VolcanoRepo is Volcano's Helm repository.
+	VolcanoRepo = "https://volcano-sh.github.io/helm-charts"
+	// VolcanoChart is the chart's name in VolcanoRepo.
+	VolcanoChart = "volcano"
+	// VolcanoNamespace is where the Volcano scheduler and controllers run.
+	VolcanoNamespace = "volcano-system"
+	// VolcanoAPIVersion is the API version of Volcano's Queue.
+	VolcanoAPIVersion = "scheduling.volcano.sh/v1beta1"
+	// VolcanoSchedulerName is the schedulerName Volcano jobs set (seed).
+	VolcanoSchedulerName = "volcano"
+)
+
+// Names and labels shared with the workloads that use the queues.
+const (
+	// LocalQueueName is the Kueue LocalQueue in every team namespace (seed:
+	// `gpu-queue`). Jobs select it with the QueueNameLabel.
+	LocalQueueName = "gpu-queue"
+	// QueueNameLabel is the label a Kueue-managed job carries with its LocalQueue.
+	QueueNameLabel = "kueue.x-k8s.io/queue-name"
+	// WorkloadPriorityClassLabel is the label a Kueue-managed job carries with
+	// its WorkloadPriorityClass.
+	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	// CPUFlavorName is the ResourceFlavor that carries cpu and memory quota.
+	// It has no node labels or taints: it matches any schedulable node.
+	CPUFlavorName = "cpu"
+	// ResourceQuotaName is the namespace ResourceQuota on GPU requests.
+	ResourceQuotaName = "gpu-quota"
+	// TeamLabel carries the team's name on its namespace and objects.
+	TeamLabel = "aksml.io/team"
+	// PartOfLabel marks every object aksml creates, with PartOfValue.
+	PartOfLabel = "app.kubernetes.io/part-of"
+	// PartOfValue is the value of PartOfLabel.
+	PartOfValue = "aksml"
+	// NamespaceNameLabel is set by Kubernetes on every namespace; ClusterQueues
+	// select their team namespace with it (seed).
+	NamespaceNameLabel = "kubernetes.io/metadata.name"
+	// CPUResource is the core cpu resource teams get quota for.
+	CPUResource = "cpu"
+	// MemoryResource is the core memory resource teams get quota for.
+	MemoryResource = "memory"
+	// MaxTeamNameLength keeps derived names (`<team>-gpu`) well inside the
+	// 63-character limit of Kubernetes names.
+	MaxTeamNameLength = 30
+)
+
+// Pod Security admission labels (C5.1).
+const (
+	// PodSecurityEnforceLabel rejects pods that break the level it names.
+	PodSecurityEnforceLabel = "pod-security.kubernetes.io/enforce"
+	// PodSecurityWarnLabel warns the client about pods that break its level.
+	PodSecurityWarnLabel = "pod-security.kubernetes.io/warn"
+	// PodSecurityAuditLabel records pods that break its level in the audit log.
+	PodSecurityAuditLabel = "pod-security.kubernetes.io/audit"
+)
+
+// Defaults applied by Default.
+const (
+	// DefaultSystem is Kueue, the seed's primary recommendation.
+	DefaultSystem = SystemKueue
+	// DefaultCohort is the Kueue cohort every team's ClusterQueue joins, so
+	// that teams can borrow each other's unused quota (seed 000: use cohorts
+	// and fair sharing when teams can borrow).
+	DefaultCohort = "aksml"
+	// DefaultOvercommitRatio is 1.0: the GPU quota handed out on a pool may not
+	// exceed what the pool holds at maxCount (C5.4).
+	DefaultOvercommitRatio = 1.0
+	// DefaultWeight is the fair-sharing weight of a team (Kueue's default, 1).
+	DefaultWeight = 1
+	// MaxWeight is the largest weight Volcano accepts on a Queue.
+	MaxWeight = 65535
+	// DefaultPodSecurity is restricted: aksml's training workloads run as
+	// non-root with dropped capabilities and RuntimeDefault seccomp (C7.1),
+	// and GPU access through the device plugin needs no privilege, so the
+	// strictest profile holds. Teams whose images cannot run as non-root set
+	// baseline.
+	DefaultPodSecurity = PodSecurityRestricted
+	// QueueingStrategy is the seed's ClusterQueue queueing strategy.
+	QueueingStrategy = "BestEffortFIFO"
+)
+
+// criticalAddonsToleration lets the Kueue and Volcano controllers run on an
+// AKS system pool (`CriticalAddonsOnly=true:NoSchedule`, C1.3): they sit on
+// the admission path of every job, and GPU pools are tainted, so without it a
+// cluster with only system and GPU pools has nowhere to run them. It is
+// inert on clusters without that taint.
+var criticalAddonsToleration = map[string]any{"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoSchedule"}

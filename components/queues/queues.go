@@ -1,0 +1,328 @@
+package queues
+
+import (
+	"errors"
+
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apiextensions"
+	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
+	helmv4 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/helm/v4"
+	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
+	schedulingv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/scheduling/v1"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// QueuesArgs configures NewQueues.
+type QueuesArgs struct {
+	// Teams are the tenants (`aksml:teams`). Default none.
+	Teams []Team
+	// Pools are the cluster's GPU pools (`aksml:gpuPools`): one Kueue
+	// ResourceFlavor each, and the capacity the teams' quota must fit.
+	Pools []gpupool.Spec
+	// Scheduler selects the queueing system (`aksml:scheduler`). Default
+	// Kueue, installed by aksml.
+	Scheduler SchedulerSpec
+	// Provider is the Kubernetes provider of the target cluster (AKS or any
+	// other). nil uses the ambient default provider.
+	Provider *kubernetes.Provider
+}
+
+// Queues is the scheduling, quota and tenancy layer (C5): team namespaces,
+// PriorityClasses, ResourceQuotas, and the queues of the selected system.
+type Queues struct {
+	pulumi.ResourceState
+
+	// Namespaces maps each team name to its namespace name. Workloads, PVCs
+	// and jobs of a team go there.
+	Namespaces pulumi.StringMapOutput `pulumi:"namespaces"`
+	// QueueNames maps each team to its cluster-scoped queue: the Kueue
+	// ClusterQueue or the Volcano Queue. Empty with system none.
+	QueueNames pulumi.StringMapOutput `pulumi:"queueNames"`
+	// LocalQueueName is the Kueue LocalQueue in every team namespace
+	// (`gpu-queue`), or "" when Kueue is not the system.
+	LocalQueueName pulumi.StringOutput `pulumi:"localQueueName"`
+	// FlavorNames maps each GPU pool name to its Kueue ResourceFlavor.
+	// Empty when Kueue is not the system.
+	FlavorNames pulumi.StringMapOutput `pulumi:"flavorNames"`
+	// System is the queueing system in use: kueue, volcano or none.
+	System pulumi.StringOutput `pulumi:"system"`
+}
+
+// NewQueues builds the scheduling layer on a cluster. It validates the
+// whole configuration (teams, pools, scheduler, capacity) before it
+// registers anything.
+func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulumi.ResourceOption) (*Queues, error) {
+	if args == nil {
+		return nil, errors.New("queues: args are required")
+	}
+	teams, pools, sched := defaulted(args.Teams, args.Pools, args.Scheduler)
+	paths := DefaultPaths()
+	errs := gpupool.ValidatePools(pools, paths.Pools)
+	errs = append(errs, ValidateTeams(teams, pools, sched, paths)...)
+	if err := errs.ToAggregate(); err != nil {
+		return nil, err
+	}
+
+	c := &Queues{}
+	if args.Provider != nil {
+		opts = append(opts, pulumi.Providers(args.Provider))
+	}
+	if err := ctx.RegisterComponentResource("aksml:queues:Queues", name, c, opts...); err != nil {
+		return nil, err
+	}
+	b := &builder{ctx: ctx, name: name, parent: c, teams: teams, pools: pools, sched: sched}
+	if err := b.build(); err != nil {
+		return nil, err
+	}
+
+	localQueue := ""
+	if sched.Kueue() {
+		localQueue = LocalQueueName
+	}
+	c.Namespaces = b.namespaceNames.ToStringMapOutput()
+	c.QueueNames = b.queueNames.ToStringMapOutput()
+	c.FlavorNames = b.flavorNames.ToStringMapOutput()
+	c.LocalQueueName = pulumi.String(localQueue).ToStringOutput()
+	c.System = pulumi.String(string(sched.System)).ToStringOutput()
+	return c, ctx.RegisterResourceOutputs(c, pulumi.Map{
+		"namespaces":     c.Namespaces,
+		"queueNames":     c.QueueNames,
+		"flavorNames":    c.FlavorNames,
+		"localQueueName": c.LocalQueueName,
+		"system":         c.System,
+	})
+}
+
+// builder registers the children of one Queues component.
+type builder struct {
+	ctx    *pulumi.Context
+	name   string
+	parent *Queues
+	teams  []Team
+	pools  []gpupool.Spec
+	sched  SchedulerSpec
+
+	namespaces     map[string]*corev1.Namespace
+	namespaceNames pulumi.StringMap
+	queueNames     pulumi.StringMap
+	flavorNames    pulumi.StringMap
+}
+
+func (b *builder) build() error {
+	b.namespaces = map[string]*corev1.Namespace{}
+	b.namespaceNames = pulumi.StringMap{}
+	b.queueNames = pulumi.StringMap{}
+	b.flavorNames = pulumi.StringMap{}
+
+	for _, t := range b.teams {
+		ns, err := corev1.NewNamespace(b.ctx, b.name+"-ns-"+t.Name, &corev1.NamespaceArgs{
+			Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(t.Name), Labels: pulumi.ToStringMap(namespaceLabels(t))},
+		}, pulumi.Parent(b.parent))
+		if err != nil {
+			return err
+		}
+		b.namespaces[t.Name] = ns
+		b.namespaceNames[t.Name] = ns.Metadata.Name().Elem()
+
+		if _, err := corev1.NewResourceQuota(b.ctx, b.name+"-quota-"+t.Name, &corev1.ResourceQuotaArgs{
+			Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(ResourceQuotaName), Namespace: ns.Metadata.Name(), Labels: pulumi.ToStringMap(teamLabels(t))},
+			Spec:     &corev1.ResourceQuotaSpecArgs{Hard: pulumi.ToStringMap(resourceQuotaHard(t, b.teams, b.pools, b.sched.System))},
+		}, pulumi.Parent(b.parent)); err != nil {
+			return err
+		}
+	}
+	if err := b.priorityClasses(); err != nil {
+		return err
+	}
+	switch b.sched.System {
+	case SystemKueue:
+		return b.kueue()
+	case SystemVolcano:
+		return b.volcano()
+	}
+	return nil
+}
+
+// namespaceLabels are a team namespace's labels: the team, Pod Security
+// enforcement at the team's level, and warnings and audit at restricted.
+func namespaceLabels(t Team) map[string]string {
+	l := teamLabels(t)
+	l[PodSecurityEnforceLabel] = string(t.PodSecurity)
+	l[PodSecurityWarnLabel] = string(PodSecurityRestricted)
+	l[PodSecurityAuditLabel] = string(PodSecurityRestricted)
+	return l
+}
+
+func teamLabels(t Team) map[string]string {
+	return map[string]string{PartOfLabel: PartOfValue, TeamLabel: t.Name}
+}
+
+func partOf() pulumi.StringMap { return pulumi.StringMap{PartOfLabel: pulumi.String(PartOfValue)} }
+
+// priorityClasses registers the seed's two PriorityClasses.
+func (b *builder) priorityClasses() error {
+	classes := []struct {
+		name, policy, description string
+		value                     int
+	}{
+		{PriorityClassTrainingBatch, TrainingBatchPreemptionPolicy, TrainingBatchDescription, TrainingBatchValue},
+		{PriorityClassInferenceCritical, InferenceCriticalPreemptionPolicy, InferenceCriticalDescription, InferenceCriticalValue},
+	}
+	for _, pc := range classes {
+		if _, err := schedulingv1.NewPriorityClass(b.ctx, b.name+"-priority-"+pc.name, &schedulingv1.PriorityClassArgs{
+			Metadata:         &metav1.ObjectMetaArgs{Name: pulumi.String(pc.name), Labels: partOf()},
+			Value:            pulumi.Int(pc.value),
+			GlobalDefault:    pulumi.Bool(false),
+			PreemptionPolicy: pulumi.String(pc.policy),
+			Description:      pulumi.String(pc.description),
+		}, pulumi.Parent(b.parent)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// systemNamespace registers the namespace a scheduler's chart is installed in.
+func (b *builder) systemNamespace(role, name string, labels map[string]string) (*corev1.Namespace, error) {
+	l := map[string]string{PartOfLabel: PartOfValue}
+	for k, v := range labels {
+		l[k] = v
+	}
+	return corev1.NewNamespace(b.ctx, b.name+"-"+role+"-ns", &corev1.NamespaceArgs{
+		Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(name), Labels: pulumi.ToStringMap(l)},
+	}, pulumi.Parent(b.parent))
+}
+
+// customResource registers a Kueue or Volcano object.
+func (b *builder) customResource(role, apiVersion, kind string, meta *metav1.ObjectMetaArgs, fields map[string]any, deps []pulumi.Resource) (*apiextensions.CustomResource, error) {
+	other := kubernetes.UntypedArgs{}
+	for k, v := range fields {
+		other[k] = v
+	}
+	return apiextensions.NewCustomResource(b.ctx, b.name+"-"+role, &apiextensions.CustomResourceArgs{
+		ApiVersion:  pulumi.String(apiVersion),
+		Kind:        pulumi.String(kind),
+		Metadata:    meta,
+		OtherFields: other,
+	}, pulumi.Parent(b.parent), pulumi.DependsOn(deps))
+}
+
+// kueue installs Kueue (unless InstallKueue is false) and registers its objects.
+func (b *builder) kueue() error {
+	var deps []pulumi.Resource
+	if b.sched.installsKueue() {
+		// Kueue's controller meets the restricted profile (non-root,
+		// RuntimeDefault seccomp, read-only root, no capabilities).
+		ns, err := b.systemNamespace("kueue", KueueNamespace, map[string]string{PodSecurityEnforceLabel: string(PodSecurityRestricted)})
+		if err != nil {
+			return err
+		}
+		values, err := kueueValues(b.sched)
+		if err != nil {
+			return err
+		}
+		chart, err := helmv4.NewChart(b.ctx, b.name+"-kueue", &helmv4.ChartArgs{
+			Chart:     pulumi.String(KueueChart),
+			Version:   pulumi.String(KueueVersion),
+			Name:      pulumi.String("kueue"),
+			Namespace: ns.Metadata.Name(),
+			Values:    pulumi.ToMap(values),
+		}, pulumi.Parent(b.parent))
+		if err != nil {
+			return err
+		}
+		deps = []pulumi.Resource{chart}
+	}
+
+	objects := append([]pulumi.Resource(nil), deps...)
+	for _, p := range b.pools {
+		flavor := FlavorName(p.Name)
+		rf, err := b.customResource("flavor-"+flavor, KueueAPIVersion, "ResourceFlavor",
+			&metav1.ObjectMetaArgs{Name: pulumi.String(flavor), Labels: partOf()},
+			map[string]any{"spec": resourceFlavorSpec(p)}, deps)
+		if err != nil {
+			return err
+		}
+		b.flavorNames[p.Name] = rf.Metadata.Name().Elem()
+		objects = append(objects, rf)
+	}
+	cpu, err := b.customResource("flavor-"+CPUFlavorName, KueueAPIVersion, "ResourceFlavor",
+		&metav1.ObjectMetaArgs{Name: pulumi.String(CPUFlavorName), Labels: partOf()},
+		map[string]any{"spec": cpuFlavorSpec()}, deps)
+	if err != nil {
+		return err
+	}
+	cohort, err := b.customResource("cohort", KueueAPIVersion, "Cohort",
+		&metav1.ObjectMetaArgs{Name: pulumi.String(b.sched.Cohort), Labels: partOf()},
+		map[string]any{"spec": map[string]any{}}, deps)
+	if err != nil {
+		return err
+	}
+	objects = append(objects, cpu, cohort)
+
+	for _, w := range workloadPriorityClasses {
+		if _, err := b.customResource("wpc-"+w.Name, KueueAPIVersion, "WorkloadPriorityClass",
+			&metav1.ObjectMetaArgs{Name: pulumi.String(w.Name), Labels: partOf()},
+			map[string]any{"value": w.Value, "description": w.Description}, deps); err != nil {
+			return err
+		}
+	}
+
+	for _, t := range b.teams {
+		cq, err := b.customResource("cq-"+t.Name, KueueAPIVersion, "ClusterQueue",
+			&metav1.ObjectMetaArgs{Name: pulumi.String(ClusterQueueName(t.Name)), Labels: pulumi.ToStringMap(teamLabels(t))},
+			map[string]any{"spec": clusterQueueSpec(t, b.pools, b.sched.Cohort)}, objects)
+		if err != nil {
+			return err
+		}
+		b.queueNames[t.Name] = cq.Metadata.Name().Elem()
+		ns := b.namespaces[t.Name]
+		if _, err := b.customResource("lq-"+t.Name, KueueAPIVersion, "LocalQueue",
+			&metav1.ObjectMetaArgs{Name: pulumi.String(LocalQueueName), Namespace: ns.Metadata.Name(), Labels: pulumi.ToStringMap(teamLabels(t))},
+			map[string]any{"spec": localQueueSpec(t)}, []pulumi.Resource{cq}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// volcano installs Volcano (unless InstallVolcano is false) and registers a
+// Queue per team.
+func (b *builder) volcano() error {
+	var deps []pulumi.Resource
+	if b.sched.installsVolcano() {
+		// Volcano's components add capabilities the restricted profile
+		// forbids; the namespace is not enforced, only warned and audited.
+		ns, err := b.systemNamespace("volcano", VolcanoNamespace, map[string]string{
+			PodSecurityWarnLabel:  string(PodSecurityBaseline),
+			PodSecurityAuditLabel: string(PodSecurityBaseline),
+		})
+		if err != nil {
+			return err
+		}
+		chart, err := helmv4.NewChart(b.ctx, b.name+"-volcano", &helmv4.ChartArgs{
+			Chart:          pulumi.String(VolcanoChart),
+			Version:        pulumi.String(VolcanoVersion),
+			RepositoryOpts: &helmv4.RepositoryOptsArgs{Repo: pulumi.String(VolcanoRepo)},
+			Name:           pulumi.String("volcano"),
+			Namespace:      ns.Metadata.Name(),
+			Values:         pulumi.ToMap(volcanoValues(b.sched)),
+		}, pulumi.Parent(b.parent))
+		if err != nil {
+			return err
+		}
+		deps = []pulumi.Resource{chart}
+	}
+	for _, t := range b.teams {
+		q, err := b.customResource("vcqueue-"+t.Name, VolcanoAPIVersion, "Queue",
+			&metav1.ObjectMetaArgs{Name: pulumi.String(ClusterQueueName(t.Name)), Labels: pulumi.ToStringMap(teamLabels(t))},
+			map[string]any{"spec": volcanoQueueSpec(t, b.teams, b.pools)}, deps)
+		if err != nil {
+			return err
+		}
+		b.queueNames[t.Name] = q.Metadata.Name().Elem()
+	}
+	return nil
+}

@@ -1,0 +1,491 @@
+package queues
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/internals"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+const (
+	namespaceType     = "kubernetes:core/v1:Namespace"
+	quotaType         = "kubernetes:core/v1:ResourceQuota"
+	priorityClassType = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+	chartType         = "kubernetes:helm.sh/v4:Chart"
+	flavorType        = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
+	clusterQueueType  = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+	localQueueType    = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
+	cohortType        = "kubernetes:kueue.x-k8s.io/v1beta2:Cohort"
+	wpcType           = "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPriorityClass"
+	volcanoQueueType  = "kubernetes:scheduling.volcano.sh/v1beta1:Queue"
+)
+
+// registered is one resource the program registered.
+type registered struct {
+	Type, Name, Provider string
+	Inputs               map[string]any
+	Deps                 []string
+}
+
+// mocks records every registered resource and echoes its inputs as state.
+type mocks struct {
+	mu  sync.Mutex
+	all []registered
+}
+
+func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var deps []string
+	if args.RegisterRPC != nil {
+		deps = args.RegisterRPC.GetDependencies()
+	}
+	m.all = append(m.all, registered{Type: args.TypeToken, Name: args.Name, Provider: args.Provider, Inputs: args.Inputs.Mappable(), Deps: deps})
+	return args.Name + "-id", args.Inputs, nil
+}
+
+func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) { return args.Args, nil }
+
+func (m *mocks) ofType(typ string) []registered {
+	var out []registered
+	for _, r := range m.all {
+		if r.Type == typ {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (m *mocks) get(t *testing.T, typ, name string) registered {
+	t.Helper()
+	for _, r := range m.all {
+		if r.Type == typ && r.Name == name {
+			return r
+		}
+	}
+	require.FailNow(t, "resource not registered", "%s %s", typ, name)
+	return registered{}
+}
+
+// outputs are the component's outputs, awaited.
+type outputs struct {
+	Namespaces, QueueNames, FlavorNames map[string]string
+	LocalQueueName, System              string
+}
+
+func await[T any](t *testing.T, ctx *pulumi.Context, o pulumi.Output) T {
+	t.Helper()
+	r, err := internals.UnsafeAwaitOutput(ctx.Context(), o)
+	require.NoError(t, err)
+	return r.Value.(T)
+}
+
+// run builds Queues under mocks and returns what was registered.
+func run(t *testing.T, args *QueuesArgs) (*mocks, outputs, error) {
+	t.Helper()
+	m := &mocks{}
+	var out outputs
+	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+		q, err := NewQueues(ctx, "q", args)
+		if err != nil {
+			return err
+		}
+		out.Namespaces = await[map[string]string](t, ctx, q.Namespaces)
+		out.QueueNames = await[map[string]string](t, ctx, q.QueueNames)
+		out.FlavorNames = await[map[string]string](t, ctx, q.FlavorNames)
+		out.LocalQueueName = await[string](t, ctx, q.LocalQueueName)
+		out.System = await[string](t, ctx, q.System)
+		return nil
+	}, pulumi.WithMocks("aksml", "test", m))
+	return m, out, err
+}
+
+func kueueArgs() *QueuesArgs {
+	return &QueuesArgs{Teams: testTeams(), Pools: testPools()}
+}
+
+// dig walks nested maps and lists: keys for maps, ints for lists.
+func dig(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			require.True(t, ok, "not a map at %q: %#v", k, v)
+			v = m[k]
+		case int:
+			l, ok := v.([]any)
+			require.True(t, ok && k < len(l), "no element %d in %#v", k, v)
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func dependsOn(r registered, name string) bool {
+	for _, urn := range r.Deps {
+		if strings.HasSuffix(urn, "::"+name) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPriorityClassesAsSeed(t *testing.T) {
+	m, _, err := run(t, kueueArgs())
+	require.NoError(t, err)
+
+	tb := m.get(t, priorityClassType, "q-priority-training-batch").Inputs
+	assert.Equal(t, "training-batch", dig(t, tb, "metadata", "name"))
+	assert.Equal(t, 10000.0, tb["value"])
+	assert.Equal(t, false, tb["globalDefault"])
+	assert.Equal(t, "Never", tb["preemptionPolicy"])
+	assert.Equal(t, "Batch training can wait and can be preempted by higher-priority workloads.", tb["description"])
+
+	ic := m.get(t, priorityClassType, "q-priority-inference-critical").Inputs
+	assert.Equal(t, "inference-critical", dig(t, ic, "metadata", "name"))
+	assert.Equal(t, 100000.0, ic["value"])
+	assert.Equal(t, false, ic["globalDefault"])
+	assert.Equal(t, "PreemptLowerPriority", ic["preemptionPolicy"])
+	assert.Equal(t, "Latency-sensitive production inference can preempt lower-priority workloads.", ic["description"])
+}
+
+func TestTeamNamespaces(t *testing.T) {
+	args := kueueArgs()
+	args.Teams[1].PodSecurity = PodSecurityBaseline
+	m, out, err := run(t, args)
+	require.NoError(t, err)
+
+	a := m.get(t, namespaceType, "q-ns-team-a").Inputs
+	assert.Equal(t, "team-a", dig(t, a, "metadata", "name"))
+	assert.Equal(t, map[string]any{
+		"aksml.io/team":                      "team-a",
+		"app.kubernetes.io/part-of":          "aksml",
+		"pod-security.kubernetes.io/enforce": "restricted",
+		"pod-security.kubernetes.io/warn":    "restricted",
+		"pod-security.kubernetes.io/audit":   "restricted",
+	}, dig(t, a, "metadata", "labels"))
+	b := m.get(t, namespaceType, "q-ns-team-b").Inputs
+	assert.Equal(t, "baseline", dig(t, b, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
+	assert.Equal(t, "restricted", dig(t, b, "metadata", "labels", "pod-security.kubernetes.io/warn"))
+
+	assert.Equal(t, map[string]string{"team-a": "team-a", "team-b": "team-b"}, out.Namespaces)
+	assert.Equal(t, "kueue", out.System)
+}
+
+func TestKueueInstalledFromPinnedChart(t *testing.T) {
+	m, _, err := run(t, kueueArgs())
+	require.NoError(t, err)
+
+	charts := m.ofType(chartType)
+	require.Len(t, charts, 1)
+	chart := charts[0].Inputs
+	assert.Equal(t, "oci://registry.k8s.io/kueue/charts/kueue", chart["chart"])
+	assert.Equal(t, "0.17.0", chart["version"])
+	assert.Equal(t, "kueue-system", chart["namespace"])
+	assert.Equal(t, "restricted", dig(t, m.get(t, namespaceType, "q-kueue-ns").Inputs, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
+	assert.Equal(t, []any{map[string]any{"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoSchedule"}},
+		dig(t, chart, "values", "controllerManager", "tolerations"))
+
+	var config map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(dig(t, chart, "values", "managerConfig", "controllerManagerConfigYaml").(string)), &config))
+	assert.Equal(t, "config.kueue.x-k8s.io/v1beta2", config["apiVersion"])
+	assert.Equal(t, []any{"batch/job", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob"}, dig(t, config, "integrations", "frameworks"))
+	assert.NotNil(t, config["fairSharing"], "fair sharing must be on for the teams' weights to count")
+	assert.Equal(t, "15m", dig(t, config, "waitForPodsReady", "timeout"))
+	assert.Equal(t, false, config["manageJobsWithoutQueueName"])
+
+	for _, typ := range []string{flavorType, clusterQueueType, cohortType, wpcType} {
+		for _, r := range m.ofType(typ) {
+			assert.True(t, dependsOn(r, "q-kueue"), "%s %s must depend on the Kueue chart", typ, r.Name)
+		}
+	}
+}
+
+func TestKueueChartValuesOverride(t *testing.T) {
+	args := kueueArgs()
+	args.Scheduler.KueueChartValues = map[string]any{"controllerManager": map[string]any{"replicas": 2}}
+	m, _, err := run(t, args)
+	require.NoError(t, err)
+	chart := m.ofType(chartType)[0].Inputs
+	assert.Equal(t, 2.0, dig(t, chart, "values", "controllerManager", "replicas"))
+	assert.NotNil(t, dig(t, chart, "values", "controllerManager", "tolerations"), "maps merge key by key")
+}
+
+func TestKueueNotInstalled(t *testing.T) {
+	args := kueueArgs()
+	args.Scheduler.InstallKueue = ptr(false)
+	m, out, err := run(t, args)
+	require.NoError(t, err)
+
+	assert.Empty(t, m.ofType(chartType))
+	for _, ns := range m.ofType(namespaceType) {
+		assert.NotEqual(t, "kueue-system", dig(t, ns.Inputs, "metadata", "name"))
+	}
+	assert.Len(t, m.ofType(flavorType), 4, "the Kueue objects are still created")
+	assert.Len(t, m.ofType(clusterQueueType), 2)
+	assert.Len(t, m.ofType(localQueueType), 2)
+	assert.Equal(t, "gpu-queue", out.LocalQueueName)
+}
+
+func TestResourceFlavors(t *testing.T) {
+	m, out, err := run(t, kueueArgs())
+	require.NoError(t, err)
+	gpuTaint := map[string]any{"key": "sku", "value": "gpu", "effect": "NoSchedule"}
+	spotTaint := map[string]any{"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"}
+	gpuToleration := []any{map[string]any{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}}
+
+	onDemand := m.get(t, flavorType, "q-flavor-gpu-a100").Inputs
+	assert.Equal(t, "gpu-a100", dig(t, onDemand, "metadata", "name"))
+	assert.Equal(t, map[string]any{"accelerator": "nvidia", "workload": "training", "kubernetes.azure.com/agentpool": "a100"}, dig(t, onDemand, "spec", "nodeLabels"))
+	assert.Equal(t, []any{gpuTaint}, dig(t, onDemand, "spec", "nodeTaints"))
+	assert.Equal(t, gpuToleration, dig(t, onDemand, "spec", "tolerations"))
+
+	spot := m.get(t, flavorType, "q-flavor-gpu-a100spot").Inputs
+	assert.Equal(t, map[string]any{"accelerator": "nvidia", "workload": "gpu-spot", "kubernetes.azure.com/agentpool": "a100spot"}, dig(t, spot, "spec", "nodeLabels"))
+	assert.Equal(t, []any{gpuTaint, spotTaint}, dig(t, spot, "spec", "nodeTaints"),
+		"the spot taint is a nodeTaint: Kueue assigns the flavor only to workloads that tolerate spot")
+	assert.Equal(t, gpuToleration, dig(t, spot, "spec", "tolerations"),
+		"the spot toleration must never be injected, or every workload could land on spot")
+
+	cpu := m.get(t, flavorType, "q-flavor-cpu").Inputs
+	assert.Equal(t, "cpu", dig(t, cpu, "metadata", "name"))
+	assert.Equal(t, map[string]any{}, cpu["spec"])
+
+	assert.Equal(t, map[string]string{"a100": "gpu-a100", "a100spot": "gpu-a100spot", "mig": "gpu-mig"}, out.FlavorNames)
+	assert.Equal(t, "gpu-a100", FlavorName("a100"))
+}
+
+func TestClusterQueues(t *testing.T) {
+	m, out, err := run(t, kueueArgs())
+	require.NoError(t, err)
+
+	cq := m.get(t, clusterQueueType, "q-cq-team-a").Inputs
+	assert.Equal(t, "team-a-gpu", dig(t, cq, "metadata", "name"))
+	spec := dig(t, cq, "spec").(map[string]any)
+	assert.Equal(t, map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": "team-a"}}, spec["namespaceSelector"])
+	assert.Equal(t, "BestEffortFIFO", spec["queueingStrategy"])
+	assert.Equal(t, "aksml", spec["cohortName"])
+	assert.Nil(t, spec["cohort"], "v1beta2 names the field cohortName")
+	assert.Equal(t, map[string]any{
+		"withinClusterQueue":  "LowerPriority",
+		"reclaimWithinCohort": "Any",
+		"borrowWithinCohort":  map[string]any{"policy": "Never"},
+	}, spec["preemption"])
+	assert.Equal(t, map[string]any{"weight": "2"}, spec["fairSharing"])
+	assert.Equal(t, map[string]any{"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"}, spec["flavorFungibility"])
+
+	assert.Equal(t, []any{
+		map[string]any{
+			"coveredResources": []any{"nvidia.com/gpu"},
+			"flavors": []any{
+				map[string]any{"name": "gpu-a100", "resources": []any{map[string]any{"name": "nvidia.com/gpu", "nominalQuota": "4", "borrowingLimit": "2", "lendingLimit": "3"}}},
+				map[string]any{"name": "gpu-a100spot", "resources": []any{map[string]any{"name": "nvidia.com/gpu", "nominalQuota": "2", "borrowingLimit": "2", "lendingLimit": "2"}}},
+			},
+		},
+		map[string]any{
+			"coveredResources": []any{"nvidia.com/mig-1g.10gb"},
+			"flavors": []any{
+				map[string]any{"name": "gpu-mig", "resources": []any{map[string]any{"name": "nvidia.com/mig-1g.10gb", "nominalQuota": "7", "borrowingLimit": "2", "lendingLimit": "3"}}},
+			},
+		},
+		map[string]any{
+			"coveredResources": []any{"cpu", "memory"},
+			"flavors": []any{map[string]any{"name": "cpu", "resources": []any{
+				map[string]any{"name": "cpu", "nominalQuota": "64"},
+				map[string]any{"name": "memory", "nominalQuota": "256Gi"},
+			}}},
+		},
+	}, spec["resourceGroups"], "lendingLimit is capped at the flavor's nominal quota (2 on a100spot)")
+
+	b := dig(t, m.get(t, clusterQueueType, "q-cq-team-b").Inputs, "spec").(map[string]any)
+	assert.Equal(t, map[string]any{"weight": "1"}, b["fairSharing"])
+	assert.Equal(t, []any{map[string]any{"name": "nvidia.com/gpu", "nominalQuota": "2"}}, dig(t, b, "resourceGroups", 0, "flavors", 0, "resources"),
+		"no limits when the team sets none")
+	assert.Len(t, b["resourceGroups"], 2, "no MIG group for a team without MIG quota")
+
+	for _, name := range []string{"q-cq-team-a", "q-cq-team-b"} {
+		r := m.get(t, clusterQueueType, name)
+		for _, dep := range []string{"q-flavor-gpu-a100", "q-flavor-cpu", "q-cohort"} {
+			assert.True(t, dependsOn(r, dep), "%s must depend on %s", name, dep)
+		}
+	}
+	cohort := m.get(t, cohortType, "q-cohort").Inputs
+	assert.Equal(t, "aksml", dig(t, cohort, "metadata", "name"))
+	assert.Equal(t, map[string]string{"team-a": "team-a-gpu", "team-b": "team-b-gpu"}, out.QueueNames)
+}
+
+func TestFlavorOrder(t *testing.T) {
+	teams := testTeams()
+	assert.Equal(t, []string{"a100", "mig", "a100spot"}, poolNames(teamPools(teams[0], defaultedPools())), "on-demand before spot by default")
+
+	teams[0].FlavorOrder = []string{"a100spot"}
+	args := kueueArgs()
+	args.Teams = teams
+	m, _, err := run(t, args)
+	require.NoError(t, err)
+	flavors := dig(t, m.get(t, clusterQueueType, "q-cq-team-a").Inputs, "spec", "resourceGroups", 0, "flavors").([]any)
+	require.Len(t, flavors, 2)
+	assert.Equal(t, "gpu-a100spot", dig(t, flavors[0], "name"))
+	assert.Equal(t, "gpu-a100", dig(t, flavors[1], "name"))
+}
+
+func TestLocalQueuesAndPriorityClassesForWorkloads(t *testing.T) {
+	m, out, err := run(t, kueueArgs())
+	require.NoError(t, err)
+
+	for _, team := range []string{"team-a", "team-b"} {
+		lq := m.get(t, localQueueType, "q-lq-"+team)
+		assert.Equal(t, "gpu-queue", dig(t, lq.Inputs, "metadata", "name"))
+		assert.Equal(t, team, dig(t, lq.Inputs, "metadata", "namespace"))
+		assert.Equal(t, team+"-gpu", dig(t, lq.Inputs, "spec", "clusterQueue"))
+		assert.True(t, dependsOn(lq, "q-cq-"+team), "the LocalQueue must follow its ClusterQueue")
+		assert.True(t, dependsOn(lq, "q-ns-"+team), "the LocalQueue must follow its namespace")
+	}
+	assert.Equal(t, "gpu-queue", out.LocalQueueName)
+
+	tb := m.get(t, wpcType, "q-wpc-training-batch").Inputs
+	assert.Equal(t, "training-batch", dig(t, tb, "metadata", "name"))
+	assert.Equal(t, 10000.0, tb["value"])
+	assert.Equal(t, TrainingBatchDescription, tb["description"])
+	ic := m.get(t, wpcType, "q-wpc-inference-critical").Inputs
+	assert.Equal(t, "inference-critical", dig(t, ic, "metadata", "name"))
+	assert.Equal(t, 100000.0, ic["value"])
+}
+
+func TestResourceQuotas(t *testing.T) {
+	m, _, err := run(t, kueueArgs())
+	require.NoError(t, err)
+
+	a := m.get(t, quotaType, "q-quota-team-a").Inputs
+	assert.Equal(t, "gpu-quota", dig(t, a, "metadata", "name"))
+	assert.Equal(t, "team-a", dig(t, a, "metadata", "namespace"))
+	// team-a: a100 4 + min(borrow 2, team-b lends 2) + a100spot 2 + min(2, nobody lends) = 8; mig 7.
+	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "8", "requests.nvidia.com/mig-1g.10gb": "7"}, dig(t, a, "spec", "hard"))
+	// team-b: a100 2 + team-a's lendingLimit 3 (no borrowing limit) = 5; no MIG quota.
+	b := m.get(t, quotaType, "q-quota-team-b").Inputs
+	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "5", "requests.nvidia.com/mig-1g.10gb": "0"}, dig(t, b, "spec", "hard"))
+}
+
+func TestAdmissibleGPUs(t *testing.T) {
+	pools := defaultedPools()
+	teams := volcanoTeams()
+	assert.Equal(t, map[string]int{"nvidia.com/gpu": 6, "nvidia.com/mig-1g.10gb": 7}, AdmissibleGPUs(teams[0], teams, pools, SystemNone), "none: nominal only")
+	// volcano: team-a gpu 6 + min(2, team-b 2); team-b gpu 2 + team-a 6 (no limit).
+	assert.Equal(t, map[string]int{"nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 7}, AdmissibleGPUs(teams[0], teams, pools, SystemVolcano))
+	assert.Equal(t, map[string]int{"nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 7}, AdmissibleGPUs(teams[1], teams, pools, SystemVolcano))
+	teams[1].BorrowingLimit = ptr(0)
+	assert.Equal(t, map[string]int{"nvidia.com/gpu": 2, "nvidia.com/mig-1g.10gb": 0}, AdmissibleGPUs(teams[1], teams, pools, SystemKueue), "borrowingLimit 0 turns borrowing off")
+}
+
+func TestVolcanoMode(t *testing.T) {
+	m, out, err := run(t, &QueuesArgs{Teams: volcanoTeams(), Pools: testPools(), Scheduler: SchedulerSpec{System: SystemVolcano}})
+	require.NoError(t, err)
+
+	charts := m.ofType(chartType)
+	require.Len(t, charts, 1)
+	chart := charts[0].Inputs
+	assert.Equal(t, "volcano", chart["chart"])
+	assert.Equal(t, "1.12.2", chart["version"])
+	assert.Equal(t, "https://volcano-sh.github.io/helm-charts", dig(t, chart, "repositoryOpts", "repo"))
+	assert.Equal(t, "volcano-system", chart["namespace"])
+
+	queues := m.ofType(volcanoQueueType)
+	require.Len(t, queues, 2)
+	a := m.get(t, volcanoQueueType, "q-vcqueue-team-a")
+	assert.Equal(t, "team-a-gpu", dig(t, a.Inputs, "metadata", "name"))
+	assert.Equal(t, map[string]any{
+		"weight":      2.0,
+		"reclaimable": true,
+		"capability":  map[string]any{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8", "nvidia.com/mig-1g.10gb": "7"},
+		"deserved":    map[string]any{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "6", "nvidia.com/mig-1g.10gb": "7"},
+	}, a.Inputs["spec"])
+	assert.True(t, dependsOn(a, "q-volcano"), "queues must follow the Volcano chart")
+
+	for _, r := range m.all {
+		assert.False(t, strings.Contains(r.Type, "kueue.x-k8s.io"), "no Kueue objects in volcano mode: %s", r.Type)
+	}
+	assert.Len(t, m.ofType(priorityClassType), 2)
+	assert.Len(t, m.ofType(quotaType), 2)
+	assert.Equal(t, "", out.LocalQueueName)
+	assert.Empty(t, out.FlavorNames)
+	assert.Equal(t, map[string]string{"team-a": "team-a-gpu", "team-b": "team-b-gpu"}, out.QueueNames)
+	assert.Equal(t, "volcano", out.System)
+}
+
+func TestNoQueueingSystem(t *testing.T) {
+	teams := testTeams()
+	teams[0].BorrowingLimit, teams[0].LendingLimit = nil, nil
+	m, out, err := run(t, &QueuesArgs{Teams: teams, Pools: testPools(), Scheduler: SchedulerSpec{System: SystemNone}})
+	require.NoError(t, err)
+
+	assert.Empty(t, m.ofType(chartType))
+	for _, r := range m.all {
+		assert.NotContains(t, r.Type, "kueue.x-k8s.io")
+		assert.NotContains(t, r.Type, "volcano.sh")
+	}
+	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "6", "requests.nvidia.com/mig-1g.10gb": "7"},
+		dig(t, m.get(t, quotaType, "q-quota-team-a").Inputs, "spec", "hard"), "nominal quota only: nothing to borrow through")
+	assert.Len(t, m.ofType(namespaceType), 2)
+	assert.Empty(t, out.QueueNames)
+	assert.Equal(t, "none", out.System)
+}
+
+func TestInvalidConfigRegistersNothing(t *testing.T) {
+	args := kueueArgs()
+	args.Teams[1].GPUQuota["a100"] = 8
+	args.Pools[0].MaxCount = 0
+	m, _, err := run(t, args)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "aksml:gpuPools[0].maxCount")
+	assert.ErrorContains(t, err, `aksml:teams: nominal nvidia.com/gpu quota on pool "a100" is 12`)
+	assert.Empty(t, m.all)
+
+	_, _, err = run(t, nil)
+	assert.ErrorContains(t, err, "args are required")
+}
+
+func TestProviderIsInherited(t *testing.T) {
+	m := &mocks{}
+	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+		p, err := kubernetes.NewProvider(ctx, "k8s", &kubernetes.ProviderArgs{})
+		if err != nil {
+			return err
+		}
+		args := kueueArgs()
+		args.Provider = p
+		_, err = NewQueues(ctx, "q", args)
+		return err
+	}, pulumi.WithMocks("aksml", "test", m))
+	require.NoError(t, err)
+	for _, typ := range []string{namespaceType, clusterQueueType, chartType} {
+		for _, r := range m.ofType(typ) {
+			assert.Contains(t, r.Provider, "pulumi:providers:kubernetes::k8s", "%s %s", typ, r.Name)
+		}
+	}
+}
+
+func defaultedPools() []gpupool.Spec {
+	pools := testPools()
+	for i := range pools {
+		pools[i].Default()
+	}
+	return pools
+}
+
+func poolNames(pools []gpupool.Spec) []string {
+	var out []string
+	for _, p := range pools {
+		out = append(out, p.Name)
+	}
+	return out
+}

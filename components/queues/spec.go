@@ -1,0 +1,205 @@
+package queues
+
+import (
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// System is the primary queueing and gang-scheduling system of a cluster.
+// Seed 000: standardise on one primary system unless you have a tested
+// interoperability design, so exactly one is chosen.
+type System string
+
+// Valid systems.
+const (
+	// SystemKueue: Kueue admission control with ResourceFlavors, per-team
+	// ClusterQueues in a shared cohort, LocalQueues and WorkloadPriorityClasses.
+	SystemKueue System = "kueue"
+	// SystemVolcano: the Volcano batch scheduler with one Queue per team.
+	SystemVolcano System = "volcano"
+	// SystemNone: no queueing; namespaces, PriorityClasses and ResourceQuotas only.
+	SystemNone System = "none"
+)
+
+// Systems lists the valid systems.
+var Systems = []System{SystemKueue, SystemVolcano, SystemNone}
+
+// PodSecurityLevel is the Pod Security admission level enforced on a team namespace.
+type PodSecurityLevel string
+
+// Valid levels. Privileged is not offered: team namespaces run untrusted
+// job code next to shared GPU nodes.
+const (
+	// PodSecurityRestricted: non-root, no privilege escalation, all
+	// capabilities dropped, RuntimeDefault seccomp.
+	PodSecurityRestricted PodSecurityLevel = "restricted"
+	// PodSecurityBaseline: blocks known privilege escalations but allows
+	// root containers (e.g. stock CUDA images that run as root).
+	PodSecurityBaseline PodSecurityLevel = "baseline"
+)
+
+// PodSecurityLevels lists the valid levels.
+var PodSecurityLevels = []PodSecurityLevel{PodSecurityRestricted, PodSecurityBaseline}
+
+// Team is one tenant: a namespace, its quota and its queues. It is decoded
+// from the stack config list `aksml:teams`.
+type Team struct {
+	// Name is the team and its namespace name: a DNS label (lowercase
+	// letters, digits and '-'), at most 30 characters, not `default`, not
+	// `kube-*` and not a scheduler's namespace. Required.
+	Name string `json:"name"`
+	// GPUQuota is the nominal GPU quota per GPU pool name (one Kueue
+	// ResourceFlavor per pool). On MIG pools the unit is one MIG instance of
+	// the pool's profile. A pool listed with 0 lets the team borrow on it but
+	// guarantees nothing. Pools not listed are not available to the team.
+	// Default none.
+	GPUQuota map[string]int `json:"gpuQuota,omitempty"`
+	// CPU is the team's nominal cpu quota as a Kubernetes quantity (seed
+	// team-a: "64"). It covers the cpu of GPU and CPU-only work alike.
+	// Required.
+	CPU string `json:"cpu"`
+	// Memory is the team's nominal memory quota as a Kubernetes quantity
+	// (seed team-a: "256Gi"). Required.
+	Memory string `json:"memory"`
+	// BorrowingLimit is the most GPUs the team may borrow from the cohort's
+	// unused quota, per GPU pool it lists. Default unset: no limit. 0 turns
+	// borrowing off.
+	BorrowingLimit *int `json:"borrowingLimit,omitempty"`
+	// LendingLimit is the most unused GPUs the team lends to the cohort per
+	// GPU pool (capped at the pool's nominal quota; the rest is reserved for
+	// the team). Default unset: all unused quota can be lent. Kueue only.
+	LendingLimit *int `json:"lendingLimit,omitempty"`
+	// Weight is the team's fair-sharing weight when teams compete for unused
+	// quota (Kueue ClusterQueue fairSharing.weight, Volcano Queue weight),
+	// 1..65535. Default 1.
+	Weight int `json:"weight,omitempty"`
+	// PodSecurity is the Pod Security level enforced on the namespace:
+	// restricted (default) or baseline. Warnings and audit always use
+	// restricted, so a baseline team sees what would break.
+	PodSecurity PodSecurityLevel `json:"podSecurity,omitempty"`
+	// FlavorOrder lists GPU pool names in the order Kueue tries their
+	// flavors for the team's workloads. Listed pools come first; the others
+	// follow in the default order: on-demand pools, then spot pools, each in
+	// `aksml:gpuPools` order. On-demand comes first because admission onto a
+	// flavor does not guarantee capacity and spot capacity can be absent;
+	// list spot pools first to trade that for cost. Kueue only.
+	FlavorOrder []string `json:"flavorOrder,omitempty"`
+}
+
+// Default fills unset fields with their documented defaults.
+func (t *Team) Default() {
+	if t.Weight == 0 {
+		t.Weight = DefaultWeight
+	}
+	if t.PodSecurity == "" {
+		t.PodSecurity = DefaultPodSecurity
+	}
+}
+
+// SchedulerSpec selects and configures the cluster's queueing system. It is
+// decoded from the stack config object `aksml:scheduler`.
+type SchedulerSpec struct {
+	// System is kueue (default), volcano or none. Only one runs: settings
+	// of the other system are rejected.
+	System System `json:"system,omitempty"`
+	// InstallKueue installs Kueue KueueVersion from its Helm chart. Default
+	// true with system kueue. Set false where Kueue is already installed
+	// (e.g. a sandbox that runs it itself): the queue objects are still
+	// created. Kueue only.
+	InstallKueue *bool `json:"installKueue,omitempty"`
+	// InstallVolcano installs Volcano VolcanoVersion from its Helm chart.
+	// Default true with system volcano. Volcano only.
+	InstallVolcano *bool `json:"installVolcano,omitempty"`
+	// Cohort is the Kueue cohort all team ClusterQueues join. Default
+	// "aksml". A DNS subdomain. Kueue only.
+	Cohort string `json:"cohort,omitempty"`
+	// OvercommitRatio allows the nominal GPU quota handed out on a pool to
+	// exceed the pool's capacity at maxCount by this factor; >= 1. Default
+	// 1.0 (no overcommit). Set it only when overcommit is deliberate, e.g.
+	// teams that rarely run at the same time.
+	OvercommitRatio float64 `json:"overcommitRatio,omitempty"`
+	// KueueIntegrations are the job frameworks Kueue manages. Default
+	// DefaultKueueIntegrations; valid values KnownKueueIntegrations. Kueue
+	// only, used when aksml installs Kueue.
+	KueueIntegrations []string `json:"kueueIntegrations,omitempty"`
+	// KueueChartValues are Helm values merged over the ones aksml sets
+	// (maps merge key by key, other values replace). Escape hatch; Kueue
+	// only, used when aksml installs Kueue.
+	KueueChartValues map[string]any `json:"kueueChartValues,omitempty"`
+	// VolcanoChartValues are Helm values merged over the ones aksml sets.
+	// Escape hatch; Volcano only.
+	VolcanoChartValues map[string]any `json:"volcanoChartValues,omitempty"`
+}
+
+// Default fills unset fields with their documented defaults. Settings of a
+// system that is not selected stay unset, so Validate can reject them when
+// a user sets them.
+func (s *SchedulerSpec) Default() {
+	if s.System == "" {
+		s.System = DefaultSystem
+	}
+	if s.OvercommitRatio == 0 {
+		s.OvercommitRatio = DefaultOvercommitRatio
+	}
+	switch s.System {
+	case SystemKueue:
+		if s.InstallKueue == nil {
+			s.InstallKueue = ptr(true)
+		}
+		if s.Cohort == "" {
+			s.Cohort = DefaultCohort
+		}
+		if len(s.KueueIntegrations) == 0 {
+			s.KueueIntegrations = append([]string(nil), DefaultKueueIntegrations...)
+		}
+	case SystemVolcano:
+		if s.InstallVolcano == nil {
+			s.InstallVolcano = ptr(true)
+		}
+	}
+}
+
+// Kueue reports whether Kueue is the queueing system.
+func (s SchedulerSpec) Kueue() bool { return s.System == SystemKueue }
+
+// Volcano reports whether Volcano is the queueing system.
+func (s SchedulerSpec) Volcano() bool { return s.System == SystemVolcano }
+
+// installsKueue reports whether aksml installs Kueue.
+func (s SchedulerSpec) installsKueue() bool {
+	return s.Kueue() && s.InstallKueue != nil && *s.InstallKueue
+}
+
+// installsVolcano reports whether aksml installs Volcano.
+func (s SchedulerSpec) installsVolcano() bool {
+	return s.Volcano() && s.InstallVolcano != nil && *s.InstallVolcano
+}
+
+// FlavorName is the Kueue ResourceFlavor of the GPU pool named pool:
+// `gpu-<pool>`. Workloads and policies use it to refer to a pool's quota.
+func FlavorName(pool string) string { return "gpu-" + pool }
+
+// ClusterQueueName is the team's cluster-scoped queue: the Kueue
+// ClusterQueue, or the Volcano Queue, `<team>-gpu` (seed: team-a-gpu).
+func ClusterQueueName(team string) string { return team + "-gpu" }
+
+// GPUResourceName is the extended resource a pool's GPUs are requested by:
+// nvidia.com/gpu, or on MIG pools with the mixed strategy the MIG profile's
+// resource (e.g. nvidia.com/mig-1g.10gb).
+func GPUResourceName(pool gpupool.Spec) string {
+	if pool.MIGEnabled() {
+		return pool.MIGResourceName()
+	}
+	return gpupool.GPUResource
+}
+
+// PoolCapacity is the number of GPU units a pool offers at maxCount: GPUs
+// (maxCount × GPUs per node), or on MIG pools MIG instances (that × the
+// profile's instances per GPU), the unit quota is counted in on that pool.
+func PoolCapacity(pool gpupool.Spec) int {
+	if pool.MIGEnabled() {
+		return pool.MIGInstances()
+	}
+	return pool.MaxGPUs()
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,309 @@
+package queues
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// Paths names where each part of the configuration lives, so that every
+// error names the key a user edits.
+type Paths struct {
+	// Teams is the team list, `aksml:teams`.
+	Teams field.Path
+	// Pools is the GPU pool list, `aksml:gpuPools`.
+	Pools field.Path
+	// Scheduler is the scheduler object, `aksml:scheduler`.
+	Scheduler field.Path
+}
+
+// DefaultPaths are the stack config keys: aksml:teams, aksml:gpuPools and
+// aksml:scheduler.
+func DefaultPaths() Paths {
+	return Paths{
+		Teams:     field.NewPath("aksml:teams"),
+		Pools:     field.NewPath("aksml:gpuPools"),
+		Scheduler: field.NewPath("aksml:scheduler"),
+	}
+}
+
+var (
+	dnsLabelRE     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	dnsSubdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	// quantityRE is a non-negative Kubernetes resource quantity.
+	quantityRE = regexp.MustCompile(`^(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$`)
+)
+
+// reservedNamespaces cannot be team namespaces.
+var reservedNamespaces = []string{"default", KueueNamespace, VolcanoNamespace}
+
+// ValidateTeams checks the teams against the GPU pools and the scheduler
+// settings and returns every problem at once, each naming its config key.
+// It defaults copies of its inputs first, so raw config can be passed. The
+// pools themselves are validated by gpupool.ValidatePools; pools whose VM
+// size is not in the catalogue are left out of the capacity check.
+func ValidateTeams(teams []Team, pools []gpupool.Spec, sched SchedulerSpec, paths Paths) field.ErrorList {
+	teams, pools, sched = defaulted(teams, pools, sched)
+	errs := sched.Validate(paths.Scheduler)
+
+	poolNames := make([]string, len(pools))
+	for i, p := range pools {
+		poolNames[i] = p.Name
+	}
+	seen := map[string]int{}
+	for i, t := range teams {
+		path := paths.Teams.Index(i)
+		errs = append(errs, validateTeam(t, poolNames, sched, path)...)
+		if j, dup := seen[t.Name]; dup && t.Name != "" {
+			errs = append(errs, field.Invalid(path.Child("name"), "team %q is already defined at %s; team names must be unique", t.Name, paths.Teams.Index(j)))
+		} else {
+			seen[t.Name] = i
+		}
+	}
+	ratio := sched.OvercommitRatio
+	if !validRatio(ratio) {
+		ratio = DefaultOvercommitRatio
+	}
+	return append(errs, CheckCapacity(teams, pools, ratio, paths)...)
+}
+
+// validRatio reports whether an overcommit ratio is a finite number >= 1.
+func validRatio(r float64) bool { return !math.IsNaN(r) && !math.IsInf(r, 0) && r >= 1 }
+
+// defaulted returns defaulted copies of the configuration.
+func defaulted(teams []Team, pools []gpupool.Spec, sched SchedulerSpec) ([]Team, []gpupool.Spec, SchedulerSpec) {
+	ts := make([]Team, len(teams))
+	for i, t := range teams {
+		t.Default()
+		ts[i] = t
+	}
+	ps := make([]gpupool.Spec, len(pools))
+	for i, p := range pools {
+		p.Default()
+		ps[i] = p
+	}
+	sched.Default()
+	return ts, ps, sched
+}
+
+// Validate checks a defaulted SchedulerSpec. Settings that belong to a
+// system other than the selected one are errors: one primary queueing
+// system runs at a time (seed 000).
+func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if !slices.Contains(Systems, s.System) {
+		errs = append(errs, field.NotSupported(path.Child("system"), s.System, Systems))
+	}
+	if !validRatio(s.OvercommitRatio) {
+		errs = append(errs, field.Invalid(path.Child("overcommitRatio"), "%v is not a factor >= 1; use 1.0 for no overcommit, or a larger factor to hand out more GPU quota than the pools hold", s.OvercommitRatio))
+	}
+
+	other := func(key string, owner System) *field.Error {
+		return field.Invalid(path.Child(key), "is a %s setting but system is %q; run one primary queueing system (seed 000): remove %s, or set system %s", owner, s.System, key, owner)
+	}
+	if !s.Kueue() {
+		if s.InstallKueue != nil {
+			errs = append(errs, other("installKueue", SystemKueue))
+		}
+		if s.Cohort != "" {
+			errs = append(errs, other("cohort", SystemKueue))
+		}
+		if len(s.KueueIntegrations) > 0 {
+			errs = append(errs, other("kueueIntegrations", SystemKueue))
+		}
+		if len(s.KueueChartValues) > 0 {
+			errs = append(errs, other("kueueChartValues", SystemKueue))
+		}
+	}
+	if !s.Volcano() {
+		if s.InstallVolcano != nil {
+			errs = append(errs, other("installVolcano", SystemVolcano))
+		}
+		if len(s.VolcanoChartValues) > 0 {
+			errs = append(errs, other("volcanoChartValues", SystemVolcano))
+		}
+	}
+
+	if s.Kueue() {
+		if len(s.Cohort) > 253 || !dnsSubdomainRE.MatchString(s.Cohort) {
+			errs = append(errs, field.Invalid(path.Child("cohort"), "%q is not a valid cohort name: use lowercase letters, digits, '-' and '.', at most 253 characters", s.Cohort))
+		}
+		seen := map[string]bool{}
+		for i, in := range s.KueueIntegrations {
+			p := path.Child("kueueIntegrations").Index(i)
+			switch {
+			case !slices.Contains(KnownKueueIntegrations, in):
+				errs = append(errs, field.NotSupported(p, in, KnownKueueIntegrations))
+			case seen[in]:
+				errs = append(errs, field.Invalid(p, "%q is listed twice", in))
+			}
+			seen[in] = true
+		}
+	}
+	return errs
+}
+
+// validateTeam checks one defaulted team.
+func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateTeamName(t.Name, path.Child("name"))...)
+
+	for _, pool := range sortedKeys(t.GPUQuota) {
+		p := path.Child("gpuQuota").Key(pool)
+		if !slices.Contains(poolNames, pool) {
+			errs = append(errs, field.Invalid(p, "pool %q is not in aksml:gpuPools; use one of %s", pool, listOrNone(poolNames)))
+		}
+		if n := t.GPUQuota[pool]; n < 0 {
+			errs = append(errs, field.Invalid(p, "%d is negative; use 0 or more GPUs", n))
+		}
+	}
+
+	errs = append(errs, validateQuantity(t.CPU, "cpu", `"64" or "500m"`, path.Child("cpu"))...)
+	errs = append(errs, validateQuantity(t.Memory, "memory", `"256Gi"`, path.Child("memory"))...)
+	if strings.HasSuffix(t.Memory, "m") {
+		errs = append(errs, field.Invalid(path.Child("memory"), "%q is in millibytes; use a binary suffix such as Mi or Gi", t.Memory))
+	}
+
+	if t.BorrowingLimit != nil {
+		p := path.Child("borrowingLimit")
+		switch {
+		case *t.BorrowingLimit < 0:
+			errs = append(errs, field.Invalid(p, "%d is negative; use 0 to turn borrowing off, or remove it for no limit", *t.BorrowingLimit))
+		case sched.System == SystemNone:
+			errs = append(errs, field.Invalid(p, "needs a queueing system to borrow through; set aksml:scheduler.system to kueue or volcano, or remove borrowingLimit"))
+		case sched.Kueue() && len(t.GPUQuota) == 0:
+			errs = append(errs, field.Invalid(p, "the team lists no pools in gpuQuota, so it has no flavor to borrow on; list the pools it may borrow on (0 to borrow only)"))
+		}
+	}
+	if t.LendingLimit != nil {
+		p := path.Child("lendingLimit")
+		switch {
+		case *t.LendingLimit < 0:
+			errs = append(errs, field.Invalid(p, "%d is negative; use 0 to lend nothing, or remove it to lend all unused quota", *t.LendingLimit))
+		case !sched.Kueue():
+			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (seed 000): remove lendingLimit, or set system kueue", sched.System))
+		case *t.LendingLimit > totalNominal(t):
+			errs = append(errs, field.Invalid(p, "%d exceeds the team's nominal GPU quota (%d); a team cannot lend more than it holds: lower lendingLimit or raise gpuQuota", *t.LendingLimit, totalNominal(t)))
+		}
+	}
+
+	if t.Weight < 1 || t.Weight > MaxWeight {
+		errs = append(errs, field.Invalid(path.Child("weight"), "%d is out of range; use 1 to %d (default %d)", t.Weight, MaxWeight, DefaultWeight))
+	}
+	if !slices.Contains(PodSecurityLevels, t.PodSecurity) {
+		errs = append(errs, field.NotSupported(path.Child("podSecurity"), t.PodSecurity, PodSecurityLevels))
+	}
+
+	if len(t.FlavorOrder) > 0 && !sched.Kueue() {
+		errs = append(errs, field.Invalid(path.Child("flavorOrder"), "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (seed 000): remove flavorOrder, or set system kueue", sched.System))
+	}
+	seen := map[string]bool{}
+	for i, pool := range t.FlavorOrder {
+		p := path.Child("flavorOrder").Index(i)
+		if _, ok := t.GPUQuota[pool]; !ok {
+			errs = append(errs, field.Invalid(p, "pool %q has no entry in gpuQuota; order only pools the team has quota on: %s", pool, listOrNone(sortedKeys(t.GPUQuota))))
+		} else if seen[pool] {
+			errs = append(errs, field.Invalid(p, "pool %q is listed twice", pool))
+		}
+		seen[pool] = true
+	}
+	return errs
+}
+
+// validateTeamName checks that name is a usable team namespace.
+func validateTeamName(name string, path field.Path) field.ErrorList {
+	switch {
+	case name == "":
+		return field.ErrorList{field.Required(path, "a team name; it is also the namespace name (lowercase letters, digits and '-', at most 30 characters)")}
+	case len(name) > MaxTeamNameLength || !dnsLabelRE.MatchString(name):
+		return field.ErrorList{field.Invalid(path, "%q is not a valid team name: use lowercase letters, digits and '-', start and end with a letter or digit, at most %d characters", name, MaxTeamNameLength)}
+	case slices.Contains(reservedNamespaces, name) || strings.HasPrefix(name, "kube-"):
+		return field.ErrorList{field.Invalid(path, "%q is a system namespace; choose another team name (not default, kube-*, %s or %s)", name, KueueNamespace, VolcanoNamespace)}
+	}
+	return nil
+}
+
+// validateQuantity checks a required, non-negative Kubernetes quantity.
+func validateQuantity(q, what, example string, path field.Path) field.ErrorList {
+	if q == "" {
+		return field.ErrorList{field.Required(path, fmt.Sprintf("the team's %s quota as a Kubernetes quantity, e.g. %s", what, example))}
+	}
+	if !quantityRE.MatchString(q) {
+		return field.ErrorList{field.Invalid(path, "%q is not a Kubernetes quantity; write e.g. %s", q, example)}
+	}
+	return nil
+}
+
+// CheckCapacity is the capacity check (C5.4): on every GPU pool the teams'
+// nominal quota must fit what the pool holds at maxCount (PoolCapacity:
+// GPUs, or MIG instances on MIG pools) times overcommitRatio. Kueue quota is
+// a scheduling quota, not an Azure one (seed 000): quota the pools cannot
+// provide leaves admitted work pending. Borrowing only redistributes
+// nominal quota, so nominal quota is what must fit. Pools with a VM size
+// outside the catalogue or an unknown MIG profile are skipped (gpupool
+// validation reports them).
+// Inputs must be defaulted.
+func CheckCapacity(teams []Team, pools []gpupool.Spec, overcommitRatio float64, paths Paths) field.ErrorList {
+	var errs field.ErrorList
+	for i, p := range pools {
+		if _, known := p.SKU(); !known || (p.MIGEnabled() && !slices.Contains(gpupool.MIGProfiles, p.MIG.Profile)) {
+			continue
+		}
+		total := 0
+		var parts []string
+		for _, t := range teams {
+			if n := t.GPUQuota[p.Name]; n > 0 {
+				total += n
+				parts = append(parts, fmt.Sprintf("%s %d", t.Name, n))
+			}
+		}
+		capacity := PoolCapacity(p)
+		allowed := int(math.Floor(float64(capacity)*overcommitRatio + 1e-9))
+		if total <= allowed {
+			continue
+		}
+		holds := describeCapacity(p)
+		fix := "or set"
+		if overcommitRatio > 1 {
+			holds += fmt.Sprintf(" and overcommitRatio %v allows %d", overcommitRatio, allowed)
+			fix = "or raise"
+		}
+		errs = append(errs, field.Invalid(paths.Teams,
+			"nominal %s quota on pool %q is %d (%s) but the pool holds %s; lower the quotas, raise %s, %s %s",
+			GPUResourceName(p), p.Name, total, strings.Join(parts, ", "), holds,
+			paths.Pools.Index(i).Child("maxCount"), fix, paths.Scheduler.Child("overcommitRatio")))
+	}
+	return errs
+}
+
+// describeCapacity explains PoolCapacity, e.g. "8 GPUs (maxCount 8 × 1)".
+func describeCapacity(p gpupool.Spec) string {
+	sku, _ := p.SKU()
+	if p.MIGEnabled() {
+		device, perGPU := p.MIGDevicesPerGPU()
+		return fmt.Sprintf("%d MIG instances (maxCount %d × %d GPUs × %d %s)", PoolCapacity(p), p.MaxCount, sku.GPUsPerNode, perGPU, device)
+	}
+	return fmt.Sprintf("%d GPUs (maxCount %d × %d)", PoolCapacity(p), p.MaxCount, sku.GPUsPerNode)
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,243 @@
+package queues
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// testPools are an on-demand A100 pool (8 GPUs), a spot A100 pool (4 GPUs)
+// and a MIG pool (2 GPUs × 7 × 1g.10gb = 14 instances).
+func testPools() []gpupool.Spec {
+	return []gpupool.Spec{
+		{Name: "a100", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 8},
+		{Name: "a100spot", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadTraining, Priority: gpupool.PrioritySpot, MaxCount: 4},
+		{Name: "mig", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 2,
+			MIG: &gpupool.MIGSpec{Strategy: gpupool.MIGStrategyMixed, Profile: gpupool.MIG1g}},
+	}
+}
+
+// testTeams are team-a (quota on every pool, limits, weight 2) and team-b
+// (on-demand only, no limits), like the seed's two teams.
+func testTeams() []Team {
+	return []Team{
+		{Name: "team-a", GPUQuota: map[string]int{"a100": 4, "a100spot": 2, "mig": 7}, CPU: "64", Memory: "256Gi",
+			BorrowingLimit: ptr(2), LendingLimit: ptr(3), Weight: 2},
+		{Name: "team-b", GPUQuota: map[string]int{"a100": 2}, CPU: "32", Memory: "128Gi"},
+	}
+}
+
+// volcanoTeams are testTeams without the Kueue-only lending limit.
+func volcanoTeams() []Team {
+	teams := testTeams()
+	teams[0].LendingLimit = nil
+	return teams
+}
+
+func TestValidateTeams(t *testing.T) {
+	volcano := SchedulerSpec{System: SystemVolcano}
+	none := SchedulerSpec{System: SystemNone}
+	tests := []struct {
+		name    string
+		teams   func([]Team) []Team
+		sched   SchedulerSpec
+		wantErr []string // substrings of the aggregate error; nil means valid
+	}{
+		{name: "valid kueue", teams: func(ts []Team) []Team { return ts }},
+		{name: "valid volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: volcano},
+		{name: "valid none", teams: func(ts []Team) []Team { ts[0].BorrowingLimit, ts[0].LendingLimit = nil, nil; return ts }, sched: none},
+		{name: "no teams", teams: func([]Team) []Team { return nil }},
+		{name: "millicpu is a valid quantity", teams: func(ts []Team) []Team { ts[1].CPU = "500m"; ts[1].Memory = "1.5Gi"; return ts }},
+
+		{name: "unknown system", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: "slurm"},
+			wantErr: []string{`aksml:scheduler.system: "slurm" is not supported`}},
+		{name: "overcommit below 1", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{OvercommitRatio: 0.5},
+			wantErr: []string{"aksml:scheduler.overcommitRatio: 0.5 is not a factor >= 1"}},
+		{name: "installKueue with volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: SystemVolcano, InstallKueue: ptr(true)},
+			wantErr: []string{`aksml:scheduler.installKueue: is a kueue setting but system is "volcano"; run one primary queueing system`}},
+		{name: "cohort with volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: SystemVolcano, Cohort: "shared"},
+			wantErr: []string{"aksml:scheduler.cohort: is a kueue setting"}},
+		{name: "kueueIntegrations with none", teams: func([]Team) []Team { return nil }, sched: SchedulerSpec{System: SystemNone, KueueIntegrations: []string{"batch/job"}},
+			wantErr: []string{"aksml:scheduler.kueueIntegrations: is a kueue setting"}},
+		{name: "kueueChartValues with volcano", teams: func([]Team) []Team { return nil }, sched: SchedulerSpec{System: SystemVolcano, KueueChartValues: map[string]any{"a": 1}},
+			wantErr: []string{"aksml:scheduler.kueueChartValues: is a kueue setting"}},
+		{name: "installVolcano with kueue", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{InstallVolcano: ptr(true)},
+			wantErr: []string{`aksml:scheduler.installVolcano: is a volcano setting but system is "kueue"`}},
+		{name: "volcanoChartValues with kueue", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{VolcanoChartValues: map[string]any{"a": 1}},
+			wantErr: []string{"aksml:scheduler.volcanoChartValues: is a volcano setting"}},
+		{name: "bad cohort name", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Cohort: "Shared_Pool"},
+			wantErr: []string{`aksml:scheduler.cohort: "Shared_Pool" is not a valid cohort name`}},
+		{name: "unknown and duplicate integrations", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{KueueIntegrations: []string{"batch/job", "slurm/job", "batch/job"}},
+			wantErr: []string{`aksml:scheduler.kueueIntegrations[1]: "slurm/job" is not supported`, `aksml:scheduler.kueueIntegrations[2]: "batch/job" is listed twice`}},
+
+		{name: "missing name", teams: func(ts []Team) []Team { ts[0].Name = ""; return ts },
+			wantErr: []string{"aksml:teams[0].name: is required"}},
+		{name: "name not a DNS label", teams: func(ts []Team) []Team { ts[0].Name = "Team_A"; return ts },
+			wantErr: []string{`aksml:teams[0].name: "Team_A" is not a valid team name`}},
+		{name: "name too long", teams: func(ts []Team) []Team { ts[0].Name = strings.Repeat("a", 31); return ts },
+			wantErr: []string{`aksml:teams[0].name: "` + strings.Repeat("a", 31) + `" is not a valid team name: use lowercase letters, digits and '-', start and end with a letter or digit, at most 30 characters`}},
+		{name: "reserved namespace", teams: func(ts []Team) []Team { ts[0].Name = "kube-system"; ts[1].Name = "kueue-system"; return ts },
+			wantErr: []string{`aksml:teams[0].name: "kube-system" is a system namespace`, `aksml:teams[1].name: "kueue-system" is a system namespace`}},
+		{name: "default namespace", teams: func(ts []Team) []Team { ts[0].Name = "default"; return ts },
+			wantErr: []string{`aksml:teams[0].name: "default" is a system namespace`}},
+		{name: "duplicate team", teams: func(ts []Team) []Team { ts[1].Name = "team-a"; return ts },
+			wantErr: []string{`aksml:teams[1].name: team "team-a" is already defined at aksml:teams[0]`}},
+		{name: "quota on unknown pool", teams: func(ts []Team) []Team { ts[1].GPUQuota["foo"] = 1; return ts },
+			wantErr: []string{`aksml:teams[1].gpuQuota["foo"]: pool "foo" is not in aksml:gpuPools; use one of a100, a100spot, mig`}},
+		{name: "negative quota", teams: func(ts []Team) []Team { ts[1].GPUQuota["a100"] = -1; return ts },
+			wantErr: []string{`aksml:teams[1].gpuQuota["a100"]: -1 is negative`}},
+		{name: "missing cpu and memory", teams: func(ts []Team) []Team { ts[0].CPU, ts[0].Memory = "", ""; return ts },
+			wantErr: []string{"aksml:teams[0].cpu: is required", "aksml:teams[0].memory: is required"}},
+		{name: "invalid quantities", teams: func(ts []Team) []Team { ts[0].CPU, ts[0].Memory = "64 cores", "-1Gi"; return ts },
+			wantErr: []string{`aksml:teams[0].cpu: "64 cores" is not a Kubernetes quantity`, `aksml:teams[0].memory: "-1Gi" is not a Kubernetes quantity`}},
+		{name: "memory in millibytes", teams: func(ts []Team) []Team { ts[0].Memory = "256m"; return ts },
+			wantErr: []string{`aksml:teams[0].memory: "256m" is in millibytes`}},
+		{name: "negative borrowing limit", teams: func(ts []Team) []Team { ts[0].BorrowingLimit = ptr(-1); return ts },
+			wantErr: []string{"aksml:teams[0].borrowingLimit: -1 is negative"}},
+		{name: "borrowing without a queueing system", teams: func(ts []Team) []Team { ts[0].LendingLimit = nil; return ts }, sched: none,
+			wantErr: []string{"aksml:teams[0].borrowingLimit: needs a queueing system"}},
+		{name: "borrowing without pools", teams: func(ts []Team) []Team { ts[1].GPUQuota = nil; ts[1].BorrowingLimit = ptr(1); return ts },
+			wantErr: []string{"aksml:teams[1].borrowingLimit: the team lists no pools in gpuQuota"}},
+		{name: "negative lending limit", teams: func(ts []Team) []Team { ts[0].LendingLimit = ptr(-2); return ts },
+			wantErr: []string{"aksml:teams[0].lendingLimit: -2 is negative"}},
+		{name: "lending limit with volcano", teams: func(ts []Team) []Team { return ts }, sched: volcano,
+			wantErr: []string{`aksml:teams[0].lendingLimit: is a kueue setting but aksml:scheduler.system is "volcano"`}},
+		{name: "lending more than the team holds", teams: func(ts []Team) []Team { ts[1].LendingLimit = ptr(5); return ts },
+			wantErr: []string{"aksml:teams[1].lendingLimit: 5 exceeds the team's nominal GPU quota (2)"}},
+		{name: "weight out of range", teams: func(ts []Team) []Team { ts[0].Weight = 70000; ts[1].Weight = -1; return ts },
+			wantErr: []string{"aksml:teams[0].weight: 70000 is out of range", "aksml:teams[1].weight: -1 is out of range"}},
+		{name: "privileged pod security", teams: func(ts []Team) []Team { ts[0].PodSecurity = "privileged"; return ts },
+			wantErr: []string{`aksml:teams[0].podSecurity: "privileged" is not supported; use one of "restricted", "baseline"`}},
+		{name: "flavor order on unlisted and duplicate pools", teams: func(ts []Team) []Team { ts[1].FlavorOrder = []string{"a100spot", "a100", "a100"}; return ts },
+			wantErr: []string{`aksml:teams[1].flavorOrder[0]: pool "a100spot" has no entry in gpuQuota`, `aksml:teams[1].flavorOrder[2]: pool "a100" is listed twice`}},
+		{name: "flavor order with volcano", teams: func([]Team) []Team { ts := volcanoTeams(); ts[1].FlavorOrder = []string{"a100"}; return ts }, sched: volcano,
+			wantErr: []string{"aksml:teams[1].flavorOrder: is a kueue setting"}},
+		{name: "quota beyond capacity", teams: func(ts []Team) []Team { ts[1].GPUQuota["a100"] = 8; return ts },
+			wantErr: []string{`aksml:teams: nominal nvidia.com/gpu quota on pool "a100" is 12 (team-a 4, team-b 8)`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := ValidateTeams(tc.teams(testTeams()), testPools(), tc.sched, DefaultPaths())
+			if tc.wantErr == nil {
+				require.NoError(t, errs.ToAggregate())
+				return
+			}
+			require.Len(t, errs, len(tc.wantErr), "errors: %v", errs.ToAggregate())
+			for _, want := range tc.wantErr {
+				assert.ErrorContains(t, errs.ToAggregate(), want)
+			}
+		})
+	}
+}
+
+func TestValidateTeamsReportsEveryProblemAtOnce(t *testing.T) {
+	teams := testTeams()
+	teams[0].Name = "Bad"
+	teams[0].Weight = -5
+	teams[1].GPUQuota["nope"] = 1
+	errs := ValidateTeams(teams, testPools(), SchedulerSpec{System: "both"}, DefaultPaths())
+	err := errs.ToAggregate()
+	require.Error(t, err)
+	for _, want := range []string{"aksml:scheduler.system", "aksml:teams[0].name", "aksml:teams[0].weight", `aksml:teams[1].gpuQuota["nope"]`} {
+		assert.ErrorContains(t, err, want)
+	}
+}
+
+func TestCheckCapacity(t *testing.T) {
+	tests := []struct {
+		name       string
+		quota      map[string][2]int // pool -> quota of team-a, team-b
+		pools      func([]gpupool.Spec) []gpupool.Spec
+		overcommit float64
+		wantErr    string
+	}{
+		{name: "fits exactly", quota: map[string][2]int{"a100": {6, 2}, "a100spot": {4, 0}, "mig": {7, 7}}, overcommit: 1},
+		{name: "on-demand pool over capacity", quota: map[string][2]int{"a100": {8, 4}}, overcommit: 1,
+			wantErr: `aksml:teams: nominal nvidia.com/gpu quota on pool "a100" is 12 (team-a 8, team-b 4) but the pool holds 8 GPUs (maxCount 8 × 1); lower the quotas, raise aksml:gpuPools[0].maxCount, or set aksml:scheduler.overcommitRatio`},
+		{name: "spot pool counted on its own", quota: map[string][2]int{"a100": {4, 4}, "a100spot": {3, 2}}, overcommit: 1,
+			wantErr: `nominal nvidia.com/gpu quota on pool "a100spot" is 5 (team-a 3, team-b 2) but the pool holds 4 GPUs (maxCount 4 × 1); lower the quotas, raise aksml:gpuPools[1].maxCount`},
+		{name: "deliberate overcommit allows it", quota: map[string][2]int{"a100": {8, 4}}, overcommit: 1.5},
+		{name: "overcommit too small", quota: map[string][2]int{"a100": {8, 4}}, overcommit: 1.25,
+			wantErr: `the pool holds 8 GPUs (maxCount 8 × 1) and overcommitRatio 1.25 allows 10; lower the quotas, raise aksml:gpuPools[0].maxCount, or raise aksml:scheduler.overcommitRatio`},
+		{name: "MIG pool counts instances", quota: map[string][2]int{"mig": {10, 5}}, overcommit: 1,
+			wantErr: `nominal nvidia.com/mig-1g.10gb quota on pool "mig" is 15 (team-a 10, team-b 5) but the pool holds 14 MIG instances (maxCount 2 × 1 GPUs × 7 1g.10gb)`},
+		{name: "multi-GPU nodes", quota: map[string][2]int{"a100": {8, 8}}, overcommit: 1,
+			pools: func(ps []gpupool.Spec) []gpupool.Spec {
+				ps[0].VMSize = "Standard_NC96ads_A100_v4"
+				ps[0].MaxCount = 4
+				return ps
+			}},
+		{name: "unknown SKU is left to pool validation", quota: map[string][2]int{"a100": {80, 0}}, overcommit: 1,
+			pools: func(ps []gpupool.Spec) []gpupool.Spec { ps[0].VMSize = "Standard_X"; return ps }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := Team{Name: "team-a", GPUQuota: map[string]int{}}
+			b := Team{Name: "team-b", GPUQuota: map[string]int{}}
+			for pool, q := range tc.quota {
+				a.GPUQuota[pool], b.GPUQuota[pool] = q[0], q[1]
+			}
+			pools := testPools()
+			if tc.pools != nil {
+				pools = tc.pools(pools)
+			}
+			for i := range pools {
+				pools[i].Default()
+			}
+			errs := CheckCapacity([]Team{a, b}, pools, tc.overcommit, DefaultPaths())
+			if tc.wantErr == "" {
+				require.Empty(t, errs)
+				return
+			}
+			require.Len(t, errs, 1)
+			assert.Contains(t, errs[0].Error(), tc.wantErr)
+		})
+	}
+}
+
+func TestPoolCapacityAndResource(t *testing.T) {
+	pools := testPools()
+	for i := range pools {
+		pools[i].Default()
+	}
+	assert.Equal(t, 8, PoolCapacity(pools[0]))
+	assert.Equal(t, "nvidia.com/gpu", GPUResourceName(pools[0]))
+	assert.Equal(t, 14, PoolCapacity(pools[2]))
+	assert.Equal(t, "nvidia.com/mig-1g.10gb", GPUResourceName(pools[2]))
+
+	single := pools[2]
+	single.MIG = &gpupool.MIGSpec{Strategy: gpupool.MIGStrategySingle, Profile: gpupool.MIG3g}
+	assert.Equal(t, "nvidia.com/gpu", GPUResourceName(single), "the single strategy exposes MIG instances as nvidia.com/gpu")
+	assert.Equal(t, 4, PoolCapacity(single))
+}
+
+func TestSchedulerDefaults(t *testing.T) {
+	var k SchedulerSpec
+	k.Default()
+	assert.Equal(t, SystemKueue, k.System)
+	assert.True(t, *k.InstallKueue)
+	assert.Equal(t, "aksml", k.Cohort)
+	assert.Equal(t, 1.0, k.OvercommitRatio)
+	assert.Equal(t, DefaultKueueIntegrations, k.KueueIntegrations)
+	assert.Nil(t, k.InstallVolcano, "Volcano settings stay unset under Kueue")
+
+	v := SchedulerSpec{System: SystemVolcano}
+	v.Default()
+	assert.True(t, *v.InstallVolcano)
+	assert.Nil(t, v.InstallKueue, "Kueue settings stay unset under Volcano")
+	assert.Empty(t, v.Cohort)
+	assert.Empty(t, v.KueueIntegrations)
+
+	off := SchedulerSpec{InstallKueue: ptr(false)}
+	off.Default()
+	assert.False(t, *off.InstallKueue)
+
+	var team Team
+	team.Default()
+	assert.Equal(t, 1, team.Weight)
+	assert.Equal(t, PodSecurityRestricted, team.PodSecurity)
+}
