@@ -1,0 +1,221 @@
+package observability
+
+import "time"
+
+// Training metrics the application exports on its /metrics endpoint (seed 000
+// "Exportar métricas de vazão do treinamento"), plus the last-checkpoint
+// timestamp that the recovery-point alert reads.
+const (
+	// MetricSamplesTotal is the counter of samples or tokens processed.
+	MetricSamplesTotal = "ml_training_samples_total"
+	// MetricStepsTotal is the counter of completed optimizer steps.
+	MetricStepsTotal = "ml_training_steps_total"
+	// MetricStepDuration is the step latency (a gauge in the seed's example;
+	// a histogram or summary is kept too).
+	MetricStepDuration = "ml_training_step_duration_seconds"
+	// MetricCheckpointDuration is the checkpoint latency.
+	MetricCheckpointDuration = "ml_training_checkpoint_duration_seconds"
+	// MetricDataWait is the time spent waiting for input data.
+	MetricDataWait = "ml_training_data_wait_seconds"
+	// MetricLastCheckpointTimestamp is a gauge holding the Unix time, in
+	// seconds, of the last successful checkpoint (seed 000 "Monitorar o
+	// progresso": "hora do último ponto de verificação bem-sucedido"). The
+	// application sets it when a checkpoint is committed, and at start-up to
+	// the time of the checkpoint it restored (or the start time when there is
+	// none), so a fresh run is not reported overdue before its first save.
+	MetricLastCheckpointTimestamp = "ml_training_last_checkpoint_timestamp_seconds"
+)
+
+// TrainingMetrics lists the training metrics the training PodMonitor keeps;
+// every other series scraped from a training pod is dropped.
+var TrainingMetrics = []string{
+	MetricSamplesTotal,
+	MetricStepsTotal,
+	MetricStepDuration,
+	MetricCheckpointDuration,
+	MetricDataWait,
+	MetricLastCheckpointTimestamp,
+}
+
+// Stable, low-cardinality labels kept on training metrics (seed 000: "nome do
+// modelo, versão do modelo, nome do trabalho, ID de execução, função de
+// réplica e equipe"). Any other label the application emits, such as sample
+// IDs, request IDs or raw dataset paths, is dropped at scrape time.
+const (
+	// LabelModelName is the model name.
+	LabelModelName = "model_name"
+	// LabelModelVersion is the model version.
+	LabelModelVersion = "model_version"
+	// LabelJobName is the training job name (the seed's example emits it).
+	LabelJobName = "job_name"
+	// LabelRunID is the run ID of one training attempt.
+	LabelRunID = "run_id"
+	// LabelReplicaRole is the replica role in a distributed job (master,
+	// worker).
+	LabelReplicaRole = "replica_role"
+	// LabelTeam is the team; the training PodMonitor sets it from the pod
+	// label TeamPodLabel, or else the pod's namespace (every team has its
+	// own namespace).
+	LabelTeam = "team"
+)
+
+// StableLabels lists the seed's stable training labels, in the order above.
+var StableLabels = []string{LabelModelName, LabelModelVersion, LabelJobName, LabelRunID, LabelReplicaRole, LabelTeam}
+
+// Pod labels the training PodMonitor reads.
+const (
+	// MetricsLabel marks a pod whose /metrics endpoint the training
+	// PodMonitor scrapes; workload components set it to MetricsLabelValue.
+	MetricsLabel = "aksml.io/metrics"
+	// MetricsLabelValue is the value of MetricsLabel on scraped pods.
+	MetricsLabelValue = "true"
+	// MetricsPortName is the name of the container port serving /metrics on
+	// training pods (seed 000 training-metrics-demo: port `metrics`).
+	MetricsPortName = "metrics"
+	// MetricsPath is the HTTP path of the training metrics endpoint.
+	MetricsPath = "/metrics"
+	// TeamPodLabel carries the owning team on aksml workloads and team
+	// namespaces (the literal the workloads and queues packages set).
+	TeamPodLabel = "aksml.io/team"
+	// RunIDPodLabel, ModelNamePodLabel and ModelVersionPodLabel are optional
+	// pod labels copied to run_id, model_name and model_version; when a pod
+	// does not carry them the values the application emits are kept.
+	RunIDPodLabel        = "aksml.io/run-id"
+	ModelNamePodLabel    = "aksml.io/model-name"
+	ModelVersionPodLabel = "aksml.io/model-version"
+	// jobNamePodLabel is set by the Job controller on every pod of a Job.
+	jobNamePodLabel = "batch.kubernetes.io/job-name"
+	// kubeflowJobNamePodLabel and kubeflowReplicaTypePodLabel are set by the
+	// Kubeflow Training Operator on PyTorchJob and TFJob pods.
+	kubeflowJobNamePodLabel     = "training.kubeflow.org/job-name"
+	kubeflowReplicaTypePodLabel = "training.kubeflow.org/replica-type"
+)
+
+// DCGM exporter metrics the alerts and dashboard read (seed 000 "Coletar
+// métricas de GPU NVIDIA" and dashboard queries).
+const (
+	// MetricGPUUtil is GPU utilisation in percent.
+	MetricGPUUtil = "DCGM_FI_DEV_GPU_UTIL"
+	// MetricFBUsed and MetricFBFree are framebuffer memory used and free, MiB.
+	MetricFBUsed = "DCGM_FI_DEV_FB_USED"
+	MetricFBFree = "DCGM_FI_DEV_FB_FREE"
+	// MetricXIDErrors is the last XID error code a GPU reported (0 = none).
+	MetricXIDErrors = "DCGM_FI_DEV_XID_ERRORS"
+)
+
+// DCGM exporter installed by aksml's gpustack component or the NVIDIA GPU
+// Operator (pools with GPUStack DriverOnly or None): defaults equal the
+// seed's PodMonitor (seed 000 "Coletar métricas de GPU NVIDIA").
+const (
+	// DefaultDCGMNamespace is the namespace of the exporter pods.
+	DefaultDCGMNamespace = "gpu-operator"
+	// DefaultDCGMSelectorKey and DefaultDCGMSelectorValue form the pod
+	// selector `app: nvidia-dcgm-exporter`.
+	DefaultDCGMSelectorKey   = "app"
+	DefaultDCGMSelectorValue = "nvidia-dcgm-exporter"
+	// DefaultDCGMPortName is the exporter's container port name (port 9400).
+	DefaultDCGMPortName = "metrics"
+	// DCGMPodMonitorName is the name of the exporter PodMonitor (seed).
+	DCGMPodMonitorName = "nvidia-dcgm-exporter"
+)
+
+// AKS-managed DCGM exporter (pools with GPUStack Managed, seed 002). It runs
+// as a systemd service on each GPU node, not as a pod, so it is scraped
+// through node discovery in the Azure Monitor metrics add-on's custom scrape
+// configuration instead of a PodMonitor.
+const (
+	// ManagedDCGMPort is the port the AKS-managed exporter listens on (seed
+	// 002: "na porta 19400").
+	ManagedDCGMPort = 19400
+	// ManagedDCGMNodeLabel and ManagedDCGMNodeLabelValue form the node label
+	// AKS sets where the managed exporter runs (seed 002:
+	// `kubernetes.azure.com/dcgm-exporter=enabled`).
+	ManagedDCGMNodeLabel      = "kubernetes.azure.com/dcgm-exporter"
+	ManagedDCGMNodeLabelValue = "enabled"
+	// ManagedDCGMJobName is the scrape job name of the managed exporter.
+	ManagedDCGMJobName = "aks-managed-dcgm-exporter"
+	// AMAPrometheusConfigMapName is the Azure Monitor metrics add-on's
+	// cluster-wide custom scrape ConfigMap; it must live in kube-system.
+	AMAPrometheusConfigMapName = "ama-metrics-prometheus-config"
+	// AMAPrometheusConfigKey is the data key holding the scrape config.
+	AMAPrometheusConfigKey = "prometheus-config"
+	// AMANamespace is the namespace the add-on reads its ConfigMaps from.
+	AMANamespace = "kube-system"
+)
+
+// Names of the other Kubernetes objects NewMonitors creates.
+const (
+	// TrainingPodMonitorName is the name of the training PodMonitor.
+	TrainingPodMonitorName = "aksml-training-metrics"
+	// PrometheusRuleName is the name of the PrometheusRule.
+	PrometheusRuleName = "aksml-gpu-training-alerts"
+	// DashboardConfigMapName is the name of the dashboard ConfigMap.
+	DashboardConfigMapName = "aksml-gpu-training-dashboard"
+	// DashboardConfigMapKey is the data key holding the dashboard JSON.
+	DashboardConfigMapKey = "aksml-gpu-training.json"
+	// DashboardLabel and DashboardLabelValue mark the ConfigMap for Grafana
+	// dashboard sidecars (`grafana_dashboard: "1"`).
+	DashboardLabel      = "grafana_dashboard"
+	DashboardLabelValue = "1"
+	// DashboardUID is the Grafana dashboard UID.
+	DashboardUID = "aksml-gpu-training"
+	// RuleGroupName is the name of the rule group inside the PrometheusRule.
+	RuleGroupName = "aksml-gpu-training"
+)
+
+// Defaults applied by (*Spec).Default and (*MonitorsArgs) defaulting.
+const (
+	// DefaultNamespace is where the training PodMonitor, the PrometheusRule
+	// and the dashboard ConfigMap go. kube-system exists on every cluster, AKS
+	// or not, so nothing has to be created first; the Azure Monitor metrics
+	// add-on watches monitors in every namespace.
+	DefaultNamespace = "kube-system"
+	// DefaultScrapeInterval and DefaultScrapeTimeout are the seed's PodMonitor
+	// values (`interval: 30s`, `scrapeTimeout: 10s`).
+	DefaultScrapeInterval = "30s"
+	DefaultScrapeTimeout  = "10s"
+	// DefaultRPO is the recovery-point objective: a running job with no
+	// successful checkpoint for longer raises TrainingCheckpointOverdue.
+	DefaultRPO = "30m"
+	// MinRPO and MaxRPO bound the RPO: shorter than two scrape intervals
+	// cannot be observed, longer than a week is not a recovery objective.
+	MinRPO = 5 * time.Minute
+	MaxRPO = 7 * 24 * time.Hour
+	// DefaultGPUIdleThresholdPercent: a GPU averaging less utilisation than
+	// this over GPUIdleWindow is under-utilised (seed 000: "subutilização
+	// sustentada de GPU").
+	DefaultGPUIdleThresholdPercent = 20
+	// DefaultGPUMemoryThresholdPercent: framebuffer use above this is "near
+	// capacity" (seed 000: "memória de GPU de quase capacidade").
+	DefaultGPUMemoryThresholdPercent = 90
+	// DefaultPodMonitorGroup is the Azure Monitor managed Prometheus CRD
+	// group the seed's PodMonitors use.
+	DefaultPodMonitorGroup = MonitorGroupAzure
+	// DefaultManagedDCGMScrapeConfig is true: the add-on's custom scrape
+	// ConfigMap is created when a pool runs the AKS-managed stack.
+	DefaultManagedDCGMScrapeConfig = true
+)
+
+// Rule timing.
+const (
+	// GPUIdleWindow is the averaging window of the under-utilisation alert.
+	GPUIdleWindow = 30 * time.Minute
+	// ThroughputWindow is the rate window of the stalled-throughput alert.
+	ThroughputWindow = 10 * time.Minute
+	// PendingFor is how long workloads or pods may stay pending before the
+	// pending alerts fire (seed 000: "pods pendentes sustentados").
+	PendingFor = 30 * time.Minute
+	// RuleGroupInterval is the evaluation interval of the rule groups (PT1M).
+	RuleGroupInterval = time.Minute
+	// AlertAutoResolveAfter is how long an Azure alert stays resolved-pending
+	// after its condition clears.
+	AlertAutoResolveAfter = 10 * time.Minute
+)
+
+// Azure Monitor managed Prometheus rule group resource.
+const (
+	// RuleGroupResourceType is the ARM type of a managed Prometheus rule group.
+	RuleGroupResourceType = "Microsoft.AlertsManagement/prometheusRuleGroups"
+	// RuleGroupAPIVersion is the ARM API version used for it.
+	RuleGroupAPIVersion = "2023-03-01"
+)

@@ -1,0 +1,104 @@
+// Package observability builds the GPU and training observability of an
+// aksml cluster (SPEC C6), following seed 000 "Monitorar a utilização da GPU
+// e a taxa de processamento do treinamento" (its subsections "Coletar
+// métricas de GPU NVIDIA", "Exportar métricas de vazão do treinamento" and
+// "Criar dashboards de GPU e taxa de transferência"), seed 000 "Monitorar o
+// progresso e a recuperação do trabalho", and seed 002 (the AKS-managed DCGM
+// exporter).
+//
+// It has two components, so that an existing (non-AKS) cluster registers no
+// Azure resources:
+//
+//   - NewMonitors (Kubernetes layer, `aksml:observability:Monitors`): the
+//     DCGM exporter scrape, the training PodMonitor, a Grafana dashboard
+//     ConfigMap and, with Spec.PrometheusRule, a monitoring.coreos.com/v1
+//     PrometheusRule holding Rules.
+//   - NewAlertRules (Azure layer, `aksml:observability:AlertRules`): Rules as
+//     an Azure Monitor managed Prometheus rule group
+//     (Microsoft.AlertsManagement/prometheusRuleGroups, API 2023-03-01),
+//     deployed through components/armdeploy because the azure-native
+//     alertsmanagement module is not served at v2.88.0.
+//
+// # DCGM exporter: which one is scraped
+//
+// The seed says not to run a duplicate exporter but to scrape the one that is
+// installed. DCGMTargets decides from the pools' GPUStack:
+//
+//   - DriverOnly and None pools run the exporter as pods (aksml's gpustack
+//     component, or the NVIDIA GPU Operator). They get the seed's PodMonitor:
+//     namespace gpu-operator, selector `app: nvidia-dcgm-exporter`, port
+//     `metrics` (9400), interval 30s, scrapeTimeout 10s; DCGMExporter
+//     overrides each. honorLabels is set so the exporter's namespace, pod and
+//     container labels, which name the workload using each GPU, win over the
+//     exporter pod's own target labels; without it the seed's
+//     `avg by (namespace, pod, gpu)` query would group by exporter pod.
+//   - Managed pools run the exporter AKS installs as a systemd service on the
+//     node, listening on port 19400, on nodes labelled
+//     kubernetes.azure.com/dcgm-exporter=enabled (seed 002). No pod exposes
+//     it, so a PodMonitor (which selects pods) cannot reach it, and a
+//     headless Service with hand-written Endpoints would go stale as the
+//     autoscaler adds and removes nodes. It is scraped instead through the
+//     Azure Monitor metrics add-on's documented custom-scrape ConfigMap,
+//     `ama-metrics-prometheus-config` in kube-system (key
+//     `prometheus-config`), which the add-on's cluster-wide collector reads:
+//     a job with Kubernetes node discovery that keeps nodes carrying the
+//     managed-exporter label and scrapes <InternalIP>:19400/metrics. It is
+//     one ConfigMap per cluster; when the cluster already has one, set
+//     Spec.ManagedDCGMScrapeConfig to false and merge the job from the
+//     Monitors.ManagedDCGMScrapeConfig output into it.
+//
+// # Training metrics
+//
+// The training PodMonitor selects pods labelled aksml.io/metrics=true (set by
+// the workloads package) in the team namespaces and scrapes port `metrics`,
+// path /metrics, every 30s. Only the seed's metrics are kept
+// (ml_training_samples_total, ml_training_steps_total,
+// ml_training_step_duration_seconds, ml_training_checkpoint_duration_seconds,
+// ml_training_data_wait_seconds) plus ml_training_last_checkpoint_timestamp_seconds
+// and Spec.AdditionalTrainingMetrics, and only the seed's stable labels
+// (model_name, model_version, job_name, run_id, replica_role, team) next to
+// the target labels; sample IDs, request IDs, dataset paths and any other
+// label are dropped at scrape time, because high-cardinality labels raise
+// monitoring cost and query latency (seed). team comes from the pod label
+// aksml.io/team, or else the namespace; job_name and replica_role from the
+// Job controller's and the Kubeflow Training Operator's pod labels; run_id,
+// model_name and model_version from optional aksml.io/* pod labels. Where a
+// pod label is absent the value the application emits is kept.
+//
+// The recovery-point alert needs one metric the seed names only in prose
+// ("hora do último ponto de verificação bem-sucedido"): applications must
+// export ml_training_last_checkpoint_timestamp_seconds, a gauge with the
+// Unix time of the last committed checkpoint (set at start-up to the restored
+// checkpoint's time, or the start time). A gauge was chosen over
+// `increase(ml_training_checkpoint_duration_seconds_count[rpo]) == 0`
+// because it also works when the checkpoint latency is a gauge (as in the
+// seed's example) and because a restarted pod reports the age of the
+// checkpoint it resumed from rather than an empty counter.
+//
+// # Alerts
+//
+// Rules returns the rule table: GPUUnderutilized, GPUMemoryNearCapacity,
+// GPUXIDError, TrainingThroughputStalled, TrainingCheckpointOverdue,
+// JobFailed, GangWorkloadsPending and PodsPending, each with a severity and
+// annotations that say what to do. The job and pod rules read
+// kube-state-metrics (kube_job_failed, kube_pod_status_phase; on AKS the
+// add-on's default kube-state-metrics target, whose ingestion keep-list
+// must include them) and GangWorkloadsPending reads Kueue's
+// kueue_pending_workloads, which requires Kueue's metrics endpoint to be
+// scraped. JobFailed uses the Job's Failed condition (kube_job_failed)
+// rather than kube_job_status_failed, which counts failed pods and so also
+// fires for jobs that retried and then succeeded.
+//
+// Removing NewAlertRules deletes its deployment stack but, as documented in
+// components/armdeploy, leaves the rule group behind unless its resource
+// group is deleted too; delete the `<cluster>-aksml-gpu-training` rule group
+// in Azure afterwards when it must go.
+//
+// # Dashboard
+//
+// DashboardJSON is a Grafana dashboard with the seed's four queries verbatim
+// (GPU utilisation, framebuffer %, samples per second, step duration). The
+// stack exports it for import into Azure Managed Grafana; the ConfigMap
+// labelled grafana_dashboard: "1" serves Grafana dashboard sidecars on
+// existing clusters.
+package observability

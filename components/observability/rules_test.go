@@ -1,0 +1,278 @@
+package observability
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+func defaultSpec() Spec {
+	var s Spec
+	s.Default()
+	return s
+}
+
+func rulesByName(rules []Rule) map[string]Rule {
+	out := map[string]Rule{}
+	for _, r := range rules {
+		out[r.Alert] = r
+	}
+	return out
+}
+
+func TestRulesCoverTheSeedAlerts(t *testing.T) {
+	rules := rulesByName(Rules(defaultSpec(), nil))
+	tests := []struct {
+		alert    string
+		contains []string
+		forDur   time.Duration
+		severity Severity
+	}{
+		{"GPUUnderutilized", []string{"avg_over_time(DCGM_FI_DEV_GPU_UTIL[30m])", "< 20"}, 15 * time.Minute, SeverityWarning},
+		{"GPUMemoryNearCapacity", []string{"100 * DCGM_FI_DEV_FB_USED / (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE) > 90"}, 15 * time.Minute, SeverityWarning},
+		{"GPUXIDError", []string{"DCGM_FI_DEV_XID_ERRORS > 0"}, 0, SeverityCritical},
+		{"TrainingThroughputStalled", []string{"rate(ml_training_samples_total[10m])", "== 0"}, 10 * time.Minute, SeverityCritical},
+		{"TrainingCheckpointOverdue", []string{"time() - max by (namespace, job_name) (ml_training_last_checkpoint_timestamp_seconds) > 1800"}, 5 * time.Minute, SeverityCritical},
+		{"JobFailed", []string{`kube_job_failed{condition="true"} > 0`}, 0, SeverityCritical},
+		{"GangWorkloadsPending", []string{"kueue_pending_workloads", "> 0"}, 30 * time.Minute, SeverityWarning},
+		{"PodsPending", []string{`kube_pod_status_phase{phase="Pending"}`, "> 0"}, 30 * time.Minute, SeverityWarning},
+	}
+	require.Len(t, rules, len(tests), "every rule is asserted")
+	for _, tc := range tests {
+		t.Run(tc.alert, func(t *testing.T) {
+			r, ok := rules[tc.alert]
+			require.True(t, ok)
+			for _, c := range tc.contains {
+				assert.Contains(t, r.Expr, c)
+			}
+			assert.Equal(t, tc.forDur, r.For)
+			assert.Equal(t, tc.severity, r.Severity)
+			assert.NotEmpty(t, r.Summary)
+			assert.Greater(t, len(r.Description), 80, "the description says what to do")
+		})
+	}
+}
+
+func TestRulesFollowSpecAndNamespaces(t *testing.T) {
+	s := defaultSpec()
+	s.RPO = "2h"
+	s.GPUIdleThresholdPercent = 35
+	s.GPUMemoryThresholdPercent = 95
+	rules := rulesByName(Rules(s, []string{"team-a", "team-b"}))
+
+	assert.Contains(t, rules["GPUUnderutilized"].Expr, "< 35")
+	assert.Contains(t, rules["GPUMemoryNearCapacity"].Expr, "> 95")
+	assert.Contains(t, rules["TrainingCheckpointOverdue"].Expr, `ml_training_last_checkpoint_timestamp_seconds{namespace=~"team-a|team-b"}) > 7200`)
+	assert.Contains(t, rules["TrainingCheckpointOverdue"].Summary, "2h recovery-point objective")
+	assert.Contains(t, rules["TrainingThroughputStalled"].Expr, `ml_training_samples_total{namespace=~"team-a|team-b"}[10m]`)
+	assert.Contains(t, rules["JobFailed"].Expr, `kube_job_failed{condition="true",namespace=~"team-a|team-b"} > 0`)
+	assert.Contains(t, rules["PodsPending"].Expr, `kube_pod_status_phase{phase="Pending",namespace=~"team-a|team-b"}`)
+	assert.NotContains(t, rules["GPUXIDError"].Expr, "namespace", "GPU rules are cluster-wide")
+}
+
+func TestDurations(t *testing.T) {
+	tests := []struct {
+		d         time.Duration
+		prom, iso string
+	}{
+		{0, "0s", "PT0S"},
+		{10 * time.Second, "10s", "PT10S"},
+		{time.Minute, "1m", "PT1M"},
+		{30 * time.Minute, "30m", "PT30M"},
+		{90 * time.Minute, "1h30m", "PT1H30M"},
+		{2 * time.Hour, "2h", "PT2H"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.prom, promDuration(tc.d), tc.d.String())
+		assert.Equal(t, tc.iso, isoDuration(tc.d), tc.d.String())
+	}
+}
+
+func TestPrometheusRuleSpec(t *testing.T) {
+	spec := prometheusRuleSpec(Rules(defaultSpec(), nil))
+	groups := spec["groups"].([]any)
+	require.Len(t, groups, 1)
+	g := groups[0].(map[string]any)
+	assert.Equal(t, RuleGroupName, g["name"])
+	assert.Equal(t, "1m", g["interval"])
+	rules := g["rules"].([]any)
+	require.Len(t, rules, len(Rules(defaultSpec(), nil)))
+	byName := map[string]map[string]any{}
+	for _, r := range rules {
+		m := r.(map[string]any)
+		byName[m["alert"].(string)] = m
+	}
+	assert.Equal(t, "30m", byName["GangWorkloadsPending"]["for"])
+	assert.NotContains(t, byName["GPUXIDError"], "for", "an immediate alert has no for")
+	assert.Equal(t, map[string]any{"severity": "critical"}, byName["GPUXIDError"]["labels"])
+	assert.Contains(t, byName["JobFailed"]["annotations"].(map[string]any)["description"], "kubectl describe job")
+}
+
+func TestRuleGroupTemplate(t *testing.T) {
+	s := defaultSpec()
+	s.PrometheusRuleGroups = true
+	s.AzureMonitorWorkspaceID = testWorkspaceID
+	s.ActionGroupIDs = []string{testActionGroupID}
+
+	tpl := RuleGroupTemplate(s, nil, false)
+	assert.Equal(t, "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#", tpl["$schema"])
+	res := tpl["resources"].([]map[string]any)
+	require.Len(t, res, 1)
+	group := res[0]
+	assert.Equal(t, "Microsoft.AlertsManagement/prometheusRuleGroups", group["type"])
+	assert.Equal(t, "2023-03-01", group["apiVersion"])
+	assert.Equal(t, "[format('{0}-aksml-gpu-training', parameters('clusterName'))]", group["name"])
+	assert.Equal(t, "[parameters('location')]", group["location"])
+	props := group["properties"].(map[string]any)
+	assert.Equal(t, []any{testWorkspaceID}, props["scopes"])
+	assert.Equal(t, "[parameters('clusterName')]", props["clusterName"])
+	assert.Equal(t, true, props["enabled"])
+	assert.Equal(t, "PT1M", props["interval"])
+
+	rules := props["rules"].([]any)
+	require.Len(t, rules, len(Rules(s, nil)))
+	byName := map[string]map[string]any{}
+	for _, r := range rules {
+		m := r.(map[string]any)
+		byName[m["alert"].(string)] = m
+		assert.Contains(t, m, "expression")
+		assert.Equal(t, []any{map[string]any{"actionGroupId": testActionGroupID}}, m["actions"])
+		assert.Equal(t, map[string]any{"autoResolved": true, "timeToResolve": "PT10M"}, m["resolveConfiguration"])
+	}
+	assert.Equal(t, "PT30M", byName["PodsPending"]["for"])
+	assert.Equal(t, 2, byName["PodsPending"]["severity"])
+	assert.Equal(t, 1, byName["GPUXIDError"]["severity"])
+	assert.NotContains(t, byName["GPUXIDError"], "for")
+	assert.Equal(t, "DCGM_FI_DEV_XID_ERRORS > 0", byName["GPUXIDError"]["expression"])
+
+	outputs := tpl["outputs"].(map[string]any)
+	assert.Equal(t, "[resourceId('Microsoft.AlertsManagement/prometheusRuleGroups', format('{0}-aksml-gpu-training', parameters('clusterName')))]",
+		outputs["ruleGroupId"].(map[string]any)["value"])
+
+	withCluster := RuleGroupTemplate(s, nil, true)["resources"].([]map[string]any)[0]["properties"].(map[string]any)
+	assert.Equal(t, []any{testWorkspaceID, "[parameters('clusterResourceId')]"}, withCluster["scopes"])
+
+	s.ActionGroupIDs = nil
+	noActions := RuleGroupTemplate(s, nil, false)["resources"].([]map[string]any)[0]["properties"].(map[string]any)["rules"].([]any)
+	assert.NotContains(t, noActions[0].(map[string]any), "actions")
+}
+
+// TestTemplateStringsAreNotARMExpressions guards against a rule text that
+// ARM would evaluate: a string starting with '[' is an expression.
+func TestTemplateStringsAreNotARMExpressions(t *testing.T) {
+	for _, r := range Rules(defaultSpec(), []string{"team-a"}) {
+		for _, v := range []string{r.Expr, r.Summary, r.Description} {
+			assert.False(t, strings.HasPrefix(v, "["), "%s: %q", r.Alert, v)
+		}
+	}
+}
+
+// relabelMatches applies a Prometheus relabel regex the way Prometheus does:
+// anchored at both ends.
+func relabelMatches(t *testing.T, regex, value string) bool {
+	t.Helper()
+	return regexp.MustCompile("^(?:" + regex + ")$").MatchString(value)
+}
+
+func TestTrainingRelabelRegexes(t *testing.T) {
+	keep := TrainingMetricsRegex([]string{"ml_training_loss"})
+	for _, m := range TrainingMetrics {
+		assert.Contains(t, keep, m)
+		assert.True(t, relabelMatches(t, keep, m), m)
+	}
+	for _, m := range []string{"ml_training_step_duration_seconds_bucket", "ml_training_checkpoint_duration_seconds_count", "ml_training_data_wait_seconds_sum", "ml_training_loss"} {
+		assert.True(t, relabelMatches(t, keep, m), m)
+	}
+	for _, m := range []string{"python_gc_objects_collected_total", "process_cpu_seconds_total", "ml_training_samples_total_extra"} {
+		assert.False(t, relabelMatches(t, keep, m), m)
+	}
+
+	labels := KeptLabelsRegex()
+	for _, l := range append([]string{"__name__", "le", "namespace", "pod"}, StableLabels...) {
+		assert.True(t, relabelMatches(t, labels, l), "%s is kept", l)
+	}
+	for _, l := range []string{"sample_id", "request_id", "dataset_path", "exported_job_name", "job_name_extra"} {
+		assert.False(t, relabelMatches(t, labels, l), "%s is dropped", l)
+	}
+}
+
+func TestManagedDCGMScrapeConfig(t *testing.T) {
+	var cfg struct {
+		ScrapeConfigs []struct {
+			JobName             string           `yaml:"job_name"`
+			ScrapeInterval      string           `yaml:"scrape_interval"`
+			ScrapeTimeout       string           `yaml:"scrape_timeout"`
+			HonorLabels         bool             `yaml:"honor_labels"`
+			KubernetesSDConfigs []map[string]any `yaml:"kubernetes_sd_configs"`
+			RelabelConfigs      []map[string]any `yaml:"relabel_configs"`
+		} `yaml:"scrape_configs"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(ManagedDCGMScrapeConfig(defaultSpec())), &cfg))
+	require.Len(t, cfg.ScrapeConfigs, 1)
+	job := cfg.ScrapeConfigs[0]
+	assert.Equal(t, "aks-managed-dcgm-exporter", job.JobName)
+	assert.Equal(t, "30s", job.ScrapeInterval)
+	assert.Equal(t, "10s", job.ScrapeTimeout)
+	assert.True(t, job.HonorLabels)
+	assert.Equal(t, []map[string]any{{"role": "node"}}, job.KubernetesSDConfigs)
+	require.Len(t, job.RelabelConfigs, 3)
+	assert.Equal(t, map[string]any{
+		"source_labels": []any{"__meta_kubernetes_node_label_kubernetes_azure_com_dcgm_exporter"},
+		"regex":         "enabled",
+		"action":        "keep",
+	}, job.RelabelConfigs[0])
+	assert.Equal(t, "__address__", job.RelabelConfigs[1]["target_label"])
+	assert.Equal(t, "${1}:19400", job.RelabelConfigs[1]["replacement"])
+	assert.Equal(t, []any{"__meta_kubernetes_node_address_InternalIP"}, job.RelabelConfigs[1]["source_labels"])
+}
+
+// normalise collapses whitespace so queries compare modulo formatting.
+func normalise(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func TestDashboardJSON(t *testing.T) {
+	out := DashboardJSON()
+	assert.Equal(t, out, DashboardJSON(), "deterministic")
+
+	var d struct {
+		UID    string `json:"uid"`
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+		Templating struct {
+			List []struct {
+				Name, Type, Query string
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &d))
+	assert.Equal(t, DashboardUID, d.UID)
+	require.Len(t, d.Panels, 4)
+	var exprs []string
+	for _, p := range d.Panels {
+		require.Len(t, p.Targets, 1, p.Title)
+		exprs = append(exprs, normalise(p.Targets[0].Expr))
+	}
+	// The seed's four queries, as printed in seed 000 "Criar dashboards de
+	// GPU e taxa de transferência".
+	seed := []string{
+		"avg by (namespace, pod, gpu) (\n  avg_over_time(DCGM_FI_DEV_GPU_UTIL[5m])\n)",
+		"100 *\nDCGM_FI_DEV_FB_USED\n/\n(DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)",
+		"sum by (job_name) (\n  rate(ml_training_samples_total[5m])\n)",
+		"avg by (job_name) (\n  ml_training_step_duration_seconds\n)",
+	}
+	for i, q := range seed {
+		assert.Equal(t, normalise(q), exprs[i])
+	}
+	require.Len(t, d.Templating.List, 1)
+	assert.Equal(t, "datasource", d.Templating.List[0].Type)
+	assert.Equal(t, "prometheus", d.Templating.List[0].Query)
+}

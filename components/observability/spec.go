@@ -1,0 +1,142 @@
+package observability
+
+import (
+	"time"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+// MonitorGroup is the API group PodMonitors are created in.
+type MonitorGroup string
+
+// Valid PodMonitor groups.
+const (
+	// MonitorGroupAzure is the Azure Monitor managed Prometheus group.
+	MonitorGroupAzure MonitorGroup = "azmonitoring.coreos.com"
+	// MonitorGroupPrometheusOperator is the Prometheus Operator's group.
+	MonitorGroupPrometheusOperator MonitorGroup = "monitoring.coreos.com"
+)
+
+// MonitorGroups lists the valid PodMonitor groups.
+var MonitorGroups = []MonitorGroup{MonitorGroupAzure, MonitorGroupPrometheusOperator}
+
+// Spec is the plain-data observability configuration, decoded from stack
+// config `aksml:observability`. Call Default, then Validate.
+type Spec struct {
+	// Enabled turns observability on. Default true. When false the stack
+	// creates neither NewMonitors nor NewAlertRules.
+	Enabled *bool `json:"enabled,omitempty"`
+	// RPO is the recovery-point objective, a Go duration ("30m", "1h"):
+	// a running job whose last successful checkpoint is older raises
+	// TrainingCheckpointOverdue. Default 30m; 5m to 168h, whole seconds.
+	RPO string `json:"rpo,omitempty"`
+	// GPUIdleThresholdPercent: a GPU averaging less utilisation over 30
+	// minutes raises GPUUnderutilized. Default 20; 1 to 99.
+	GPUIdleThresholdPercent int `json:"gpuIdleThresholdPercent,omitempty"`
+	// GPUMemoryThresholdPercent: framebuffer use above it raises
+	// GPUMemoryNearCapacity. Default 90; 50 to 99.
+	GPUMemoryThresholdPercent int `json:"gpuMemoryThresholdPercent,omitempty"`
+	// ScrapeInterval and ScrapeTimeout apply to every scrape target, as
+	// durations in h, m and s ("30s", "1m"), 1s to 5m. Defaults 30s and 10s
+	// (seed PodMonitor); the timeout may not exceed the interval.
+	ScrapeInterval string `json:"scrapeInterval,omitempty"`
+	ScrapeTimeout  string `json:"scrapeTimeout,omitempty"`
+	// AdditionalTrainingMetrics are further metric names kept from training
+	// pods, e.g. loss or learning rate (seed 000 lists them as useful). Each
+	// added name is paid for in ingestion. Default none.
+	AdditionalTrainingMetrics []string `json:"additionalTrainingMetrics,omitempty"`
+	// ManagedDCGMScrapeConfig creates the Azure Monitor metrics add-on's
+	// `ama-metrics-prometheus-config` ConfigMap in kube-system when a pool
+	// runs the AKS-managed GPU stack. Default true. Set false when the
+	// cluster already has that ConfigMap, and merge the job from the
+	// ManagedDCGMScrapeConfig output into it.
+	ManagedDCGMScrapeConfig *bool `json:"managedDcgmScrapeConfig,omitempty"`
+	// AzureMonitorWorkspaceID is the ARM ID of the Azure Monitor workspace
+	// the cluster's managed Prometheus writes to:
+	// /subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Monitor/accounts/<name>.
+	// Required when PrometheusRuleGroups is true.
+	AzureMonitorWorkspaceID string `json:"azureMonitorWorkspaceId,omitempty"`
+	// PrometheusRuleGroups delivers the alert rules as Azure Monitor managed
+	// Prometheus rule groups (NewAlertRules). Default false; AKS stacks set
+	// it together with AzureMonitorWorkspaceID. Not allowed on existing
+	// (non-AKS) clusters, which register no Azure resources.
+	PrometheusRuleGroups bool `json:"prometheusRuleGroups,omitempty"`
+	// PrometheusRule delivers the alert rules as a monitoring.coreos.com/v1
+	// PrometheusRule for a cluster running the Prometheus Operator (existing
+	// clusters). Default false.
+	PrometheusRule bool `json:"prometheusRule,omitempty"`
+	// PodMonitorGroup is the API group of the PodMonitors:
+	// azmonitoring.coreos.com (default; the Azure Monitor metrics add-on on
+	// AKS) or monitoring.coreos.com (the Prometheus Operator, e.g. on an
+	// existing non-AKS cluster). Both serve the same PodMonitor schema at v1.
+	PodMonitorGroup MonitorGroup `json:"podMonitorGroup,omitempty"`
+	// Labels are added to every Kubernetes object NewMonitors creates, so a
+	// Prometheus Operator's podMonitorSelector and ruleSelector pick them up
+	// (e.g. `release: kube-prometheus-stack`). They may not replace the
+	// labels aksml sets (app.kubernetes.io/part-of, grafana_dashboard).
+	Labels map[string]string `json:"labels,omitempty"`
+	// ActionGroupIDs are ARM IDs of Azure Monitor action groups notified by
+	// every rule group alert. Default none (alerts show in the portal only).
+	// Only valid with PrometheusRuleGroups.
+	ActionGroupIDs []string `json:"actionGroupIds,omitempty"`
+}
+
+// Default fills unset fields with their documented defaults.
+func (s *Spec) Default() {
+	if s.Enabled == nil {
+		v := true
+		s.Enabled = &v
+	}
+	if s.RPO == "" {
+		s.RPO = DefaultRPO
+	}
+	if s.GPUIdleThresholdPercent == 0 {
+		s.GPUIdleThresholdPercent = DefaultGPUIdleThresholdPercent
+	}
+	if s.GPUMemoryThresholdPercent == 0 {
+		s.GPUMemoryThresholdPercent = DefaultGPUMemoryThresholdPercent
+	}
+	if s.ScrapeInterval == "" {
+		s.ScrapeInterval = DefaultScrapeInterval
+	}
+	if s.ScrapeTimeout == "" {
+		s.ScrapeTimeout = DefaultScrapeTimeout
+	}
+	if s.PodMonitorGroup == "" {
+		s.PodMonitorGroup = DefaultPodMonitorGroup
+	}
+	if s.ManagedDCGMScrapeConfig == nil {
+		v := DefaultManagedDCGMScrapeConfig
+		s.ManagedDCGMScrapeConfig = &v
+	}
+}
+
+// IsEnabled reports whether observability is on (true when unset).
+func (s Spec) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// CreatesManagedDCGMScrapeConfig reports whether NewMonitors may create the
+// add-on's scrape ConfigMap (true when unset).
+func (s Spec) CreatesManagedDCGMScrapeConfig() bool {
+	return s.ManagedDCGMScrapeConfig == nil || *s.ManagedDCGMScrapeConfig
+}
+
+// RPODuration returns RPO parsed, or the default when RPO is empty or
+// invalid (Validate reports an invalid RPO).
+func (s Spec) RPODuration() time.Duration {
+	if d, err := time.ParseDuration(s.RPO); err == nil {
+		return d
+	}
+	d, _ := time.ParseDuration(DefaultRPO)
+	return d
+}
+
+// ValidateExistingCluster returns the problems specific to an existing
+// (non-AKS) cluster, which registers no Azure resources. The stack calls it
+// in addition to Validate when it adopts an existing cluster.
+func (s Spec) ValidateExistingCluster(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.PrometheusRuleGroups {
+		errs = append(errs, field.Invalid(path.Child("prometheusRuleGroups"), "Azure Monitor rule groups need an AKS cluster and an Azure Monitor workspace; on an existing cluster set prometheusRule: true instead"))
+	}
+	return errs
+}

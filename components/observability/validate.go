@@ -1,0 +1,232 @@
+package observability
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// ConfigKey is the stack config key the Spec is decoded from; components
+// report Spec problems below it.
+const ConfigKey = "aksml:observability"
+
+var (
+	workspaceIDRE   = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.Monitor/accounts/[A-Za-z0-9][-A-Za-z0-9]{2,42}[A-Za-z0-9]$`)
+	actionGroupIDRE = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.Insights/actionGroups/[^/]{1,260}$`)
+	promDurationRE  = regexp.MustCompile(`^([0-9]+h)?([0-9]+m)?([0-9]+s)?$`)
+	metricNameRE    = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+	dns1123LabelRE  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	dns1123SubRE    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	labelNameRE     = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
+	portNameRE      = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	hasLetterRE     = regexp.MustCompile(`[a-z]`)
+)
+
+// Validate checks a defaulted Spec and returns every problem, each naming its
+// path below path (the stack passes `aksml:observability`).
+func (s Spec) Validate(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateRPO(s.RPO, path.Child("rpo"))...)
+	if s.GPUIdleThresholdPercent < 1 || s.GPUIdleThresholdPercent > 99 {
+		errs = append(errs, field.Invalid(path.Child("gpuIdleThresholdPercent"), "%d is out of range; use 1 to 99 (percent GPU utilisation averaged over 30 minutes)", s.GPUIdleThresholdPercent))
+	}
+	if s.GPUMemoryThresholdPercent < 50 || s.GPUMemoryThresholdPercent > 99 {
+		errs = append(errs, field.Invalid(path.Child("gpuMemoryThresholdPercent"), "%d is out of range; use 50 to 99 (percent of GPU framebuffer in use)", s.GPUMemoryThresholdPercent))
+	}
+
+	interval, ierrs := validatePromDuration(s.ScrapeInterval, path.Child("scrapeInterval"))
+	timeout, terrs := validatePromDuration(s.ScrapeTimeout, path.Child("scrapeTimeout"))
+	errs = append(errs, ierrs...)
+	errs = append(errs, terrs...)
+	if len(ierrs) == 0 && len(terrs) == 0 && timeout > interval {
+		errs = append(errs, field.Invalid(path.Child("scrapeTimeout"), "%s is longer than scrapeInterval %s; use a timeout no longer than the interval", s.ScrapeTimeout, s.ScrapeInterval))
+	}
+
+	seen := map[string]bool{}
+	for i, m := range s.AdditionalTrainingMetrics {
+		p := path.Child("additionalTrainingMetrics").Index(i)
+		switch {
+		case !metricNameRE.MatchString(m):
+			errs = append(errs, field.Invalid(p, "%q is not a Prometheus metric name; use letters, digits, '_' and ':', not starting with a digit", m))
+		case slices.Contains(TrainingMetrics, m):
+			errs = append(errs, field.Invalid(p, "%s is always kept; remove it from the list", m))
+		case seen[m]:
+			errs = append(errs, field.Invalid(p, "%s is listed twice", m))
+		}
+		seen[m] = true
+	}
+
+	if s.AzureMonitorWorkspaceID != "" && !workspaceIDRE.MatchString(s.AzureMonitorWorkspaceID) {
+		errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceId"), "%q is not an Azure Monitor workspace resource ID; use /subscriptions/<subscription-guid>/resourceGroups/<group>/providers/Microsoft.Monitor/accounts/<name>", s.AzureMonitorWorkspaceID))
+	}
+	if s.PrometheusRuleGroups && s.AzureMonitorWorkspaceID == "" {
+		errs = append(errs, field.Required(path.Child("azureMonitorWorkspaceId"), "the Azure Monitor workspace the cluster's managed Prometheus writes to, because prometheusRuleGroups is true (or set prometheusRuleGroups: false)"))
+	}
+	for i, id := range s.ActionGroupIDs {
+		if !actionGroupIDRE.MatchString(id) {
+			errs = append(errs, field.Invalid(path.Child("actionGroupIds").Index(i), "%q is not an action group resource ID; use /subscriptions/<subscription-guid>/resourceGroups/<group>/providers/Microsoft.Insights/actionGroups/<name>", id))
+		}
+	}
+	if len(s.ActionGroupIDs) > 0 && !s.PrometheusRuleGroups {
+		errs = append(errs, field.Invalid(path.Child("actionGroupIds"), "action groups are only notified by Azure Monitor rule groups; set prometheusRuleGroups: true or remove actionGroupIds"))
+	}
+	if !slices.Contains(MonitorGroups, s.PodMonitorGroup) {
+		errs = append(errs, field.NotSupported(path.Child("podMonitorGroup"), s.PodMonitorGroup, MonitorGroups))
+	}
+	errs = append(errs, validateLabels(s.Labels, path.Child("labels"))...)
+	for _, k := range []string{partOfLabel, DashboardLabel} {
+		if _, ok := s.Labels[k]; ok {
+			errs = append(errs, field.Invalid(path.Child("labels").Key(k), "aksml sets this label; remove it"))
+		}
+	}
+	return errs
+}
+
+func validateRPO(rpo string, path field.Path) field.ErrorList {
+	d, err := time.ParseDuration(rpo)
+	switch {
+	case err != nil:
+		return field.ErrorList{field.Invalid(path, "%q is not a duration; write it like \"30m\" or \"2h\"", rpo)}
+	case d < MinRPO || d > MaxRPO:
+		return field.ErrorList{field.Invalid(path, "%s is out of range; use %s to %s", rpo, MinRPO, MaxRPO)}
+	case d%time.Second != 0:
+		return field.ErrorList{field.Invalid(path, "%s has a fraction of a second; use whole seconds", rpo)}
+	}
+	return nil
+}
+
+// validatePromDuration checks a scrape duration written the way both
+// Prometheus and Go read it (h, m and s units only), between 1s and 5m.
+func validatePromDuration(v string, path field.Path) (time.Duration, field.ErrorList) {
+	d, err := time.ParseDuration(v)
+	if v == "" || !promDurationRE.MatchString(v) || err != nil {
+		return 0, field.ErrorList{field.Invalid(path, "%q is not a scrape duration; write it like \"30s\" or \"1m\" (units h, m, s)", v)}
+	}
+	if d < time.Second || d > 5*time.Minute {
+		return 0, field.ErrorList{field.Invalid(path, "%s is out of range; use 1s to 5m", v)}
+	}
+	return d, nil
+}
+
+// validateLabels checks Kubernetes label keys and values.
+func validateLabels(labels map[string]string, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range sortedKeys(labels) {
+		p := path.Key(k)
+		if msg := labelKeyProblem(k); msg != "" {
+			errs = append(errs, field.Invalid(p, "%q is not a valid label key: %s", k, msg))
+		}
+		if v := labels[k]; v != "" && (len(v) > 63 || !labelNameRE.MatchString(v)) {
+			errs = append(errs, field.Invalid(p, "%q is not a valid label value; use at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", v))
+		}
+	}
+	return errs
+}
+
+func labelKeyProblem(k string) string {
+	prefix, name, found := strings.Cut(k, "/")
+	if !found {
+		name, prefix = prefix, ""
+	}
+	if found && (prefix == "" || len(prefix) > 253 || !dns1123SubRE.MatchString(prefix)) {
+		return "the prefix must be a lowercase DNS subdomain"
+	}
+	if name == "" || len(name) > 63 || !labelNameRE.MatchString(name) {
+		return "the name must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	}
+	return ""
+}
+
+func validateNamespace(ns string, path field.Path) field.ErrorList {
+	if ns == "" {
+		return field.ErrorList{field.Required(path, "a Kubernetes namespace name")}
+	}
+	if len(ns) > 63 || !dns1123LabelRE.MatchString(ns) {
+		return field.ErrorList{field.Invalid(path, "%q is not a namespace name; use at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit", ns)}
+	}
+	return nil
+}
+
+// validatePortName checks a container port name (IANA_SVC_NAME).
+func validatePortName(name string, path field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(path, "the name of the exporter's container port, e.g. \"metrics\"")}
+	}
+	if len(name) > 15 || !portNameRE.MatchString(name) || !hasLetterRE.MatchString(name) || strings.Contains(name, "--") {
+		return field.ErrorList{field.Invalid(path, "%q is not a port name; use at most 15 lowercase letters, digits and single '-', with at least one letter", name)}
+	}
+	return nil
+}
+
+// Validate checks defaulted DCGMExporter settings.
+func (d DCGMExporter) Validate(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateNamespace(d.Namespace, path.Child("Namespace"))...)
+	if len(d.Selector) == 0 {
+		errs = append(errs, field.Required(path.Child("Selector"), "the labels of the exporter pods, e.g. app: nvidia-dcgm-exporter"))
+	}
+	errs = append(errs, validateLabels(d.Selector, path.Child("Selector"))...)
+	errs = append(errs, validatePortName(d.PortName, path.Child("PortName"))...)
+	return errs
+}
+
+// validate checks defaulted MonitorsArgs: the Spec below ConfigKey, the rest
+// below path.
+func (a *MonitorsArgs) validate(path field.Path) field.ErrorList {
+	errs := a.Spec.Validate(field.NewPath(ConfigKey))
+	errs = append(errs, validateNamespace(a.Namespace, path.Child("Namespace"))...)
+	errs = append(errs, a.DCGMExporter.Validate(path.Child("DCGMExporter"))...)
+	errs = append(errs, validateTeamNamespaces(a.TeamNamespaces, path.Child("TeamNamespaces"))...)
+	for i, st := range a.GPUStacks {
+		if !slices.Contains(gpupool.GPUStacks, st) {
+			errs = append(errs, field.NotSupported(path.Child("GPUStacks").Index(i), st, gpupool.GPUStacks))
+		}
+	}
+	return errs
+}
+
+func validateTeamNamespaces(nss []string, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, ns := range nss {
+		errs = append(errs, validateNamespace(ns, path.Index(i))...)
+		if seen[ns] {
+			errs = append(errs, field.Invalid(path.Index(i), "namespace %q is listed twice", ns))
+		}
+		seen[ns] = true
+	}
+	return errs
+}
+
+// validate checks AlertRulesArgs: the Spec below ConfigKey, the rest below
+// path.
+func (a *AlertRulesArgs) validate(path field.Path) field.ErrorList {
+	errs := a.Spec.Validate(field.NewPath(ConfigKey))
+	if !a.Spec.PrometheusRuleGroups {
+		errs = append(errs, field.Invalid(field.NewPath(ConfigKey).Child("prometheusRuleGroups"), "is false, so no rule group is wanted; set it to true or do not create AlertRules"))
+	}
+	if a.ResourceGroupName == nil {
+		errs = append(errs, field.Required(path.Child("ResourceGroupName"), "the resource group the rule group is created in"))
+	}
+	if a.ClusterName == nil {
+		errs = append(errs, field.Required(path.Child("ClusterName"), "the AKS cluster name the rules evaluate data of"))
+	}
+	if a.Location == nil {
+		errs = append(errs, field.Required(path.Child("Location"), "the Azure region of the rule group, e.g. the Azure Monitor workspace's region"))
+	}
+	errs = append(errs, validateTeamNamespaces(a.TeamNamespaces, path.Child("TeamNamespaces"))...)
+	return errs
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
