@@ -1,0 +1,189 @@
+package workloads
+
+import (
+	"errors"
+	"strconv"
+
+	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// Workload kinds (the app.kubernetes.io/component label).
+const (
+	kindCheckpointedJob     = "checkpointed-job"
+	kindIndexedJob          = "indexed-job"
+	kindScheduledScoring    = "scheduled-scoring"
+	kindPyTorchJob          = "pytorch-job"
+	kindTFJob               = "tf-job"
+	kindMIGTrial            = "mig-trial"
+	kindFineTuningWorkspace = "fine-tuning-workspace"
+)
+
+// CheckpointedJobArgs describe a long-running batch/v1 Job that resumes from
+// checkpoints (SPEC C7.1; seed 000 "Configurar pontos de verificação,
+// repetições e término"). The application must save progress to
+// CHECKPOINT_DIR periodically and on SIGTERM, and resume from it.
+type CheckpointedJobArgs struct {
+	Common
+	// Pool is the GPU pool the Job runs on; its labels select the nodes and
+	// its taints are tolerated (sku=gpu, plus the spot taint on spot
+	// pools). nil runs a CPU batch Job with no GPU placement. Pools for
+	// inference serving are refused.
+	Pool *gpupool.Spec
+	// BackoffLimit is the number of pod failures tolerated. Default 6
+	// (seed); disruptions do not count (podFailurePolicy).
+	BackoffLimit int
+	// ActiveDeadlineSeconds bounds the whole run, retries included.
+	// Default 86400 (seed). Set it above the expected runtime plus retries.
+	ActiveDeadlineSeconds int
+	// TTLSecondsAfterFinished removes the finished Job. Default 86400 (seed).
+	TTLSecondsAfterFinished int
+	// TerminationGracePeriodSeconds is the time between SIGTERM and SIGKILL
+	// to save a checkpoint. Default 120 (seed).
+	TerminationGracePeriodSeconds int
+	// NonRetryableExitCodes fail the Job at once instead of retrying
+	// (podFailurePolicy FailJob), e.g. a configuration error's exit code.
+	// Default none; 1..255.
+	NonRetryableExitCodes []int
+}
+
+// Default fills unset fields with their documented defaults; name is the
+// component name (the default object name).
+func (a *CheckpointedJobArgs) Default(name string) {
+	a.Pool = defaultedPool(a.Pool)
+	a.applyDefaults(name, commonDefaults{gpu: a.Pool != nil, checkpoint: true, shm: DefaultShmSize})
+	a.BackoffLimit = orDefault(a.BackoffLimit, DefaultBackoffLimit)
+	a.ActiveDeadlineSeconds = orDefault(a.ActiveDeadlineSeconds, DefaultActiveDeadlineSeconds)
+	a.TTLSecondsAfterFinished = orDefault(a.TTLSecondsAfterFinished, DefaultTTLSecondsAfterFinished)
+	a.TerminationGracePeriodSeconds = orDefault(a.TerminationGracePeriodSeconds, DefaultTerminationGracePeriodSeconds)
+}
+
+// Validate checks defaulted args and returns every problem, each naming its
+// path below p.
+func (a *CheckpointedJobArgs) Validate(p field.Path) field.ErrorList {
+	errs := a.validate(p, a.Pool != nil, 63)
+	if a.CheckpointPVC == "" {
+		errs = append(errs, field.Required(p.Child("checkpointPVC"), "the claim checkpoints are saved to (e.g. \"model-checkpoints\"); without it every eviction loses the Job's progress"))
+	}
+	errs = append(errs, validateGPUPlacement(a.Pool, a.Resources, p)...)
+	errs = append(errs, validateJobLifecycle(a.BackoffLimit, a.ActiveDeadlineSeconds, a.TTLSecondsAfterFinished, a.TerminationGracePeriodSeconds, p)...)
+	errs = append(errs, validateExitCodes(a.NonRetryableExitCodes, p.Child("nonRetryableExitCodes"))...)
+	return errs
+}
+
+// validateGPUPlacement checks a workload that runs either on a GPU pool
+// (with at least one GPU) or on CPU nodes (with none).
+func validateGPUPlacement(pool *gpupool.Spec, r Resources, p field.Path) field.ErrorList {
+	if pool == nil {
+		if r.GPUs > 0 {
+			return field.ErrorList{field.Required(p.Child("pool"), "the GPU pool to run on when resources.gpus > 0")}
+		}
+		return nil
+	}
+	errs := validateTrainingPool(pool, p.Child("pool"))
+	if r.GPUs == 0 {
+		errs = append(errs, field.Invalid(p.Child("resources").Child("gpus"), "0 GPUs on GPU pool %q would hold a GPU node without using it; request at least 1 GPU, or remove pool to run on CPU nodes", pool.Name))
+	}
+	return append(errs, validateFit(pool, r, p.Child("resources"))...)
+}
+
+// validateJobLifecycle checks the defaulted retry, deadline, cleanup and
+// grace settings of a Job.
+func validateJobLifecycle(backoff, deadline, ttl, grace int, p field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validatePositive(backoff, p.Child("backoffLimit"))...)
+	errs = append(errs, validatePositive(deadline, p.Child("activeDeadlineSeconds"))...)
+	errs = append(errs, validatePositive(ttl, p.Child("ttlSecondsAfterFinished"))...)
+	errs = append(errs, validatePositive(grace, p.Child("terminationGracePeriodSeconds"))...)
+	return errs
+}
+
+// orDefault returns v, or def when v is 0.
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// volcanoJobAnnotations are the Job annotations Volcano's PodGroup
+// controller reads: the queue and the group's minimum member count.
+func volcanoJobAnnotations(c *Common, minMember int) map[string]string {
+	if c.Scheduler != SchedulerVolcano {
+		return nil
+	}
+	return map[string]string{
+		VolcanoQueueAnnotation:     c.QueueName,
+		VolcanoMinMemberAnnotation: strconv.Itoa(minMember),
+	}
+}
+
+// checkpointedJobArgs maps defaulted args to the Job's provider arguments.
+func checkpointedJobArgs(a *CheckpointedJobArgs) *batchv1.JobArgs {
+	c := &a.Common
+	ps := podSpec{
+		common:        c,
+		kind:          kindCheckpointedJob,
+		container:     "trainer",
+		resources:     a.Resources,
+		restartPolicy: "Never",
+		gracePeriod:   a.TerminationGracePeriodSeconds,
+	}
+	if a.Pool != nil {
+		ps = gpuPodSpec(ps, a.Pool, a.Resources.GPUs)
+	}
+	ps = volcanoPodSpec(ps)
+	js := jobSpec{
+		backoffLimit:            a.BackoffLimit,
+		activeDeadlineSeconds:   a.ActiveDeadlineSeconds,
+		ttlSecondsAfterFinished: a.TTLSecondsAfterFinished,
+		container:               ps.container,
+		failOn:                  a.NonRetryableExitCodes,
+		failAction:              actionFailJob,
+		suspend:                 c.Scheduler == SchedulerKueue,
+		template:                podTemplate(ps),
+	}
+	return &batchv1.JobArgs{
+		Metadata: objectMeta(c, merge(objectLabels(c, kindCheckpointedJob), queueLabels(c)), merge(awaitAnnotations(c), volcanoJobAnnotations(c, 1))),
+		Spec:     jobSpecArgs(js),
+	}
+}
+
+// CheckpointedJob is a checkpointed batch/v1 Job. No PodDisruptionBudget is
+// created: the Job controller replaces a disrupted pod and the pod resumes
+// from its checkpoint, while a PDB would only block node drains and AKS
+// upgrades (seed 000 "Planejar para remoções e manutenção de nós").
+type CheckpointedJob struct {
+	pulumi.ResourceState
+
+	// Name is the Job name.
+	Name pulumi.StringOutput `pulumi:"name"`
+	// Namespace is the Job namespace.
+	Namespace pulumi.StringOutput `pulumi:"namespace"`
+}
+
+// NewCheckpointedJob registers a CheckpointedJob (token
+// aksml:workloads:CheckpointedJob) and its Job child `name-job`.
+func NewCheckpointedJob(ctx *pulumi.Context, name string, args *CheckpointedJobArgs, opts ...pulumi.ResourceOption) (*CheckpointedJob, error) {
+	if args == nil {
+		return nil, errors.New("workloads: CheckpointedJobArgs are required")
+	}
+	a := *args
+	a.Default(name)
+	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
+		return nil, err
+	}
+	c := &CheckpointedJob{}
+	if err := ctx.RegisterComponentResource("aksml:workloads:CheckpointedJob", name, c, componentOptions(a.Provider, opts)...); err != nil {
+		return nil, err
+	}
+	job, err := batchv1.NewJob(ctx, name+"-job", checkpointedJobArgs(&a), append(childOptions(c, opts), kueueOptions(&a.Common, jobSuspendPath)...)...)
+	if err != nil {
+		return nil, err
+	}
+	c.Name, c.Namespace = job.Metadata.Name().Elem(), job.Metadata.Namespace().Elem()
+	return c, registerOutputs(ctx, c, c.Name, c.Namespace)
+}

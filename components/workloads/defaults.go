@@ -1,0 +1,248 @@
+package workloads
+
+// Scheduling defaults (seed 000 "Aloque a cota de GPU multilocatário com
+// Kueue" and "Configurar prioridades de treinamento e inferência"). The
+// queues component creates the objects these names refer to; aksml keeps
+// its own copies of the names so that the two packages build independently.
+const (
+	// DefaultScheduler is Kueue, the seed's primary queueing system.
+	DefaultScheduler = SchedulerKueue
+	// DefaultQueueName is the team LocalQueue of GPU workloads: the seed's
+	// `gpu-queue` in every team namespace (same value as queues.LocalQueueName).
+	DefaultQueueName = "gpu-queue"
+	// DefaultPriorityClass is the seed's `training-batch` PriorityClass
+	// (value 10000, preemptionPolicy Never).
+	DefaultPriorityClass = "training-batch"
+)
+
+// Storage defaults (seed 000 "Ponto de verificação para armazenamento
+// persistente").
+const (
+	// DefaultCheckpointPVC is the team's checkpoint claim, `model-checkpoints`
+	// (same value as storage.CheckpointsPVCName).
+	DefaultCheckpointPVC = "model-checkpoints"
+	// DefaultCheckpointDir is where the checkpoint claim is mounted; the seed's
+	// jobs write to /checkpoints.
+	DefaultCheckpointDir = "/checkpoints"
+	// DefaultDataDir is where an optional dataset claim is mounted, read-only.
+	DefaultDataDir = "/data"
+)
+
+// Shared memory (seed 000 "Aumente /dev/shm para carregadores de dados do ML").
+const (
+	// DefaultShmSize is the sizeLimit of the memory-backed /dev/shm of GPU
+	// training pods: the seed's 8Gi.
+	DefaultShmSize = "8Gi"
+	// DefaultMIGTrialShmSize is the /dev/shm of a MIG trial. The seed's trial
+	// has 8Gi of memory in all, so 8Gi of /dev/shm would leave nothing for
+	// the process; 2Gi leaves 6Gi.
+	DefaultMIGTrialShmSize = "2Gi"
+	// DefaultScoringShmSize is the /dev/shm of a CPU scoring pod.
+	DefaultScoringShmSize = "1Gi"
+	// MinProcessMemory is the memory a container must keep outside /dev/shm:
+	// memory-backed emptyDir counts against the memory limit (seed 000), so
+	// ShmSize must be at most the memory limit minus this.
+	MinProcessMemory = "1Gi"
+	// ShmDisabled as ShmSize mounts no /dev/shm volume (the runtime's 64Mi
+	// default applies). Not allowed for multi-replica training.
+	ShmDisabled = "0"
+)
+
+// Job lifecycle defaults (seed 000 "Configurar pontos de verificação,
+// repetições e término": the checkpointed-batch Job).
+const (
+	// DefaultBackoffLimit is the seed's backoffLimit 6.
+	DefaultBackoffLimit = 6
+	// DefaultActiveDeadlineSeconds is the seed's 86400 (24 h, retries included).
+	DefaultActiveDeadlineSeconds = 86400
+	// DefaultTTLSecondsAfterFinished is the seed's 86400: finished Jobs are
+	// kept a day for log collection, then removed.
+	DefaultTTLSecondsAfterFinished = 86400
+	// DefaultTerminationGracePeriodSeconds is the seed's 120 s to save a
+	// checkpoint on SIGTERM (the cluster autoscaler's
+	// max-graceful-termination-sec is 120 too).
+	DefaultTerminationGracePeriodSeconds = 120
+	// DefaultBackoffLimitPerIndex is the seed's shared-data-workers value 2.
+	DefaultBackoffLimitPerIndex = 2
+	// DefaultMaxFailedIndexes is 0: the Indexed Job fails as soon as one
+	// shard has used up its retries, because a dataset with a missing shard
+	// is incomplete and the other shards would burn capacity for nothing.
+	DefaultMaxFailedIndexes = 0
+	// DefaultMIGTrialBackoffLimit is the seed's mig-hyperparameter-trial 2.
+	DefaultMIGTrialBackoffLimit = 2
+	// MaxIndexedCompletions is the Kubernetes limit on completions when
+	// backoffLimitPerIndex is set.
+	MaxIndexedCompletions = 100000
+)
+
+// Security context (seed 000 "Compartilhar dados de treinamento com Arquivos
+// do Azure": runAsUser/runAsGroup/fsGroup 1000, matching the Azure Files
+// mount options uid=1000,gid=1000).
+const (
+	// RunAsUser is the UID every workload container runs as.
+	RunAsUser = 1000
+	// RunAsGroup is the primary GID every workload container runs as.
+	RunAsGroup = 1000
+	// FSGroup owns mounted volumes.
+	FSGroup = 1000
+)
+
+// MIG trial defaults (seed 000 "Partição de GPUs A100 e H100 com MIG": the
+// mig-hyperparameter-trial Job).
+const (
+	// DefaultMIGTrialCPU is the seed's cpu "2".
+	DefaultMIGTrialCPU = "2"
+	// DefaultMIGTrialMemory is the seed's memory 8Gi.
+	DefaultMIGTrialMemory = "8Gi"
+	// DefaultMIGDevices is the seed's one MIG instance per trial.
+	DefaultMIGDevices = 1
+	// MIGConfigStateSuccess is the value the MIG manager sets on
+	// nvidia.com/mig.config.state once a layout is applied.
+	MIGConfigStateSuccess = "success"
+	// HyperparameterTuningWorkload is the seed's `workload` label value of
+	// a trial Job and its pods.
+	HyperparameterTuningWorkload = "hyperparameter-tuning"
+)
+
+// Scheduled scoring defaults (seed 000 "Quais são as práticas recomendadas
+// para executar trabalhos em lotes": a CronJob for scheduled work, with
+// history limits for cleanup).
+const (
+	// DefaultScoringSchedule is nightly at 02:00 (in TimeZone, else the
+	// controller's zone, UTC on AKS).
+	DefaultScoringSchedule = "0 2 * * *"
+	// DefaultConcurrencyPolicy is Forbid: a slow night never overlaps the next.
+	DefaultConcurrencyPolicy = "Forbid"
+	// DefaultStartingDeadlineSeconds skips a run the controller could not
+	// start within 10 minutes of its schedule, instead of starting it late.
+	DefaultStartingDeadlineSeconds = 600
+	// DefaultSuccessfulJobsHistoryLimit keeps the Kubernetes default 3.
+	DefaultSuccessfulJobsHistoryLimit = 3
+	// DefaultFailedJobsHistoryLimit keeps 3 failed runs (Kubernetes keeps 1)
+	// for incident investigation, as the seed asks.
+	DefaultFailedJobsHistoryLimit = 3
+	// DefaultScoringBackoffLimit retries a failed night twice.
+	DefaultScoringBackoffLimit = 2
+	// DefaultScoringActiveDeadlineSeconds stops a run after 6 h so that it
+	// cannot run into the next night.
+	DefaultScoringActiveDeadlineSeconds = 21600
+	// MaxCronJobNameLength is the Kubernetes limit: the controller appends
+	// an 11-character suffix to the Job names.
+	MaxCronJobNameLength = 52
+)
+
+// Distributed training defaults (seed 000 "Executar um PyTorchJob",
+// "Executar um TFJob", "Configurar a comunicação NCCL com o CNI do AKS").
+const (
+	// TrainingOperatorVersion is the pinned Kubeflow Training Operator release.
+	TrainingOperatorVersion = "v1.8.1"
+	// TrainingOperatorManifests is the kustomize overlay of the standalone
+	// install at TrainingOperatorVersion (%s is the version).
+	TrainingOperatorManifests = "https://github.com/kubeflow/training-operator.git//manifests/overlays/standalone?ref=%s"
+	// TrainingOperatorNamespace is where the standalone overlay installs the
+	// operator.
+	TrainingOperatorNamespace = "kubeflow"
+	// KubeflowAPIVersion is the API version of PyTorchJob and TFJob.
+	KubeflowAPIVersion = "kubeflow.org/v1"
+	// DefaultPyTorchReplicas is the seed's two replicas: Master + 1 Worker.
+	DefaultPyTorchReplicas = 2
+	// DefaultTFWorkers is the seed's two TF workers.
+	DefaultTFWorkers = 2
+	// DefaultCleanPodPolicy is the seed's `cleanPodPolicy: None`: pods stay
+	// for logs until the Job's TTL removes them.
+	DefaultCleanPodPolicy = "None"
+	// KubeflowRestartPolicy is the seed's replica restartPolicy OnFailure.
+	KubeflowRestartPolicy = "OnFailure"
+	// DefaultNCCLSocketIfname is the pod interface on AKS CNI.
+	DefaultNCCLSocketIfname = "eth0"
+	// DefaultNCCLIBDisable is "1": TCP sockets, the portable baseline.
+	DefaultNCCLIBDisable = "1"
+	// DefaultNCCLDebug is the seed's INFO; lower it after tuning.
+	DefaultNCCLDebug = "INFO"
+	// TrainingJobLabel is the pod label the seed's NCCL NetworkPolicy
+	// selects replicas of one job by.
+	TrainingJobLabel = "training-job"
+)
+
+// KAITO fine-tuning defaults (seed 000 "Faça o ajuste fino de um modelo com
+// KAITO").
+const (
+	// KAITOAPIVersion is the seed's Workspace API version.
+	KAITOAPIVersion = "kaito.sh/v1alpha1"
+	// DefaultTuningMethod is the seed's QLoRA.
+	DefaultTuningMethod = TuningQLoRA
+	// DefaultWorkspaceNodeCount is the KAITO default of one GPU node.
+	DefaultWorkspaceNodeCount = 1
+	// WorkspaceSelectorLabel is the seed's node label key (`apps`) KAITO
+	// puts on the nodes of a workspace.
+	WorkspaceSelectorLabel = "apps"
+)
+
+// Await behaviour of `pulumi up` (pulumi-kubernetes annotations).
+const (
+	// SkipAwaitAnnotation tells pulumi-kubernetes not to wait for the object
+	// to become ready. Every Job, CronJob and operator custom resource gets it
+	// unless the caller sets Await: a Kueue-suspended Job completes only after
+	// admission plus a whole training run, and two suspended Jobs were seen
+	// holding `pulumi up` for 200 s until it was cancelled.
+	SkipAwaitAnnotation = "pulumi.com/skipAwait"
+	// TimeoutSecondsAnnotation bounds the wait when the caller opts back in.
+	TimeoutSecondsAnnotation = "pulumi.com/timeoutSeconds"
+	// MaxAwaitTimeoutSeconds is the longest wait a caller may ask for (1 h).
+	MaxAwaitTimeoutSeconds = 3600
+)
+
+// Labels and annotations aksml puts on workloads.
+const (
+	// QueueNameLabel routes a Job or training job to a Kueue LocalQueue.
+	QueueNameLabel = "kueue.x-k8s.io/queue-name"
+	// WorkloadPriorityClassLabel names the Kueue WorkloadPriorityClass.
+	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	// VolcanoSchedulerName is the schedulerName of Volcano-scheduled pods.
+	VolcanoSchedulerName = "volcano"
+	// VolcanoQueueAnnotation names the Volcano Queue of a pod (read by the
+	// Volcano PodGroup controller).
+	VolcanoQueueAnnotation = "scheduling.volcano.sh/queue-name"
+	// VolcanoMinMemberAnnotation on a Job sets the minMember of the PodGroup
+	// Volcano creates for its pods (all-or-nothing admission).
+	VolcanoMinMemberAnnotation = "scheduling.volcano.sh/group-min-member"
+	// MetricsLabel marks pods the training PodMonitor scrapes (the same
+	// literal the observability package selects on).
+	MetricsLabel = "aksml.io/metrics"
+	// MetricsLabelValue is the value of MetricsLabel.
+	MetricsLabelValue = "true"
+	// MetricsPortName is the container port name the PodMonitor scrapes.
+	MetricsPortName = "metrics"
+	// TeamLabel carries the owning team on every object.
+	TeamLabel = "aksml.io/team"
+	// NameLabel is the standard app name label.
+	NameLabel = "app.kubernetes.io/name"
+	// PartOfLabel is the standard part-of label, always "aksml".
+	PartOfLabel = "app.kubernetes.io/part-of"
+	// WorkloadKindLabel is the standard component label, set to the aksml kind.
+	WorkloadKindLabel = "app.kubernetes.io/component"
+	// JobCompletionIndexAnnotation is the annotation the Job controller puts
+	// on each pod of an Indexed Job.
+	JobCompletionIndexAnnotation = "batch.kubernetes.io/job-completion-index"
+)
+
+// Environment variables aksml sets in workload containers.
+const (
+	// EnvCheckpointDir is the mount path of the checkpoint claim.
+	EnvCheckpointDir = "CHECKPOINT_DIR"
+	// EnvDataDir is the mount path of the dataset claim.
+	EnvDataDir = "DATA_DIR"
+	// EnvShardIndex is this pod's shard, from the job completion index.
+	EnvShardIndex = "SHARD_INDEX"
+	// EnvShardCount is the number of shards (the Job's completions).
+	EnvShardCount = "SHARD_COUNT"
+	// EnvShardManifest is the path of the manifest that lists each shard's
+	// objects, so that no worker lists the dataset.
+	EnvShardManifest = "SHARD_MANIFEST"
+	// EnvNCCLSocketIfname, EnvNCCLIBDisable, EnvNCCLDebug and
+	// EnvTorchAsyncErrorHandling are the seed's NCCL baseline variables.
+	EnvNCCLSocketIfname        = "NCCL_SOCKET_IFNAME"
+	EnvNCCLIBDisable           = "NCCL_IB_DISABLE"
+	EnvNCCLDebug               = "NCCL_DEBUG"
+	EnvTorchAsyncErrorHandling = "TORCH_NCCL_ASYNC_ERROR_HANDLING"
+)

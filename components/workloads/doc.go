@@ -1,0 +1,55 @@
+// Package workloads builds the training and batch workloads of the aksml
+// platform (SPEC C7) on any Kubernetes cluster, following seed 000's
+// batch, checkpoint and distributed-training sections:
+//
+//   - CheckpointedJob: a batch/v1 Job that resumes from checkpoints on the
+//     team's checkpoint claim, with backoffLimit 6, activeDeadlineSeconds and
+//     ttlSecondsAfterFinished 86400, a podFailurePolicy that ignores
+//     disruptions and fails on declared exit codes, restartPolicy Never and
+//     a 120 s grace period ("Configurar pontos de verificação, repetições e
+//     término", "Ponto de verificação para armazenamento persistente").
+//   - IndexedJob: an Indexed Job over shards with backoffLimitPerIndex and a
+//     deterministic shard per pod ("Compartilhar dados de treinamento com
+//     Arquivos do Azure").
+//   - ScheduledScoring: a CronJob for nightly batch scoring on CPU nodes.
+//   - PyTorchJob and TFJob: Kubeflow training jobs with the NCCL baseline
+//     environment and a NetworkPolicy per job ("Executar um PyTorchJob",
+//     "Executar um TFJob", "Configurar a comunicação NCCL com o CNI do AKS"),
+//     and TrainingOperator, the pinned Kubeflow Training Operator install.
+//   - FineTuningWorkspace: a KAITO Workspace for QLoRA fine-tuning ("Faça o
+//     ajuste fino de um modelo com KAITO").
+//   - MIGTrial: a hyperparameter trial on one MIG instance ("Partição de GPUs
+//     A100 e H100 com MIG").
+//
+// Every pod requests equal requests and limits (GPUs too), runs as the
+// non-root UID/GID 1000 with every capability dropped, mounts a
+// memory-backed /dev/shm whose size the memory limit must cover ("Aumente
+// /dev/shm"), and is placed on its GPU pool by the pool's labels and taints
+// (gpupool.Spec): accelerator=nvidia, the workload label and the pool name,
+// tolerating sku=gpu:NoSchedule and, on spot pools, the AKS spot taint.
+//
+// Queueing: with Scheduler kueue (the default for GPU work) objects carry
+// the kueue.x-k8s.io/queue-name and kueue.x-k8s.io/priority-class labels
+// and are created suspended ("Aloque a cota de GPU multilocatário com
+// Kueue"); the suspend flag is then left to Kueue (ignoreChanges), so that
+// `pulumi up --refresh` never suspends an admitted workload again. With
+// volcano the pods use the Volcano scheduler and queue, and Jobs ask for all
+// their pods at once.
+//
+// `pulumi up` does not wait for workloads: every Job, CronJob and operator
+// custom resource carries pulumi.com/skipAwait, because a Kueue-suspended
+// Job completes only after admission and a whole training run (two
+// suspended Jobs were seen holding `pulumi up` for 200 s until it was
+// cancelled). A caller may opt back in with Await and a bounded
+// AwaitTimeoutSeconds (pulumi.com/timeoutSeconds, at most 3600).
+//
+// No PodDisruptionBudget is created: for a restartable batch Job the Job
+// controller replaces a disrupted pod, which resumes from its checkpoint; a
+// PDB protects only against voluntary evictions and would block node
+// drains and AKS upgrades ("Planejar para remoções e manutenção de nós").
+//
+// The default queue, priority class and checkpoint claim names
+// (gpu-queue, training-batch, model-checkpoints) are the values the queues
+// and storage components create; this package keeps its own constants so
+// that it does not import them.
+package workloads

@@ -1,0 +1,234 @@
+package workloads
+
+import (
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apiextensions"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// TuningMethod is a KAITO parameter-efficient fine-tuning method.
+type TuningMethod string
+
+// Valid tuning methods.
+const (
+	// TuningQLoRA is quantized LoRA (seed 000).
+	TuningQLoRA TuningMethod = "qlora"
+	// TuningLoRA is LoRA.
+	TuningLoRA TuningMethod = "lora"
+)
+
+// TuningMethods lists the valid tuning methods.
+var TuningMethods = []TuningMethod{TuningQLoRA, TuningLoRA}
+
+// FineTuningWorkspaceArgs describe a KAITO Workspace that fine-tunes a
+// preset model (SPEC C7.5; seed 000 "Faça o ajuste fino de um modelo com
+// KAITO"). KAITO provisions the GPU nodes for InstanceType itself. The
+// output goes either to an image (OutputImage + OutputImagePushSecret, e.g.
+// in Azure Container Registry) or to a claim (OutputPVC); set exactly one.
+type FineTuningWorkspaceArgs struct {
+	// Provider is the Kubernetes provider; nil means the ambient default.
+	Provider *kubernetes.Provider
+	// Namespace is the team namespace. Required.
+	Namespace pulumi.StringInput
+	// Name is the Workspace name, a DNS-1123 label. Default: the component name.
+	Name string
+	// Team owns the workspace (aksml.io/team label). Required.
+	Team string
+	// InstanceType is the GPU VM size KAITO provisions: an NC/ND size from
+	// the gpupool catalogue. Required; NV-series is refused.
+	InstanceType string
+	// Count is the number of GPU nodes. Default 1.
+	Count int
+	// NodeLabels are the labels KAITO selects (and puts on) the workspace's
+	// nodes. Default {"apps": <Name>}.
+	NodeLabels map[string]string
+	// Preset is the KAITO model preset, e.g. "phi-3-mini-4k-instruct". Required.
+	Preset string
+	// Method is qlora (default, seed) or lora.
+	Method TuningMethod
+	// Config is an optional ConfigMap of tuning arguments in the namespace.
+	Config string
+	// InputURLs are the https URLs of the training data. Required.
+	InputURLs []string
+	// OutputImage is the image the adapter is pushed to, e.g.
+	// myregistry.azurecr.io/adapters/phi-3:v1.
+	OutputImage string
+	// OutputImagePushSecret is the secret used to push OutputImage.
+	// Required with OutputImage.
+	OutputImagePushSecret string
+	// OutputPVC is a claim the adapter is written to instead of an image.
+	OutputPVC string
+	// Labels are added to the Workspace labels.
+	Labels map[string]string
+	// Await makes `pulumi up` wait for the Workspace for at most
+	// AwaitTimeoutSeconds. Default false (pulumi.com/skipAwait).
+	Await bool
+	// AwaitTimeoutSeconds bounds the wait; required with Await, at most 3600.
+	AwaitTimeoutSeconds int
+}
+
+// Default fills unset fields with their documented defaults.
+func (a *FineTuningWorkspaceArgs) Default(name string) {
+	if a.Name == "" {
+		a.Name = name
+	}
+	a.Count = orDefault(a.Count, DefaultWorkspaceNodeCount)
+	if len(a.NodeLabels) == 0 {
+		a.NodeLabels = map[string]string{WorkspaceSelectorLabel: a.Name}
+	}
+	if a.Method == "" {
+		a.Method = DefaultTuningMethod
+	}
+}
+
+// Validate checks defaulted args and returns every problem.
+func (a *FineTuningWorkspaceArgs) Validate(p field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if a.Namespace == nil {
+		errs = append(errs, field.Required(p.Child("namespace"), "the team namespace"))
+	}
+	errs = append(errs, validateDNSLabel(a.Name, 63, p.Child("name"))...)
+	if a.Team == "" {
+		errs = append(errs, field.Required(p.Child("team"), "the owning team"))
+	} else {
+		errs = append(errs, validateLabelValue(a.Team, p.Child("team"))...)
+	}
+
+	ip := p.Child("instanceType")
+	switch sku, known := gpupool.LookupSKU(a.InstanceType); {
+	case a.InstanceType == "":
+		errs = append(errs, field.Required(ip, "a GPU VM size, e.g. Standard_NC24ads_A100_v4 (seed 000)"))
+	case gpupool.IsVisualisationOnly(a.InstanceType):
+		errs = append(errs, field.Invalid(ip, "%s is an NV-series SKU for visualisation only; use an NC/ND SKU such as Standard_NC24ads_A100_v4", a.InstanceType))
+	case !known:
+		errs = append(errs, field.Invalid(ip, "%s is not a GPU SKU in the catalogue; use one of %s", a.InstanceType, strings.Join(gpupool.VMSizes(), ", ")))
+	case sku.VMSize != a.InstanceType:
+		errs = append(errs, field.Invalid(ip, "%q must be written exactly as %q", a.InstanceType, sku.VMSize))
+	}
+	errs = append(errs, validatePositive(a.Count, p.Child("count"))...)
+	for _, k := range sortedKeys(a.NodeLabels) {
+		kp := p.Child("nodeLabels").Key(k)
+		errs = append(errs, validateLabelKey(k, kp)...)
+		errs = append(errs, validateLabelValue(a.NodeLabels[k], kp)...)
+	}
+	if a.Preset == "" {
+		errs = append(errs, field.Required(p.Child("preset"), "a KAITO preset, e.g. phi-3-mini-4k-instruct"))
+	}
+	if !slices.Contains(TuningMethods, a.Method) {
+		errs = append(errs, field.NotSupported(p.Child("method"), a.Method, TuningMethods))
+	}
+	if a.Config != "" {
+		errs = append(errs, validateSubdomain(a.Config, p.Child("config"))...)
+	}
+
+	up := p.Child("inputURLs")
+	if len(a.InputURLs) == 0 {
+		errs = append(errs, field.Required(up, "at least one https URL of the training data"))
+	}
+	for i, raw := range a.InputURLs {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "https" || u.Host == "" {
+			errs = append(errs, field.Invalid(up.Index(i), "%q is not an https URL; serve the dataset over https (an approved Azure storage account, seed 000)", raw))
+		}
+	}
+
+	op := p.Child("outputImage")
+	switch {
+	case a.OutputImage == "" && a.OutputPVC == "":
+		errs = append(errs, field.Required(op, "where the tuned adapter goes: outputImage (+ outputImagePushSecret) for a registry, or outputPVC for a claim"))
+	case a.OutputImage != "" && a.OutputPVC != "":
+		errs = append(errs, field.Invalid(p.Child("outputPVC"), "set either outputImage or outputPVC, not both"))
+	case a.OutputImage != "":
+		errs = append(errs, validateImage(a.OutputImage, false, op)...)
+		if a.OutputImagePushSecret == "" {
+			errs = append(errs, field.Required(p.Child("outputImagePushSecret"), "the secret KAITO pushes outputImage with"))
+		} else {
+			errs = append(errs, validateSubdomain(a.OutputImagePushSecret, p.Child("outputImagePushSecret"))...)
+		}
+	default:
+		errs = append(errs, validateSubdomain(a.OutputPVC, p.Child("outputPVC"))...)
+	}
+	errs = append(errs, validateLabels(a.Labels, p.Child("labels"))...)
+	errs = append(errs, validateAwait(a.Await, a.AwaitTimeoutSeconds, p)...)
+	return errs
+}
+
+// workspaceArgs maps defaulted args to the Workspace custom resource. The
+// kaito.sh/v1alpha1 Workspace keeps `resource` and `tuning` at the top
+// level (no spec), as the seed and the CRD have them.
+func workspaceArgs(a *FineTuningWorkspaceArgs) *apiextensions.CustomResourceArgs {
+	input := map[string]any{"urls": a.InputURLs}
+	output := map[string]any{}
+	if a.OutputImage != "" {
+		output["image"] = a.OutputImage
+		output["imagePushSecret"] = a.OutputImagePushSecret
+	} else {
+		output["volumeSource"] = map[string]any{"persistentVolumeClaim": map[string]any{"claimName": a.OutputPVC}}
+	}
+	tuning := map[string]any{
+		"preset": map[string]any{"name": a.Preset},
+		"method": string(a.Method),
+		"input":  input,
+		"output": output,
+	}
+	if a.Config != "" {
+		tuning["config"] = a.Config
+	}
+	c := &Common{Name: a.Name, Team: a.Team, Namespace: a.Namespace, Labels: a.Labels}
+	return &apiextensions.CustomResourceArgs{
+		ApiVersion: pulumi.String(KAITOAPIVersion),
+		Kind:       pulumi.String("Workspace"),
+		Metadata:   objectMeta(c, objectLabels(c, kindFineTuningWorkspace), awaitAnnotationsFor(a.Await, a.AwaitTimeoutSeconds)),
+		OtherFields: kubernetes.UntypedArgs{
+			"resource": map[string]any{
+				"instanceType":  a.InstanceType,
+				"count":         a.Count,
+				"labelSelector": map[string]any{"matchLabels": a.NodeLabels},
+			},
+			"tuning": tuning,
+		},
+	}
+}
+
+// FineTuningWorkspace is a KAITO Workspace that fine-tunes a preset model.
+type FineTuningWorkspace struct {
+	pulumi.ResourceState
+
+	// Name is the Workspace name.
+	Name pulumi.StringOutput `pulumi:"name"`
+	// Namespace is the Workspace namespace.
+	Namespace pulumi.StringOutput `pulumi:"namespace"`
+}
+
+// NewFineTuningWorkspace registers a FineTuningWorkspace (token
+// aksml:workloads:FineTuningWorkspace) and its kaito.sh/v1alpha1 Workspace
+// `name-workspace`. KAITO (the AKS add-on or a compatible install) must be
+// present.
+func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args *FineTuningWorkspaceArgs, opts ...pulumi.ResourceOption) (*FineTuningWorkspace, error) {
+	if args == nil {
+		return nil, errors.New("workloads: FineTuningWorkspaceArgs are required")
+	}
+	a := *args
+	a.Default(name)
+	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
+		return nil, err
+	}
+	c := &FineTuningWorkspace{}
+	if err := ctx.RegisterComponentResource("aksml:workloads:FineTuningWorkspace", name, c, componentOptions(a.Provider, opts)...); err != nil {
+		return nil, err
+	}
+	ws, err := apiextensions.NewCustomResource(ctx, name+"-workspace", workspaceArgs(&a), childOptions(c, opts)...)
+	if err != nil {
+		return nil, err
+	}
+	c.Name, c.Namespace = ws.Metadata.Name().Elem(), ws.Metadata.Namespace().Elem()
+	return c, registerOutputs(ctx, c, c.Name, c.Namespace)
+}

@@ -1,0 +1,164 @@
+package workloads
+
+import (
+	"errors"
+
+	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// MIGTrialArgs describe one hyperparameter trial on a MIG instance (SPEC
+// C7.6; seed 000 "Partição de GPUs A100 e H100 com MIG": the
+// mig-hyperparameter-trial Job). Resources default to the seed's cpu 2 and
+// memory 8Gi; Resources.GPUs must stay 0 (the trial requests MIG devices).
+type MIGTrialArgs struct {
+	Common
+	// Pool is the MIG-enabled GPU pool. Required; a pool without MIG is
+	// refused.
+	Pool *gpupool.Spec
+	// MIGDevices is the number of MIG instances (pool.MIGResourceName(),
+	// e.g. nvidia.com/mig-1g.10gb) requested. Default 1 (seed).
+	MIGDevices int
+	// BackoffLimit is the trial's retry budget. Default 2 (seed).
+	BackoffLimit int
+	// ActiveDeadlineSeconds bounds the trial. Default 86400.
+	ActiveDeadlineSeconds int
+	// TTLSecondsAfterFinished removes the finished Job. Default 86400.
+	TTLSecondsAfterFinished int
+	// TerminationGracePeriodSeconds is the SIGTERM-to-SIGKILL time. Default 120.
+	TerminationGracePeriodSeconds int
+	// NonRetryableExitCodes fail the trial at once. Default none; 1..255.
+	NonRetryableExitCodes []int
+}
+
+// Default fills unset fields with their documented defaults.
+func (a *MIGTrialArgs) Default(name string) {
+	a.Pool = defaultedPool(a.Pool)
+	a.applyDefaults(name, commonDefaults{gpu: true, shm: DefaultMIGTrialShmSize})
+	if a.Resources.CPU == "" {
+		a.Resources.CPU = DefaultMIGTrialCPU
+	}
+	if a.Resources.Memory == "" {
+		a.Resources.Memory = DefaultMIGTrialMemory
+	}
+	a.MIGDevices = orDefault(a.MIGDevices, DefaultMIGDevices)
+	a.BackoffLimit = orDefault(a.BackoffLimit, DefaultMIGTrialBackoffLimit)
+	a.ActiveDeadlineSeconds = orDefault(a.ActiveDeadlineSeconds, DefaultActiveDeadlineSeconds)
+	a.TTLSecondsAfterFinished = orDefault(a.TTLSecondsAfterFinished, DefaultTTLSecondsAfterFinished)
+	a.TerminationGracePeriodSeconds = orDefault(a.TerminationGracePeriodSeconds, DefaultTerminationGracePeriodSeconds)
+}
+
+// Validate checks defaulted args and returns every problem.
+func (a *MIGTrialArgs) Validate(p field.Path) field.ErrorList {
+	errs := a.validate(p, true, 63)
+	pp := p.Child("pool")
+	errs = append(errs, validateTrainingPool(a.Pool, pp)...)
+	if a.Pool != nil {
+		if !a.Pool.MIGEnabled() {
+			errs = append(errs, field.Invalid(pp.Child("mig"), "pool %q does not partition its GPUs with MIG; run the trial on a MIG pool (A100/H100 with mig.strategy Single or Mixed), or use CheckpointedJob for whole GPUs", a.Pool.Name))
+		} else {
+			_, perGPU := a.Pool.MIGDevicesPerGPU()
+			if sku, ok := a.Pool.SKU(); ok && a.MIGDevices > perGPU*sku.GPUsPerNode {
+				errs = append(errs, field.Invalid(p.Child("migDevices"), "%d instances of %s do not fit on one %s node (%d); lower migDevices", a.MIGDevices, a.Pool.MIGResourceName(), sku.VMSize, perGPU*sku.GPUsPerNode))
+			}
+		}
+		errs = append(errs, validateFit(a.Pool, Resources{CPU: a.Resources.CPU, Memory: a.Resources.Memory}, p.Child("resources"))...)
+	}
+	if a.Resources.GPUs != 0 {
+		errs = append(errs, field.Invalid(p.Child("resources").Child("gpus"), "a MIG trial requests MIG instances, not whole GPUs; set migDevices and leave gpus 0"))
+	}
+	errs = append(errs, validatePositive(a.MIGDevices, p.Child("migDevices"))...)
+	errs = append(errs, validateJobLifecycle(a.BackoffLimit, a.ActiveDeadlineSeconds, a.TTLSecondsAfterFinished, a.TerminationGracePeriodSeconds, p)...)
+	errs = append(errs, validateExitCodes(a.NonRetryableExitCodes, p.Child("nonRetryableExitCodes"))...)
+	return errs
+}
+
+// migNodeSelector selects nodes of a MIG pool whose layout is applied: the
+// seed's accelerator=nvidia, nvidia.com/mig.config=<layout> and
+// nvidia.com/mig.config.state=success when the MIG manager labels the
+// nodes (DriverOnly or None stacks). With the Managed stack AKS partitions
+// the GPUs itself and sets no such labels, so the trial selects the pool
+// by name instead.
+func migNodeSelector(pool *gpupool.Spec) map[string]string {
+	sel := map[string]string{gpupool.AcceleratorLabel: gpupool.AcceleratorValue}
+	if layout, ok := pool.Labels()[gpupool.MIGConfigLabel]; ok {
+		sel[gpupool.MIGConfigLabel] = layout
+		sel[gpupool.MIGConfigStateLabel] = MIGConfigStateSuccess
+		return sel
+	}
+	sel[gpupool.AgentPoolLabel] = pool.Name
+	return sel
+}
+
+// migTrialArgs maps defaulted args to the Job's provider arguments.
+func migTrialArgs(a *MIGTrialArgs) *batchv1.JobArgs {
+	c := &a.Common
+	workload := map[string]string{gpupool.WorkloadLabel: HyperparameterTuningWorkload}
+	ps := podSpec{
+		common:           c,
+		kind:             kindMIGTrial,
+		container:        "trial",
+		resources:        a.Resources,
+		accelerator:      a.Pool.MIGResourceName(),
+		acceleratorCount: a.MIGDevices,
+		nodeSelector:     migNodeSelector(a.Pool),
+		tolerations:      a.Pool.Taints(),
+		labels:           workload,
+		restartPolicy:    "Never",
+		gracePeriod:      a.TerminationGracePeriodSeconds,
+	}
+	ps = volcanoPodSpec(ps)
+	js := jobSpec{
+		backoffLimit:            a.BackoffLimit,
+		activeDeadlineSeconds:   a.ActiveDeadlineSeconds,
+		ttlSecondsAfterFinished: a.TTLSecondsAfterFinished,
+		container:               ps.container,
+		failOn:                  a.NonRetryableExitCodes,
+		failAction:              actionFailJob,
+		suspend:                 c.Scheduler == SchedulerKueue,
+		template:                podTemplate(ps),
+	}
+	return &batchv1.JobArgs{
+		Metadata: objectMeta(c, merge(objectLabels(c, kindMIGTrial), workload, queueLabels(c)), merge(awaitAnnotations(c), volcanoJobAnnotations(c, 1))),
+		Spec:     jobSpecArgs(js),
+	}
+}
+
+// MIGTrial is a hyperparameter-trial Job on a MIG instance.
+type MIGTrial struct {
+	pulumi.ResourceState
+
+	// Name is the Job name.
+	Name pulumi.StringOutput `pulumi:"name"`
+	// Namespace is the Job namespace.
+	Namespace pulumi.StringOutput `pulumi:"namespace"`
+	// MIGResource is the extended resource requested, e.g. nvidia.com/mig-1g.10gb.
+	MIGResource pulumi.StringOutput `pulumi:"migResource"`
+}
+
+// NewMIGTrial registers a MIGTrial (token aksml:workloads:MIGTrial) and its
+// Job child `name-job`.
+func NewMIGTrial(ctx *pulumi.Context, name string, args *MIGTrialArgs, opts ...pulumi.ResourceOption) (*MIGTrial, error) {
+	if args == nil {
+		return nil, errors.New("workloads: MIGTrialArgs are required")
+	}
+	a := *args
+	a.Default(name)
+	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
+		return nil, err
+	}
+	c := &MIGTrial{}
+	if err := ctx.RegisterComponentResource("aksml:workloads:MIGTrial", name, c, componentOptions(a.Provider, opts)...); err != nil {
+		return nil, err
+	}
+	job, err := batchv1.NewJob(ctx, name+"-job", migTrialArgs(&a), append(childOptions(c, opts), kueueOptions(&a.Common, jobSuspendPath)...)...)
+	if err != nil {
+		return nil, err
+	}
+	c.Name, c.Namespace = job.Metadata.Name().Elem(), job.Metadata.Namespace().Elem()
+	c.MIGResource = pulumi.String(a.Pool.MIGResourceName()).ToStringOutput()
+	return c, ctx.RegisterResourceOutputs(c, pulumi.Map{"name": c.Name, "namespace": c.Namespace, "migResource": c.MIGResource})
+}

@@ -1,0 +1,88 @@
+package workloads
+
+import (
+	"errors"
+
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apiextensions"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+// PyTorchJobArgs describe a distributed Kubeflow PyTorchJob (SPEC C7.4;
+// seed 000 "Executar um PyTorchJob"): one Master and Replicas-1 Workers,
+// each with Resources.GPUs GPUs, the NCCL baseline environment and a
+// NetworkPolicy that lets the replicas talk to each other. The Kubeflow
+// Training Operator must be installed (NewTrainingOperator).
+type PyTorchJobArgs struct {
+	Common
+	Distributed
+	// Replicas is the total replica count, Master included. Default 2 (seed).
+	Replicas int
+}
+
+// Default fills unset fields with their documented defaults.
+func (a *PyTorchJobArgs) Default(name string) {
+	a.Distributed.applyDefaults()
+	a.Common.applyDefaults(name, commonDefaults{gpu: true, checkpoint: true, shm: DefaultShmSize})
+	a.Replicas = orDefault(a.Replicas, DefaultPyTorchReplicas)
+}
+
+// Validate checks defaulted args and returns every problem.
+func (a *PyTorchJobArgs) Validate(p field.Path) field.ErrorList {
+	errs := a.Common.validate(p, true, kubeflowMaxName(a.Replicas))
+	errs = append(errs, validateKubeflowName(a.Name, p.Child("name"))...)
+	if a.Replicas < 1 {
+		errs = append(errs, field.Invalid(p.Child("replicas"), "%d must be at least 1 (the Master)", a.Replicas))
+	}
+	return append(errs, a.Distributed.validate(&a.Common, a.Replicas, a.Replicas, p)...)
+}
+
+// pyTorchJobArgs maps defaulted args to the PyTorchJob's provider arguments.
+func pyTorchJobArgs(a *PyTorchJobArgs) *apiextensions.CustomResourceArgs {
+	tmpl := podTemplate(replicaPod(&a.Common, &a.Distributed, kindPyTorchJob, "pytorch", true))
+	replicas := map[string]any{"Master": replicaSpec(1, tmpl)}
+	if a.Replicas > 1 {
+		replicas["Worker"] = replicaSpec(a.Replicas-1, tmpl)
+	}
+	return kubeflowArgs(&a.Common, "PyTorchJob", kindPyTorchJob, map[string]any{
+		"runPolicy":           runPolicy(&a.Common, &a.Distributed, a.Replicas),
+		"pytorchReplicaSpecs": replicas,
+	})
+}
+
+// PyTorchJob is a distributed PyTorch training job with its NCCL
+// NetworkPolicy.
+type PyTorchJob struct {
+	pulumi.ResourceState
+
+	// Name is the PyTorchJob name (and its pods' training-job label).
+	Name pulumi.StringOutput `pulumi:"name"`
+	// Namespace is the PyTorchJob namespace.
+	Namespace pulumi.StringOutput `pulumi:"namespace"`
+}
+
+// NewPyTorchJob registers a PyTorchJob (token aksml:workloads:PyTorchJob),
+// its kubeflow.org/v1 PyTorchJob `name-pytorchjob` and NetworkPolicy
+// `name-netpol`. Pass pulumi.DependsOn with the TrainingOperator when the
+// same stack installs it.
+func NewPyTorchJob(ctx *pulumi.Context, name string, args *PyTorchJobArgs, opts ...pulumi.ResourceOption) (*PyTorchJob, error) {
+	if args == nil {
+		return nil, errors.New("workloads: PyTorchJobArgs are required")
+	}
+	a := *args
+	a.Default(name)
+	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
+		return nil, err
+	}
+	c := &PyTorchJob{}
+	if err := ctx.RegisterComponentResource("aksml:workloads:PyTorchJob", name, c, componentOptions(a.Provider, opts)...); err != nil {
+		return nil, err
+	}
+	var err error
+	c.Name, c.Namespace, err = newKubeflowJob(ctx, c, &a.Common, name, "pytorchjob", pyTorchJobArgs(&a), ncclNetworkPolicyArgs(&a.Common, &a.Distributed), opts)
+	if err != nil {
+		return nil, err
+	}
+	return c, registerOutputs(ctx, c, c.Name, c.Namespace)
+}
