@@ -1,0 +1,64 @@
+package rules
+
+import "strings"
+
+// Resource is one resource of a stack's desired state as plain data: what a
+// Pulumi program registers, independent of whether it came from Pulumi mocks
+// (tests/synth) or from the policy analyzer (the pack in ./policy).
+type Resource struct {
+	// Type is the Pulumi type token, e.g. `kubernetes:batch/v1:Job` or
+	// `azure-native:containerservice:AgentPool`.
+	Type string `yaml:"type"`
+	// Name is the logical (Pulumi) name.
+	Name string `yaml:"name"`
+	// URN is the resource's URN; rules name resources by it in messages.
+	URN string `yaml:"urn"`
+	// Parent is the URN of the parent resource, or "" for the stack.
+	Parent string `yaml:"parent,omitempty"`
+	// Protect, RetainOnDelete and ReplaceOnChanges are the resource options
+	// that rules check.
+	Protect          bool     `yaml:"protect,omitempty"`
+	RetainOnDelete   bool     `yaml:"retainOnDelete,omitempty"`
+	ReplaceOnChanges []string `yaml:"replaceOnChanges,omitempty"`
+	// Inputs are the resource's inputs as JSON-like data: map[string]any,
+	// []any, string, float64, bool or nil. Secret values keep their plain
+	// value here; their top-level keys are listed in SecretInputs.
+	Inputs map[string]any `yaml:"inputs,omitempty"`
+	// SecretInputs are the top-level input keys whose values are secret.
+	SecretInputs []string `yaml:"secretInputs,omitempty"`
+}
+
+// Output is one stack output.
+type Output struct {
+	// Value is the output's value as JSON-like data.
+	Value any
+	// Secret is true when the output is marked secret.
+	Secret bool
+}
+
+// Stack is the whole desired state of one stack.
+type Stack struct {
+	// Name is the stack name (dev, prod, local, ...).
+	Name string
+	// Environment is "prod" for production stacks and "dev" otherwise; rules
+	// that only apply in production (digest-pinned images) read it.
+	Environment string
+	// Resources are every registered resource, in registration order.
+	Resources []Resource
+	// Outputs are the stack outputs (ctx.Export) by name.
+	Outputs map[string]Output
+}
+
+// Get returns the value at a dotted path below the inputs, e.g.
+// "spec.template.spec.containers". It returns nil when any step is missing.
+func (r Resource) Get(path string) any {
+	var cur any = r.Inputs
+	for _, key := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[key]
+	}
+	return cur
+}

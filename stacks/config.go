@@ -1,0 +1,209 @@
+package stacks
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/cluster"
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/gpustack"
+	"github.com/aksml/aksml/components/observability"
+	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/storage"
+)
+
+// Namespace is the config namespace of every aksml key (`aksml:<key>`).
+const Namespace = "aksml"
+
+// Environment selects the per-environment defaults and checks.
+type Environment string
+
+// Valid environments.
+const (
+	// EnvDev is a cheap, intermittent environment: GPU pools scale to zero,
+	// no Protect, tag-only images allowed.
+	EnvDev Environment = "dev"
+	// EnvProd is production: Protect on the cluster and checkpoint storage,
+	// digest-pinned images, a restricted API server, Entra ID RBAC without
+	// local accounts, Defender, a maintenance window, private storage.
+	EnvProd Environment = "prod"
+)
+
+// Config is one stack's whole configuration, decoded from `aksml:*` keys.
+// Each field's `key` tag is its config key; Parse fills it, applies the
+// per-environment defaults and validates it.
+type Config struct {
+	// Stack is the Pulumi stack name.
+	Stack string `key:"-"`
+	// Environment is dev or prod. Default: prod for a stack whose name
+	// starts with "prod", dev otherwise.
+	Environment Environment `key:"environment"`
+	// Cluster is the AKS cluster (C1), including its resource group and
+	// location. Exactly one of Cluster and ExistingCluster is set.
+	Cluster *cluster.Spec `key:"cluster"`
+	// ExistingCluster points the Kubernetes layer at a cluster aksml does
+	// not create; no Azure resource is registered (SPEC C1.8).
+	ExistingCluster *cluster.ExistingClusterSpec `key:"existingCluster"`
+	// GPUPools are the GPU node pools (C2). With ExistingCluster they
+	// describe the existing cluster's pools (for flavors, quotas and the
+	// GPU stack) and nothing is created in Azure.
+	GPUPools []gpupool.Spec `key:"gpuPools"`
+	// GPUStack configures the device plugin, DCGM exporter and MIG layouts
+	// for pools that AKS does not manage (C4).
+	GPUStack gpustack.Spec `key:"gpuStack"`
+	// Storage is the storage accounts, classes and per-team volumes (C3).
+	Storage storage.Spec `key:"storage"`
+	// Teams are the tenants with their quotas (C5).
+	Teams []queues.Team `key:"teams"`
+	// Scheduler selects Kueue (default), Volcano or none (C5).
+	Scheduler queues.SchedulerSpec `key:"scheduler"`
+	// Observability configures monitors, alerts and dashboards (C6).
+	Observability observability.Spec `key:"observability"`
+	// TrainingOperator installs the Kubeflow Training Operator (C7.4).
+	TrainingOperator TrainingOperatorSpec `key:"trainingOperator"`
+	// Workloads are example workloads the stack deploys (C7). Default none.
+	Workloads []WorkloadSpec `key:"workloads"`
+	// Protect marks the cluster and checkpoint storage protected and keeps
+	// checkpoint PVCs on delete. Default true in prod, false in dev.
+	Protect *bool `key:"protect"`
+	// RequireImageDigest rejects workload images not pinned by digest.
+	// Default true in prod, false in dev.
+	RequireImageDigest *bool `key:"requireImageDigest"`
+	// Tags are put on every Azure resource. Default none.
+	Tags map[string]string `key:"tags"`
+}
+
+// TrainingOperatorSpec is `aksml:trainingOperator`.
+type TrainingOperatorSpec struct {
+	// Enabled installs the Kubeflow Training Operator (pinned v1.8.1).
+	// Default false; PyTorchJob and TFJob workloads need it.
+	Enabled bool `json:"enabled,omitempty"`
+}
+
+// IsProd reports whether the stack is production.
+func (c *Config) IsProd() bool { return c.Environment == EnvProd }
+
+// Protected reports whether Protect is in effect.
+func (c *Config) Protected() bool { return c.Protect != nil && *c.Protect }
+
+// DigestRequired reports whether images must be pinned by digest.
+func (c *Config) DigestRequired() bool { return c.RequireImageDigest != nil && *c.RequireImageDigest }
+
+// keys returns the config key of every Config field, in declaration order.
+func keys() []string {
+	t := reflect.TypeOf(Config{})
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if k := t.Field(i).Tag.Get("key"); k != "-" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Keys returns every aksml config key, sorted, as `aksml:<key>`.
+func Keys() []string {
+	var out []string
+	for _, k := range keys() {
+		out = append(out, Namespace+":"+k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Parse decodes raw config (keys `aksml:<key>`, values as the Pulumi CLI
+// passes them), applies the per-environment defaults and validates the
+// result. The error lists every problem at once, each naming its key.
+func Parse(stack string, raw map[string]string) (*Config, error) {
+	c := &Config{Stack: stack}
+	var errs field.ErrorList
+	known := map[string]bool{}
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		k := t.Field(i).Tag.Get("key")
+		if k == "-" {
+			continue
+		}
+		known[k] = true
+		val, ok := raw[Namespace+":"+k]
+		if !ok {
+			continue
+		}
+		errs = append(errs, decodeValue(field.NewPath(Namespace+":"+k), val, v.Field(i).Addr().Interface())...)
+	}
+	for _, k := range sortedKeys(raw) {
+		name, isOurs := strings.CutPrefix(k, Namespace+":")
+		if isOurs && !known[name] {
+			errs = append(errs, field.Invalid(field.NewPath(k), "unknown config key%s; valid keys are %s", suggest(name, known), strings.Join(Keys(), ", ")))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	c.Default()
+	if err := c.Validate().ToAggregate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Load reads the stack's config from ctx and parses it. When the Pulumi
+// language host passes the whole config in PULUMI_CONFIG, unknown aksml keys
+// (typos) are reported too.
+func Load(ctx *pulumi.Context) (*Config, error) {
+	raw := map[string]string{}
+	if env := os.Getenv(pulumi.EnvConfig); env != "" {
+		var all map[string]string
+		if err := json.Unmarshal([]byte(env), &all); err == nil {
+			for k, v := range all {
+				if strings.HasPrefix(k, Namespace+":") {
+					raw[k] = v
+				}
+			}
+		}
+	}
+	for _, k := range keys() {
+		if v, ok := ctx.GetConfig(Namespace + ":" + k); ok {
+			raw[Namespace+":"+k] = v
+		}
+	}
+	return Parse(ctx.Stack(), raw)
+}
+
+// Default applies the per-environment defaults, then every section's own
+// defaults.
+func (c *Config) Default() {
+	if c.Environment == "" {
+		c.Environment = EnvDev
+		if strings.HasPrefix(c.Stack, "prod") {
+			c.Environment = EnvProd
+		}
+	}
+	prod := c.IsProd()
+	if c.Protect == nil {
+		c.Protect = &prod
+	}
+	if c.RequireImageDigest == nil {
+		c.RequireImageDigest = &prod
+	}
+	if c.Cluster != nil {
+		c.Cluster.Default()
+	}
+	for i := range c.GPUPools {
+		c.GPUPools[i].Default()
+	}
+	c.GPUStack.Default()
+	c.Storage.Default()
+	c.Scheduler.Default()
+	for i := range c.Teams {
+		c.Teams[i].Default()
+	}
+	c.Observability.Default()
+}

@@ -1,0 +1,248 @@
+package stacks
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+// baseYAML is a small valid dev config; each case below breaks one thing.
+const baseYAML = `
+environment: dev
+cluster:
+  name: aksml-test
+  location: westeurope
+  resourceGroup:
+    name: rg-aksml-test
+  apiServer:
+    authorizedIPRanges: [203.0.113.0/24]
+gpuPools:
+  - name: t4
+    vmSize: Standard_NC4as_T4_v3
+    workload: training
+    maxCount: 2
+  - name: a100spot
+    vmSize: Standard_NC24ads_A100_v4
+    workload: training
+    priority: Spot
+    maxCount: 4
+teams:
+  - name: team-a
+    gpuQuota: {t4: 1, a100spot: 2}
+    cpu: "16"
+    memory: 64Gi
+  - name: team-b
+    gpuQuota: {t4: 1, a100spot: 2}
+    cpu: "16"
+    memory: 64Gi
+scheduler:
+  system: kueue
+`
+
+// rawConfig renders a config tree the way the Pulumi CLI hands it to the
+// program: `aksml:<key>` → string or JSON.
+func rawConfig(t *testing.T, tree map[string]any) map[string]string {
+	t.Helper()
+	raw := map[string]string{}
+	for k, v := range tree {
+		if s, ok := v.(string); ok {
+			raw[Namespace+":"+k] = s
+			continue
+		}
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		raw[Namespace+":"+k] = string(b)
+	}
+	return raw
+}
+
+func baseTree(t *testing.T) map[string]any {
+	t.Helper()
+	var tree map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(baseYAML), &tree))
+	return tree
+}
+
+// at walks a tree by keys and list indexes.
+func at(tree any, path ...any) map[string]any {
+	cur := tree
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			cur = cur.(map[string]any)[k]
+		case int:
+			cur = cur.([]any)[k]
+		}
+	}
+	return cur.(map[string]any)
+}
+
+func TestParseValidBase(t *testing.T) {
+	c, err := Parse("dev", rawConfig(t, baseTree(t)))
+	require.NoError(t, err)
+	assert.Equal(t, EnvDev, c.Environment)
+	assert.False(t, c.Protected(), "dev is not protected by default")
+	assert.False(t, c.DigestRequired())
+	require.Len(t, c.GPUPools, 2)
+	assert.Equal(t, 0, c.GPUPools[0].Min(), "GPU pools scale to zero by default")
+	assert.Equal(t, "DriverOnly", string(c.GPUPools[0].GPUStack))
+}
+
+func TestEnvironmentDefaultsFromStackName(t *testing.T) {
+	tree := baseTree(t)
+	delete(tree, "environment")
+	c, err := Parse("dev-eu", rawConfig(t, tree))
+	require.NoError(t, err)
+	assert.Equal(t, EnvDev, c.Environment)
+
+	_, err = Parse("prod-eu", rawConfig(t, tree))
+	require.Error(t, err, "a prod stack inherits the prod checks")
+	assert.Contains(t, err.Error(), "aksml:cluster.maintenanceWindow")
+}
+
+// TestParseInvalid is the table of invalid configs: each must fail with a
+// message naming the config key to change.
+func TestParseInvalid(t *testing.T) {
+	cases := []struct {
+		name    string
+		stack   string
+		mutate  func(tree map[string]any)
+		wantErr []string
+	}{
+		// top level
+		{name: "unknown top-level key", mutate: func(m map[string]any) { m["gpupools"] = []any{} }, wantErr: []string{`aksml:gpupools: unknown config key (did you mean "gpuPools"?)`}},
+		{name: "bad environment", mutate: func(m map[string]any) { m["environment"] = "staging" }, wantErr: []string{`aksml:environment: "staging" is not supported`}},
+		{name: "no cluster at all", mutate: func(m map[string]any) { delete(m, "cluster") }, wantErr: []string{"aksml:cluster: is required"}},
+		{name: "cluster and existing cluster", mutate: func(m map[string]any) { m["existingCluster"] = map[string]any{"context": "kind"} }, wantErr: []string{"aksml:existingCluster: aksml:cluster and aksml:existingCluster are mutually exclusive"}},
+		{name: "structured value is a string", mutate: func(m map[string]any) { m["teams"] = "team-a" }, wantErr: []string{"aksml:teams: is not valid structured config"}},
+		{name: "protect not a bool", mutate: func(m map[string]any) { m["protect"] = "yes" }, wantErr: []string{`aksml:protect: "yes" is not a boolean`}},
+		// cluster
+		{name: "cluster unknown field", mutate: func(m map[string]any) { at(m, "cluster")["nodeCount"] = 3 }, wantErr: []string{"aksml:cluster.nodeCount: unknown field"}},
+		{name: "cluster name missing", mutate: func(m map[string]any) { delete(at(m, "cluster"), "name") }, wantErr: []string{"aksml:cluster.name"}},
+		{name: "cluster location missing", mutate: func(m map[string]any) { delete(at(m, "cluster"), "location") }, wantErr: []string{"aksml:cluster.location"}},
+		{name: "resource group name missing", mutate: func(m map[string]any) { at(m, "cluster")["resourceGroup"] = map[string]any{} }, wantErr: []string{"aksml:cluster.resourceGroup.name"}},
+		{name: "bad tier", mutate: func(m map[string]any) { at(m, "cluster")["tier"] = "Gold" }, wantErr: []string{"aksml:cluster.tier"}},
+		{name: "automatic mode unsupported", mutate: func(m map[string]any) { at(m, "cluster")["mode"] = "Automatic" }, wantErr: []string{"aksml:cluster.mode"}},
+		{name: "bad authorized range", mutate: func(m map[string]any) { at(m, "cluster", "apiServer")["authorizedIPRanges"] = []any{"not-a-cidr"} }, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges[0]"}},
+		{name: "private and ranges", mutate: func(m map[string]any) { at(m, "cluster", "apiServer")["private"] = true }, wantErr: []string{"aksml:cluster.apiServer"}},
+		{name: "system pool min > max", mutate: func(m map[string]any) {
+			at(m, "cluster")["systemPool"] = map[string]any{"minCount": 5, "maxCount": 3}
+		}, wantErr: []string{"aksml:cluster.systemPool"}},
+		{name: "system pool count not a number", mutate: func(m map[string]any) {
+			at(m, "cluster")["systemPool"] = map[string]any{"minCount": "two"}
+		}, wantErr: []string{"aksml:cluster.systemPool.minCount: must be a whole number"}},
+		{name: "defender without workspace", mutate: func(m map[string]any) { at(m, "cluster")["defender"] = map[string]any{"enabled": true} }, wantErr: []string{"aksml:cluster.defender.logAnalyticsWorkspaceId"}},
+		{name: "entra without admins", mutate: func(m map[string]any) { at(m, "cluster")["entraID"] = map[string]any{} }, wantErr: []string{"aksml:cluster.entraID.adminGroupObjectIDs"}},
+		{name: "maintenance bad day", mutate: func(m map[string]any) {
+			at(m, "cluster")["maintenanceWindow"] = map[string]any{"dayOfWeek": "Funday", "startTime": "02:00"}
+		}, wantErr: []string{"aksml:cluster.maintenanceWindow.dayOfWeek"}},
+		{name: "maintenance bad start", mutate: func(m map[string]any) {
+			at(m, "cluster")["maintenanceWindow"] = map[string]any{"dayOfWeek": "Sunday", "startTime": "25:00"}
+		}, wantErr: []string{"aksml:cluster.maintenanceWindow.startTime"}},
+		{name: "unknown autoscaler key", mutate: func(m map[string]any) {
+			at(m, "cluster")["autoscalerProfile"] = map[string]any{"scan-intervall": "20s"}
+		}, wantErr: []string{"aksml:cluster.autoscalerProfile"}},
+		// GPU pools
+		{name: "pool typo vmsize", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["vmsize"] = "x" }, wantErr: []string{`aksml:gpuPools[0].vmsize: unknown field (did you mean "vmSize"?)`}},
+		{name: "NV-series pool", mutate: func(m map[string]any) { at(m, "gpuPools", 1)["vmSize"] = "Standard_NV12s_v3" }, wantErr: []string{"aksml:gpuPools[1].vmSize: Standard_NV12s_v3 is an NV-series (M60) SKU for visualisation only; use an NC/ND SKU"}},
+		{name: "unknown SKU", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["vmSize"] = "Standard_D4s_v5" }, wantErr: []string{"aksml:gpuPools[0].vmSize: Standard_D4s_v5 is not in the GPU SKU catalogue"}},
+		{name: "min > max", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["minCount"] = 2; at(m, "gpuPools", 0)["maxCount"] = 1 }, wantErr: []string{"aksml:gpuPools[0].minCount: minCount (2) > maxCount (1)"}},
+		{name: "max missing", mutate: func(m map[string]any) { delete(at(m, "gpuPools", 0), "maxCount") }, wantErr: []string{"aksml:gpuPools[0].maxCount: 0 is out of range"}},
+		{name: "negative min", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["minCount"] = -1 }, wantErr: []string{"aksml:gpuPools[0].minCount: -1 is negative"}},
+		{name: "duplicate pool names", mutate: func(m map[string]any) { at(m, "gpuPools", 1)["name"] = "t4" }, wantErr: []string{`aksml:gpuPools[1].name: pool name "t4" is already used by aksml:gpuPools[0]`}},
+		{name: "pool name too long", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["name"] = "averylongpoolname" }, wantErr: []string{`aksml:gpuPools[0].name: "averylongpoolname" is not a valid AKS pool name`}},
+		{name: "pool name uppercase", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["name"] = "GPU1" }, wantErr: []string{`aksml:gpuPools[0].name: "GPU1" is not a valid AKS pool name`}},
+		{name: "spot inference", mutate: func(m map[string]any) { at(m, "gpuPools", 1)["workload"] = "inference" }, wantErr: []string{`aksml:gpuPools[1].priority: Spot is not allowed for workload "inference"`}},
+		{name: "unknown workload class", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["workload"] = "gaming" }, wantErr: []string{`aksml:gpuPools[0].workload: "gaming" is not supported`}},
+		{name: "bad priority", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["priority"] = "Low" }, wantErr: []string{`aksml:gpuPools[0].priority: "Low" is not supported`}},
+		{name: "bad zone", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["zones"] = []any{"4"} }, wantErr: []string{`aksml:gpuPools[0].zones[0]: "4" is not an availability zone`}},
+		{name: "MIG on T4", mutate: func(m map[string]any) {
+			at(m, "gpuPools", 0)["mig"] = map[string]any{"strategy": "Mixed", "profile": "MIG3g"}
+		}, wantErr: []string{"aksml:gpuPools[0].mig.profile: MIG3g needs a MIG-capable SKU (A100, H100); Standard_NC4as_T4_v3"}},
+		{name: "MIG bad profile", mutate: func(m map[string]any) {
+			at(m, "gpuPools", 1)["mig"] = map[string]any{"strategy": "Mixed", "profile": "MIG9g"}
+		}, wantErr: []string{`aksml:gpuPools[1].mig.profile: "MIG9g" is not supported`}},
+		{name: "bad GPU stack", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["gpuStack"] = "Operator" }, wantErr: []string{`aksml:gpuPools[0].gpuStack: "Operator" is not supported`}},
+		{name: "override aksml label", mutate: func(m map[string]any) {
+			at(m, "gpuPools", 0)["additionalLabels"] = map[string]any{"accelerator": "amd"}
+		}, wantErr: []string{`aksml:gpuPools[0].additionalLabels["accelerator"]`}},
+		{name: "bad extra taint", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["additionalTaints"] = []any{"nokey"} }, wantErr: []string{"aksml:gpuPools[0].additionalTaints[0]"}},
+		// teams and scheduler
+		{name: "bad team name", mutate: func(m map[string]any) { at(m, "teams", 0)["name"] = "Team_A" }, wantErr: []string{"aksml:teams[0].name"}},
+		{name: "duplicate team", mutate: func(m map[string]any) { at(m, "teams", 1)["name"] = "team-a" }, wantErr: []string{"aksml:teams[1].name"}},
+		{name: "negative quota", mutate: func(m map[string]any) { at(m, "teams", 0, "gpuQuota")["t4"] = -1 }, wantErr: []string{`aksml:teams[0].gpuQuota["t4"]`}},
+		{name: "quota on unknown pool", mutate: func(m map[string]any) { at(m, "teams", 0, "gpuQuota")["h100"] = 1 }, wantErr: []string{`aksml:teams[0].gpuQuota["h100"]`}},
+		{name: "bad cpu quantity", mutate: func(m map[string]any) { at(m, "teams", 0)["cpu"] = "lots" }, wantErr: []string{"aksml:teams[0].cpu"}},
+		{name: "missing memory", mutate: func(m map[string]any) { delete(at(m, "teams", 0), "memory") }, wantErr: []string{"aksml:teams[0].memory"}},
+		{name: "team unknown field", mutate: func(m map[string]any) { at(m, "teams", 0)["gpuquota"] = map[string]any{} }, wantErr: []string{`aksml:teams[0].gpuquota: unknown field (did you mean "gpuQuota"?)`}},
+		{name: "quota beyond pool capacity", mutate: func(m map[string]any) { at(m, "teams", 0, "gpuQuota")["t4"] = 2 }, wantErr: []string{`pool "t4"`, "team-a 2", "team-b 1", "aksml:scheduler.overcommitRatio"}},
+		{name: "overcommit below one", mutate: func(m map[string]any) { at(m, "scheduler")["overcommitRatio"] = 0.5 }, wantErr: []string{"aksml:scheduler.overcommitRatio"}},
+		{name: "unknown scheduler", mutate: func(m map[string]any) { at(m, "scheduler")["system"] = "slurm" }, wantErr: []string{"aksml:scheduler.system"}},
+		{name: "kueue setting under volcano", mutate: func(m map[string]any) {
+			at(m, "scheduler")["system"] = "volcano"
+			at(m, "scheduler")["installKueue"] = true
+		}, wantErr: []string{"aksml:scheduler.installKueue"}},
+		// storage, observability, workloads
+		{name: "bad storage account prefix", mutate: func(m map[string]any) {
+			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "Bad-Prefix"}}
+		}, wantErr: []string{"aksml:storage.accounts.namePrefix"}},
+		{name: "bad checkpoint size", mutate: func(m map[string]any) {
+			m["storage"] = map[string]any{"volumes": map[string]any{"checkpointsSize": "10 gigs"}}
+		}, wantErr: []string{"aksml:storage.volumes.checkpointsSize"}},
+		{name: "bad rpo", mutate: func(m map[string]any) { m["observability"] = map[string]any{"rpo": "soon"} }, wantErr: []string{"aksml:observability.rpo"}},
+		{name: "workload on unknown team", mutate: func(m map[string]any) {
+			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "nobody", "pool": "t4", "image": "busybox:1.36", "cpu": "1", "memory": "16Gi", "gpus": 1}}
+		}, wantErr: []string{`aksml:workloads[0].team: "nobody" is not one of aksml:teams`}},
+		{name: "workload unknown kind", mutate: func(m map[string]any) {
+			m["workloads"] = []any{map[string]any{"kind": "Deployment", "name": "x", "team": "team-a"}}
+		}, wantErr: []string{`aksml:workloads[0].kind: "Deployment" is not supported`}},
+		{name: "shm larger than memory", mutate: func(m map[string]any) {
+			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "cpu": "1", "memory": "4Gi", "gpus": 1, "shmSize": "8Gi"}}
+		}, wantErr: []string{"aksml:workloads[0]"}},
+		// production rules
+		{name: "prod without hardening", stack: "prod", mutate: func(m map[string]any) { m["environment"] = "prod" }, wantErr: []string{
+			"aksml:cluster.entraID.disableLocalAccounts", "aksml:cluster.defender.enabled", "aksml:cluster.maintenanceWindow",
+		}},
+		{name: "prod with protect off", stack: "prod", mutate: func(m map[string]any) { m["environment"] = "prod"; m["protect"] = "false" }, wantErr: []string{"aksml:protect: must be true in prod"}},
+		{name: "prod open API server", stack: "prod", mutate: func(m map[string]any) {
+			m["environment"] = "prod"
+			delete(at(m, "cluster"), "apiServer")
+		}, wantErr: []string{"aksml:cluster.apiServer: prod needs a private API server"}},
+	}
+	require.GreaterOrEqual(t, len(cases), 40)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := baseTree(t)
+			tc.mutate(tree)
+			stack := tc.stack
+			if stack == "" {
+				stack = "dev"
+			}
+			_, err := Parse(stack, rawConfig(t, tree))
+			require.Error(t, err)
+			for _, want := range tc.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
+	}
+}
+
+// TestParseListsEveryProblem checks that problems in different sections are
+// reported together, not one per run.
+func TestParseListsEveryProblem(t *testing.T) {
+	tree := baseTree(t)
+	at(tree, "gpuPools", 0)["vmSize"] = "Standard_NV6"
+	at(tree, "teams", 0)["name"] = "BAD"
+	delete(at(tree, "cluster"), "location")
+	_, err := Parse("dev", rawConfig(t, tree))
+	require.Error(t, err)
+	msg := err.Error()
+	for _, want := range []string{"aksml:gpuPools[0].vmSize", "aksml:teams[0].name", "aksml:cluster.location"} {
+		assert.Contains(t, msg, want)
+	}
+	assert.GreaterOrEqual(t, strings.Count(msg, "\n  - "), 3)
+}

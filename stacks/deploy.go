@@ -1,0 +1,293 @@
+package stacks
+
+import (
+	"math"
+	"sort"
+
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/cluster"
+	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/gpustack"
+	"github.com/aksml/aksml/components/observability"
+	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/workloads"
+)
+
+// Run is the Pulumi program: load and validate the stack config, build the
+// platform, export its outputs. main.go calls it.
+func Run(ctx *pulumi.Context) error {
+	outputs, err := Program(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range sortedKeys(outputs) {
+		ctx.Export(name, outputs[name])
+	}
+	return nil
+}
+
+// Program loads the config and deploys it, returning the stack outputs
+// without exporting them (tests/synth records them with their secretness).
+// An invalid config returns the validation error before any resource is
+// registered.
+func Program(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
+	cfg, err := Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return Deploy(ctx, cfg)
+}
+
+// platform carries what later layers need from earlier ones.
+type platform struct {
+	cfg      *Config
+	provider *kubernetes.Provider
+	cluster  *cluster.Cluster
+	accounts *storage.StorageAccounts
+	classes  *storage.StorageClasses
+	queues   *queues.Queues
+	outputs  map[string]pulumi.Input
+}
+
+// Deploy wires the components for a parsed, valid Config: the Azure layer
+// (cluster, GPU pools, storage accounts, alert rule groups) unless the stack
+// targets an existing cluster, then the Kubernetes layer (GPU stack,
+// storage classes and team volumes, queues, monitors, training operator,
+// example workloads) through one Kubernetes provider.
+func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
+	p := &platform{cfg: cfg, outputs: map[string]pulumi.Input{}}
+	steps := []func(*pulumi.Context) error{
+		p.azure, p.gpuStack, p.storageLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads,
+	}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	p.costSummary()
+	return p.outputs, nil
+}
+
+// azure builds the cluster, its GPU pools and storage accounts, or the
+// provider of an existing cluster.
+func (p *platform) azure(ctx *pulumi.Context) error {
+	cfg := p.cfg
+	if cfg.ExistingCluster != nil {
+		prov, err := cluster.ExistingProvider(ctx, "existing-cluster", *cfg.ExistingCluster)
+		if err != nil {
+			return err
+		}
+		p.provider = prov
+		return nil
+	}
+	cl, err := cluster.NewCluster(ctx, cfg.Cluster.Name, &cluster.ClusterArgs{
+		Spec:    *cfg.Cluster,
+		Tags:    cfg.Tags,
+		Protect: cfg.Protected(),
+	})
+	if err != nil {
+		return err
+	}
+	p.cluster, p.provider = cl, cl.Provider
+	p.outputs["clusterName"] = cl.Name
+	p.outputs["clusterResourceId"] = cl.ResourceID
+	p.outputs["resourceGroupName"] = cl.ResourceGroupName
+	p.outputs["oidcIssuerUrl"] = cl.OIDCIssuerURL
+	p.outputs["kubeconfig"] = cl.Kubeconfig
+
+	// Always registered, even with no pools: Managed/None pools live in one
+	// deployment stack per cluster, and removing the last of them must be a
+	// stack update (which deletes the pool), never a stack delete (which
+	// would leave it running). See components/gpupool.
+	gpu, err := gpupool.NewGPUNodePools(ctx, cfg.Cluster.Name+"-gpupools", &gpupool.GPUNodePoolsArgs{
+		Pools:             cfg.GPUPools,
+		ConfigPath:        key("gpuPools"),
+		ResourceGroupName: cl.ResourceGroupName,
+		ClusterName:       cl.Name,
+		Tags:              cfg.Tags,
+	}, pulumi.Parent(cl))
+	if err != nil {
+		return err
+	}
+	pools := pulumi.Map{}
+	for _, spec := range cfg.GPUPools {
+		pool := gpu.Pools[spec.Name]
+		pools[spec.Name] = pulumi.Map{
+			"resourceId":      pool.ResourceID,
+			"vmSize":          pool.VMSize,
+			"gpuStack":        pool.GPUStack,
+			"maxGPUs":         pool.MaxGPUs,
+			"idleCostPerHour": pool.IdleCostPerHour,
+			"maxCostPerHour":  pool.MaxCostPerHour,
+		}
+	}
+	p.outputs["gpuPools"] = pools
+
+	if cfg.Storage.Accounts != nil {
+		acc, err := storage.NewStorageAccounts(ctx, "storage", &storage.StorageAccountsArgs{
+			ResourceGroupName: cl.ResourceGroupName,
+			Location:          pulumi.StringPtr(cfg.Cluster.Location),
+			Spec:              *cfg.Storage.Accounts,
+			Protect:           cfg.Protected(),
+			Tags:              cfg.Tags,
+		})
+		if err != nil {
+			return err
+		}
+		p.accounts = acc
+		p.outputs["filesStorageAccount"] = acc.FilesAccountName
+	}
+	return nil
+}
+
+// gpuStack installs the device plugin, DCGM exporter and MIG layouts for
+// the pools AKS does not manage.
+func (p *platform) gpuStack(ctx *pulumi.Context) error {
+	_, err := gpustack.NewGPUStack(ctx, "gpustack", &gpustack.GPUStackArgs{
+		Provider: p.provider,
+		Pools:    p.cfg.GPUPools,
+		Spec:     p.cfg.GPUStack,
+	})
+	return err
+}
+
+// storageLayer creates the StorageClasses; the team volumes follow the
+// queues, which create the team namespaces.
+func (p *platform) storageLayer(ctx *pulumi.Context) error {
+	args := &storage.StorageClassesArgs{Provider: p.provider}
+	if p.accounts != nil {
+		args.Accounts = p.accounts.ClassAccounts()
+	}
+	classes, err := storage.NewStorageClasses(ctx, "storage-classes", args)
+	p.classes = classes
+	return err
+}
+
+// queueLayer creates the team namespaces, priorities and queues, then each
+// team's datasets and checkpoints claims.
+func (p *platform) queueLayer(ctx *pulumi.Context) error {
+	q, err := queues.NewQueues(ctx, "queues", &queues.QueuesArgs{
+		Teams:     p.cfg.Teams,
+		Pools:     p.cfg.GPUPools,
+		Scheduler: p.cfg.Scheduler,
+		Provider:  p.provider,
+	})
+	if err != nil {
+		return err
+	}
+	p.queues = q
+	p.outputs["teamNamespaces"] = q.Namespaces
+	for _, t := range p.cfg.Teams {
+		_, err := storage.NewTeamVolumes(ctx, t.Name+"-volumes", &storage.TeamVolumesArgs{
+			Provider:          p.provider,
+			Namespace:         q.Namespaces.MapIndex(pulumi.String(t.Name)),
+			Spec:              p.cfg.Storage.Volumes,
+			RetainCheckpoints: p.cfg.Protected(),
+			Classes:           p.classes,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// teamNames returns the team names, which are also their namespaces.
+func (p *platform) teamNames() []string {
+	var out []string
+	for _, t := range p.cfg.Teams {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// observability creates the PodMonitors and dashboard on the cluster and,
+// on AKS, the Azure Monitor Prometheus rule groups.
+func (p *platform) observability(ctx *pulumi.Context) error {
+	spec := p.cfg.Observability
+	if spec.Enabled != nil && !*spec.Enabled {
+		return nil
+	}
+	var stacks []gpupool.GPUStack
+	for _, pool := range p.cfg.GPUPools {
+		stacks = append(stacks, pool.GPUStack)
+	}
+	mon, err := observability.NewMonitors(ctx, "observability", &observability.MonitorsArgs{
+		Provider:  p.provider,
+		Spec:      spec,
+		GPUStacks: stacks,
+		DCGMExporter: observability.DCGMExporter{
+			Namespace: p.cfg.GPUStack.Namespace,
+			Selector:  gpustack.DCGMExporterLabels(),
+			PortName:  gpustack.DCGMExporterPortName,
+		},
+		TeamNamespaces: p.teamNames(),
+	})
+	if err != nil {
+		return err
+	}
+	p.outputs["grafanaDashboard"] = mon.DashboardJSON
+	if p.cluster == nil || !spec.PrometheusRuleGroups {
+		return nil
+	}
+	rules, err := observability.NewAlertRules(ctx, "alert-rules", &observability.AlertRulesArgs{
+		ResourceGroupName: p.cluster.ResourceGroupName,
+		Location:          pulumi.String(p.cfg.Cluster.Location),
+		ClusterName:       p.cluster.Name,
+		ClusterResourceID: p.cluster.ResourceID,
+		Spec:              spec,
+		TeamNamespaces:    p.teamNames(),
+	}, pulumi.Parent(p.cluster))
+	if err != nil {
+		return err
+	}
+	p.outputs["alertRuleGroupId"] = rules.ResourceID
+	return nil
+}
+
+// trainingOperator installs the Kubeflow Training Operator when enabled.
+func (p *platform) trainingOperator(ctx *pulumi.Context) error {
+	if !p.cfg.TrainingOperator.Enabled {
+		return nil
+	}
+	_, err := workloads.NewTrainingOperator(ctx, "training-operator", &workloads.TrainingOperatorArgs{Provider: p.provider})
+	return err
+}
+
+// costSummary exports the indicative idle and maximum cost per hour of the
+// GPU pools, per pool and in total (catalogue prices, see gpupool.PriceDate).
+func (p *platform) costSummary() {
+	pools := pulumi.Map{}
+	var idle, max float64
+	names := make([]string, 0, len(p.cfg.GPUPools))
+	byName := map[string]gpupool.Spec{}
+	for _, s := range p.cfg.GPUPools {
+		names = append(names, s.Name)
+		byName[s.Name] = s
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s := byName[n]
+		idle += s.IdleCostPerHour()
+		max += s.MaxCostPerHour()
+		pools[n] = pulumi.Map{
+			"idlePerHour": pulumi.Float64(s.IdleCostPerHour()),
+			"maxPerHour":  pulumi.Float64(s.MaxCostPerHour()),
+			"maxGPUs":     pulumi.Int(s.MaxGPUs()),
+			"spot":        pulumi.Bool(s.IsSpot()),
+		}
+	}
+	p.outputs["costSummary"] = pulumi.Map{
+		"currency":     pulumi.String("USD"),
+		"priceDate":    pulumi.String(gpupool.PriceDate),
+		"spotDiscount": pulumi.Float64(gpupool.SpotDiscount),
+		"pools":        pools,
+		"idlePerHour":  pulumi.Float64(round2(idle)),
+		"maxPerHour":   pulumi.Float64(round2(max)),
+	}
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

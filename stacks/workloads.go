@@ -1,0 +1,243 @@
+package stacks
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/workloads"
+)
+
+// WorkloadKind is the component a declared workload is built with.
+type WorkloadKind string
+
+// Valid workload kinds (SPEC C7).
+const (
+	KindCheckpointedJob     WorkloadKind = "CheckpointedJob"
+	KindIndexedJob          WorkloadKind = "IndexedJob"
+	KindScheduledScoring    WorkloadKind = "ScheduledScoring"
+	KindPyTorchJob          WorkloadKind = "PyTorchJob"
+	KindTFJob               WorkloadKind = "TFJob"
+	KindFineTuningWorkspace WorkloadKind = "FineTuningWorkspace"
+	KindMIGTrial            WorkloadKind = "MIGTrial"
+)
+
+// WorkloadKinds lists the valid kinds.
+var WorkloadKinds = []WorkloadKind{KindCheckpointedJob, KindIndexedJob, KindScheduledScoring, KindPyTorchJob, KindTFJob, KindFineTuningWorkspace, KindMIGTrial}
+
+// WorkloadSpec is one entry of `aksml:workloads`: an example workload a
+// team runs, built with the matching components/workloads component. The
+// team's namespace, queue, priority class and checkpoint claim, the stack's
+// scheduler and the prod digest rule are filled in by the stack.
+type WorkloadSpec struct {
+	// Kind is the component: CheckpointedJob, IndexedJob, ScheduledScoring,
+	// PyTorchJob, TFJob, FineTuningWorkspace or MIGTrial. Required.
+	Kind WorkloadKind `json:"kind"`
+	// Name is the object name (DNS-1123 label). Required.
+	Name string `json:"name"`
+	// Team runs the workload in its namespace and queue. Required; must be
+	// one of aksml:teams.
+	Team string `json:"team"`
+	// Pool is the GPU pool (aksml:gpuPools name) the workload runs on.
+	// Required for GPU kinds; empty for ScheduledScoring (CPU nodes).
+	Pool string `json:"pool,omitempty"`
+	// Image is the container image. Required except for
+	// FineTuningWorkspace; pinned by digest in prod.
+	Image string `json:"image,omitempty"`
+	// Command and Args override the image entrypoint and arguments.
+	Command []string `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// CPU and Memory are per-pod quantities (requests == limits).
+	CPU    string `json:"cpu,omitempty"`
+	Memory string `json:"memory,omitempty"`
+	// GPUs is nvidia.com/gpu per pod (per replica for PyTorchJob/TFJob).
+	GPUs int `json:"gpus,omitempty"`
+	// ShmSize is the memory-backed /dev/shm size. Default 8Gi for GPU
+	// training (seed 000).
+	ShmSize string `json:"shmSize,omitempty"`
+	// Replicas is the PyTorchJob replica count (Master + Workers), the
+	// TFJob worker count, or the IndexedJob completions (shards).
+	Replicas int `json:"replicas,omitempty"`
+	// Schedule is the ScheduledScoring cron schedule, e.g. "0 2 * * *".
+	Schedule string `json:"schedule,omitempty"`
+	// MetricsPort exposes /metrics for the training PodMonitor. Default 0.
+	MetricsPort int `json:"metricsPort,omitempty"`
+	// Env are extra environment variables.
+	Env map[string]string `json:"env,omitempty"`
+	// InstanceType, Preset, InputURLs, OutputImage and OutputImagePushSecret
+	// configure a FineTuningWorkspace (KAITO, seed 000).
+	InstanceType          string   `json:"instanceType,omitempty"`
+	Preset                string   `json:"preset,omitempty"`
+	InputURLs             []string `json:"inputUrls,omitempty"`
+	OutputImage           string   `json:"outputImage,omitempty"`
+	OutputImagePushSecret string   `json:"outputImagePushSecret,omitempty"`
+}
+
+// workloadTarget is what the stack fills into every workload.
+type workloadTarget struct {
+	common workloads.Common
+	pool   *gpupool.Spec
+}
+
+// target resolves a workload's team, pool and queue against the config.
+func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput) workloadTarget {
+	t := workloadTarget{common: workloads.Common{
+		Namespace:     ns,
+		Name:          w.Name,
+		Team:          w.Team,
+		Image:         w.Image,
+		RequireDigest: c.DigestRequired(),
+		Command:       w.Command,
+		Args:          w.Args,
+		Resources:     workloads.Resources{CPU: w.CPU, Memory: w.Memory, GPUs: w.GPUs},
+		ShmSize:       w.ShmSize,
+		Env:           w.Env,
+		MetricsPort:   w.MetricsPort,
+	}}
+	switch c.Scheduler.System {
+	case queues.SystemVolcano:
+		t.common.Scheduler = workloads.SchedulerVolcano
+		t.common.QueueName = queues.ClusterQueueName(w.Team)
+	case queues.SystemNone:
+		t.common.Scheduler = workloads.SchedulerNone
+	default:
+		t.common.Scheduler = workloads.SchedulerKueue
+		t.common.QueueName = queues.LocalQueueName
+	}
+	for i := range c.GPUPools {
+		if c.GPUPools[i].Name == w.Pool {
+			p := c.GPUPools[i]
+			t.pool = &p
+		}
+	}
+	return t
+}
+
+// workloadArgs is the built args of one workload, ready to validate or
+// register.
+type workloadArgs interface {
+	Validate(field.Path) field.ErrorList
+}
+
+// buildWorkload maps a WorkloadSpec to its component's defaulted args.
+func (c *Config) buildWorkload(w WorkloadSpec, ns pulumi.StringInput) workloadArgs {
+	t := c.target(w, ns)
+	common := t.common
+	switch w.Kind {
+	case KindCheckpointedJob:
+		common.CheckpointPVC = storage.CheckpointsPVCName
+		a := &workloads.CheckpointedJobArgs{Common: common, Pool: t.pool}
+		a.Default(w.Name)
+		return a
+	case KindIndexedJob:
+		a := &workloads.IndexedJobArgs{Common: common, Pool: t.pool, Completions: w.Replicas}
+		a.Default(w.Name)
+		return a
+	case KindScheduledScoring:
+		a := &workloads.ScheduledScoringArgs{Common: common, Schedule: w.Schedule}
+		a.Default(w.Name)
+		return a
+	case KindPyTorchJob:
+		common.CheckpointPVC = storage.CheckpointsPVCName
+		a := &workloads.PyTorchJobArgs{Common: common, Distributed: workloads.Distributed{Pool: t.pool, TotalGPUs: w.Replicas * w.GPUs}, Replicas: w.Replicas}
+		a.Default(w.Name)
+		return a
+	case KindTFJob:
+		common.CheckpointPVC = storage.CheckpointsPVCName
+		a := &workloads.TFJobArgs{Common: common, Distributed: workloads.Distributed{Pool: t.pool, TotalGPUs: w.Replicas * w.GPUs}, Workers: w.Replicas}
+		a.Default(w.Name)
+		return a
+	case KindMIGTrial:
+		a := &workloads.MIGTrialArgs{Common: common, Pool: t.pool}
+		a.Default(w.Name)
+		return a
+	case KindFineTuningWorkspace:
+		a := &workloads.FineTuningWorkspaceArgs{
+			Namespace: ns, Name: w.Name, Team: w.Team, InstanceType: w.InstanceType, Preset: w.Preset,
+			Method: workloads.TuningQLoRA, InputURLs: w.InputURLs, OutputImage: w.OutputImage, OutputImagePushSecret: w.OutputImagePushSecret,
+		}
+		a.Default(w.Name)
+		return a
+	}
+	return nil
+}
+
+// validateWorkloads checks each declared workload against the teams and
+// pools, then with its component's own validation.
+func (c *Config) validateWorkloads() field.ErrorList {
+	var errs field.ErrorList
+	teams := map[string]bool{}
+	for _, t := range c.Teams {
+		teams[t.Name] = true
+	}
+	pools := map[string]bool{}
+	for _, p := range c.GPUPools {
+		pools[p.Name] = true
+	}
+	seen := map[string]int{}
+	for i, w := range c.Workloads {
+		p := key("workloads").Index(i)
+		if !slices.Contains(WorkloadKinds, w.Kind) {
+			errs = append(errs, field.NotSupported(p.Child("kind"), w.Kind, WorkloadKinds))
+			continue
+		}
+		if !teams[w.Team] {
+			errs = append(errs, field.Invalid(p.Child("team"), "%q is not one of aksml:teams; declare the team or fix the name", w.Team))
+		}
+		if w.Pool != "" && !pools[w.Pool] {
+			errs = append(errs, field.Invalid(p.Child("pool"), "%q is not one of aksml:gpuPools", w.Pool))
+		}
+		id := w.Team + "/" + w.Name
+		if j, dup := seen[id]; dup {
+			errs = append(errs, field.Invalid(p.Child("name"), "%q is already used in team %q by %s", w.Name, w.Team, key("workloads").Index(j)))
+		}
+		seen[id] = i
+		errs = append(errs, c.buildWorkload(w, pulumi.String(w.Team)).Validate(p)...)
+	}
+	return errs
+}
+
+// workloads registers the declared example workloads in their teams'
+// namespaces.
+func (p *platform) workloads(ctx *pulumi.Context) error {
+	for _, w := range p.cfg.Workloads {
+		ns := p.queues.Namespaces.MapIndex(pulumi.String(w.Team))
+		args := p.cfg.buildWorkload(w, ns)
+		name := w.Team + "-" + w.Name
+		var err error
+		switch a := args.(type) {
+		case *workloads.CheckpointedJobArgs:
+			a.Provider = p.provider
+			_, err = workloads.NewCheckpointedJob(ctx, name, a)
+		case *workloads.IndexedJobArgs:
+			a.Provider = p.provider
+			_, err = workloads.NewIndexedJob(ctx, name, a)
+		case *workloads.ScheduledScoringArgs:
+			a.Provider = p.provider
+			_, err = workloads.NewScheduledScoring(ctx, name, a)
+		case *workloads.PyTorchJobArgs:
+			a.Provider = p.provider
+			_, err = workloads.NewPyTorchJob(ctx, name, a)
+		case *workloads.TFJobArgs:
+			a.Provider = p.provider
+			_, err = workloads.NewTFJob(ctx, name, a)
+		case *workloads.MIGTrialArgs:
+			a.Provider = p.provider
+			_, err = workloads.NewMIGTrial(ctx, name, a)
+		case *workloads.FineTuningWorkspaceArgs:
+			a.Provider = p.provider
+			_, err = workloads.NewFineTuningWorkspace(ctx, name, a)
+		default:
+			err = fmt.Errorf("workload %s: unknown kind %q", w.Name, w.Kind)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,343 @@
+// Package synth runs an aksml stack under Pulumi mocks and returns its whole
+// desired state as plain data: every registered resource (type token, name,
+// parent, options and inputs) and every stack output. Nothing talks to Azure
+// or Kubernetes.
+//
+// It is the shared test infrastructure of the project:
+//   - tests/golden_test.go writes and checks tests/golden/<stack>.yaml;
+//   - the policy rules (policy/rules) run over its result, in tests and in
+//     the reviewer CLI (go run ./policy/cmd/check);
+//   - the real-cluster tier (tests/cluster) applies its Kubernetes objects to
+//     a real kube-apiserver.
+//
+// Stack config is read from Pulumi.<stack>.yaml exactly as the Pulumi CLI
+// hands it to the program: plain values as strings, structured values
+// (objects, lists) as JSON, keys as "<namespace>:<key>".
+package synth
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/internals"
+	"gopkg.in/yaml.v3"
+
+	"github.com/aksml/aksml/policy/rules"
+)
+
+// Project is the Pulumi project name the mocks run as (Pulumi.yaml `name`).
+const Project = "aksml"
+
+// Program is a Pulumi program that also returns its stack outputs, so that
+// synth can record them with their secretness (the mock monitor drops
+// ctx.Export values).
+type Program func(ctx *pulumi.Context) (map[string]pulumi.Input, error)
+
+// ReadStackConfig reads the `config:` map of <dir>/Pulumi.<stack>.yaml and
+// returns it as the Pulumi CLI passes config to a program.
+func ReadStackConfig(dir, stack string) (map[string]string, error) {
+	path := filepath.Join(dir, "Pulumi."+stack+".yaml")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Config map[string]any `yaml:"config"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg := map[string]string{}
+	for k, v := range doc.Config {
+		key := k
+		if !strings.Contains(k, ":") {
+			key = Project + ":" + k
+		}
+		switch val := v.(type) {
+		case string:
+			cfg[key] = val
+		case map[string]any, []any:
+			if m, ok := val.(map[string]any); ok {
+				if _, secure := m["secure"]; secure && len(m) == 1 {
+					return nil, fmt.Errorf("%s: %s is an encrypted secret; synth runs without a secrets provider, so give a plain test value", path, key)
+				}
+			}
+			b, err := json.Marshal(val)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", path, key, err)
+			}
+			cfg[key] = string(b)
+		default:
+			cfg[key] = fmt.Sprint(val)
+		}
+	}
+	return cfg, nil
+}
+
+// Run runs program as stack with the given config under mocks and returns
+// its desired state. environment is recorded in the result for the rules.
+func Run(stack, environment string, config map[string]string, program Program) (*rules.Stack, error) {
+	m := &mocks{stack: stack}
+	out := &rules.Stack{Name: stack, Environment: environment, Outputs: map[string]rules.Output{}}
+	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+		outputs, err := program(ctx)
+		if err != nil {
+			return err
+		}
+		for name, in := range outputs {
+			ctx.Export(name, in)
+			res, err := internals.UnsafeAwaitOutput(ctx.Context(), pulumi.ToOutput(in))
+			if err != nil {
+				return fmt.Errorf("output %s: %w", name, err)
+			}
+			out.Outputs[name] = rules.Output{Value: plainGo(res.Value), Secret: res.Secret}
+		}
+		return nil
+	}, pulumi.WithMocks(Project, stack, m), func(info *pulumi.RunInfo) { info.Config = config })
+	if err != nil {
+		return nil, err
+	}
+	out.Resources = m.resources()
+	return out, nil
+}
+
+// plainGo turns awaited output values into JSON-like data.
+func plainGo(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return string(b)
+	}
+	return out
+}
+
+// mocks records every registered resource and answers provider calls with
+// deterministic, plausible values.
+type mocks struct {
+	stack string
+	mu    sync.Mutex
+	seen  []rules.Resource
+}
+
+func (m *mocks) resources() []rules.Resource {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]rules.Resource(nil), m.seen...)
+}
+
+// NewResource records the resource and returns its inputs as its state, with
+// an ARM-style ID for Azure resources.
+func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	rpc := args.RegisterRPC
+	r := rules.Resource{
+		Type:   args.TypeToken,
+		Name:   args.Name,
+		Inputs: map[string]any{},
+	}
+	if rpc != nil {
+		r.Parent = rpc.GetParent()
+		r.Protect = rpc.GetProtect()
+		r.RetainOnDelete = rpc.GetRetainOnDelete()
+		r.ReplaceOnChanges = append([]string(nil), rpc.GetReplaceOnChanges()...)
+		r.URN = urn(m.stack, args.TypeToken, args.Name, rpc.GetParent())
+	}
+	for k, v := range args.Inputs {
+		if v.ContainsSecrets() {
+			r.SecretInputs = append(r.SecretInputs, string(k))
+		}
+		r.Inputs[string(k)] = plain(v)
+	}
+	sort.Strings(r.SecretInputs)
+	m.mu.Lock()
+	m.seen = append(m.seen, r)
+	m.mu.Unlock()
+
+	state := args.Inputs.Copy()
+	id := args.Name + "-id"
+	if strings.HasPrefix(args.TypeToken, "azure-native:") {
+		id = armID(args.TypeToken, args.Name, args.Inputs)
+		state["id"] = resource.NewProperty(id)
+		state["name"] = resource.NewProperty(azureName(args.TypeToken, args.Name, args.Inputs))
+	}
+	if strings.HasPrefix(args.TypeToken, "azure-native:containerservice") && strings.HasSuffix(args.TypeToken, ":ManagedCluster") {
+		state["oidcIssuerProfile"] = resource.NewProperty(resource.PropertyMap{
+			"enabled":   resource.NewProperty(true),
+			"issuerURL": resource.NewProperty("https://oidc.example.invalid/" + args.Name + "/"),
+		})
+		state["nodeResourceGroup"] = resource.NewProperty("MC_" + args.Name)
+	}
+	if strings.HasPrefix(args.TypeToken, "azure-native:resources") && strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
+		state["outputs"] = resource.NewProperty(stackOutputs(args.Inputs))
+	}
+	return id, state, nil
+}
+
+// stackOutputs simulates the outputs of an ARM deployment stack: each output
+// the template declares, with its ARM expression as the string value.
+func stackOutputs(in resource.PropertyMap) resource.PropertyMap {
+	out := resource.PropertyMap{}
+	tpl, ok := in["template"]
+	if !ok || !tpl.IsObject() {
+		return out
+	}
+	decl, ok := tpl.ObjectValue()["outputs"]
+	if !ok || !decl.IsObject() {
+		return out
+	}
+	for k, v := range decl.ObjectValue() {
+		value := fmt.Sprint(plain(v))
+		if v.IsObject() {
+			if e, ok := v.ObjectValue()["value"]; ok && e.IsString() {
+				value = e.StringValue()
+			}
+		}
+		out[k] = resource.NewProperty(resource.PropertyMap{
+			"type":  resource.NewProperty("String"),
+			"value": resource.NewProperty(value),
+		})
+	}
+	return out
+}
+
+// Call answers invokes. The AKS credential listings return a fixed
+// kubeconfig so the Kubernetes provider can be built.
+func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
+	switch {
+	case strings.HasPrefix(args.Token, "azure-native:containerservice") && strings.Contains(args.Token, ":listManagedCluster"):
+		kc := base64.StdEncoding.EncodeToString([]byte(FakeKubeconfig))
+		return resource.PropertyMap{
+			"kubeconfigs": resource.NewProperty([]resource.PropertyValue{
+				resource.NewProperty(resource.PropertyMap{
+					"name":  resource.NewProperty("clusterUser"),
+					"value": resource.NewProperty(kc),
+				}),
+			}),
+		}, nil
+	case args.Token == "azure-native:authorization:getClientConfig":
+		return resource.PropertyMap{
+			"clientId":       resource.NewProperty("00000000-0000-0000-0000-000000000001"),
+			"objectId":       resource.NewProperty("00000000-0000-0000-0000-000000000002"),
+			"subscriptionId": resource.NewProperty("00000000-0000-0000-0000-000000000000"),
+			"tenantId":       resource.NewProperty("00000000-0000-0000-0000-000000000003"),
+		}, nil
+	}
+	return args.Args, nil
+}
+
+// FakeKubeconfig is the kubeconfig the mocks return for AKS credential
+// listings. It points at an address that is never dialled.
+const FakeKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: synth
+  cluster:
+    server: https://synth.invalid:443
+contexts:
+- name: synth
+  context:
+    cluster: synth
+    user: synth
+current-context: synth
+users:
+- name: synth
+  user:
+    token: synth
+`
+
+// azureName is the Azure name of a resource: the input that names it, or
+// the Pulumi name when the provider would auto-name it.
+func azureName(token, name string, in resource.PropertyMap) string {
+	keys := []string{"resourceName", "accountName", "agentPoolName", "deploymentStackName", "ruleGroupName"}
+	if strings.HasSuffix(token, ":ResourceGroup") {
+		keys = []string{"resourceGroupName"}
+	}
+	for _, k := range keys {
+		if v, ok := in[resource.PropertyKey(k)]; ok && v.IsString() {
+			return v.StringValue()
+		}
+	}
+	return name
+}
+
+// armID builds a deterministic ARM resource ID for an azure-native resource.
+func armID(token, name string, in resource.PropertyMap) string {
+	rg := "rg"
+	if v, ok := in["resourceGroupName"]; ok && v.IsString() {
+		rg = v.StringValue()
+	}
+	if strings.HasPrefix(token, "azure-native:resources") && strings.HasSuffix(token, ":ResourceGroup") {
+		return "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/" + azureName(token, name, in)
+	}
+	parts := strings.Split(token, ":")
+	module, _, _ := strings.Cut(parts[1], "/")
+	return fmt.Sprintf("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/%s/providers/Microsoft.%s/%s/%s",
+		rg, module, parts[2], azureName(token, name, in))
+}
+
+// urn builds the URN the mock monitor gives a resource.
+func urn(stack, typ, name, parent string) string {
+	parentType := ""
+	if parent != "" {
+		p := resource.URN(parent)
+		if p.QualifiedType() != resource.RootStackType {
+			parentType = string(p.QualifiedType()) + "$"
+		}
+	}
+	return fmt.Sprintf("urn:pulumi:%s::%s::%s%s::%s", stack, Project, parentType, typ, name)
+}
+
+// plain converts a property value to JSON-like data. Secrets keep their
+// value (the caller records which keys are secret); unknowns become the
+// string "<computed>"; resource references become their URN.
+func plain(v resource.PropertyValue) any {
+	switch {
+	case v.IsNull():
+		return nil
+	case v.IsBool():
+		return v.BoolValue()
+	case v.IsNumber():
+		return v.NumberValue()
+	case v.IsString():
+		return v.StringValue()
+	case v.IsArray():
+		arr := v.ArrayValue()
+		out := make([]any, len(arr))
+		for i, e := range arr {
+			out[i] = plain(e)
+		}
+		return out
+	case v.IsObject():
+		obj := v.ObjectValue()
+		out := make(map[string]any, len(obj))
+		for k, e := range obj {
+			out[string(k)] = plain(e)
+		}
+		return out
+	case v.IsSecret():
+		return plain(v.SecretValue().Element)
+	case v.IsComputed():
+		return "<computed>"
+	case v.IsOutput():
+		o := v.OutputValue()
+		if !o.Known {
+			return "<computed>"
+		}
+		return plain(o.Element)
+	case v.IsResourceReference():
+		return string(v.ResourceReferenceValue().URN)
+	case v.IsAsset(), v.IsArchive():
+		return "<asset>"
+	}
+	return fmt.Sprint(v)
+}
