@@ -1,0 +1,29 @@
+# aksml developer targets. `make test` is the one command that runs every
+# test tier; .ci/run calls it too.
+GO ?= go
+
+.PHONY: test test-unit test-cluster lint golden policy-check
+
+## test: the unit tier (mocks, golden files, policy) then the real-cluster tier.
+test: test-unit test-cluster
+
+## test-unit: every package of the main module, including examples and the golden files.
+test-unit:
+	$(GO) test ./... -count=1
+
+## test-cluster: real etcd + kube-apiserver + Kueue (envtest); builds the binaries on first use.
+test-cluster:
+	cd tests/cluster && $(GO) test ./... -count=1 -timeout 30m
+
+## lint: gofmt and go vet over the main module.
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## golden: rewrite tests/golden/<stack>.yaml after an intended change.
+golden:
+	$(GO) test ./tests/ -run TestGolden -count=1 -update
+
+## policy-check: run every guardrail over every shipped stack and example.
+policy-check:
+	$(GO) run ./policy/cmd/check -all
