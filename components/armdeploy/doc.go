@@ -15,20 +15,32 @@
 //   - a preview shows the template and parameters as properties of one
 //     azure-native:resources/v20240301:DeploymentStackAtResourceGroup, with a
 //     property-level diff (the provider diffs the template object key by
-//     key), so callers can put pulumi.ReplaceOnChanges on paths such as
-//     `template.resources[0].properties.vmSize`.
+//     key), e.g. `~ template.resources[0].properties.vmSize`. Do not put
+//     pulumi.ReplaceOnChanges on template paths: replacing a stack deletes
+//     the old one, which detaches what it deployed (below).
 //
 // Deleting the stack resource itself (`pulumi destroy`, or removing it from
 // the program) does NOT delete what the template created: azure-native
 // v2.88.0 deletes a stack with a plain DELETE that carries no
 // unmanageAction query parameters, and Azure then detaches the managed
 // resources (the stored actionOnUnmanage applies only to the operation that
-// sets it; Azure/deployment-stacks#226). Use a template stack only for
-// resources whose lifetime is bounded by a parent that Pulumi deletes (a
-// resource group Pulumi created, or the AKS cluster for agent pools), or that
-// are harmless when left behind; otherwise empty the template with one
-// `pulumi up` before removing the stack. azure-native v3 lifts this: its
-// generic resources:Resource takes an apiVersion and deletes with it.
+// sets it; Azure/deployment-stacks#226). So a template stack must live as
+// long as what it deploys:
+//
+//   - keep one stack per parent (e.g. one per AKS cluster for its agent
+//     pools, see components/gpupool) and register it on every run for as
+//     long as the parent exists, even with an empty template (Template(nil,
+//     nil) is valid ARM and deploys nothing); remove a resource by removing
+//     it from the template, never by removing the stack;
+//   - let the parent's deletion delete the resources (a resource group
+//     Pulumi created, the AKS cluster for agent pools): the stack depends
+//     on the parent through a parameter, so `pulumi destroy` deletes the
+//     stack first (detach) and then the parent with everything in it;
+//   - to retire a stack whose parent stays, empty its template with one
+//     `pulumi up` before removing it.
+//
+// azure-native v3 lifts this: its generic resources:Resource takes an
+// apiVersion and deletes with it.
 //
 // Parameter values may be Pulumi inputs (cluster names, workspace IDs); the
 // stack waits for them, and a secret input makes the parameters secret.

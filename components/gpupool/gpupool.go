@@ -3,17 +3,23 @@ package gpupool
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
+	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// ComponentType is the Pulumi type token of GPUNodePool.
-const ComponentType = "aksml:gpupool:GPUNodePool"
+// ComponentType is the Pulumi type token of GPUNodePools.
+const ComponentType = "aksml:gpupool:GPUNodePools"
 
-// Values the pool is created with (seeds 000, 002, 004).
+// DefaultConfigPath is the config key the pools are read from.
+const DefaultConfigPath = "aksml:gpuPools"
+
+// Values the pools are created with (seeds 000, 002, 004).
 const (
 	// PoolMode is User: GPU pools never run system pods.
 	PoolMode = "User"
@@ -26,10 +32,15 @@ const (
 	// SpotMaxPrice is -1: pay up to the on-demand price, never evicted for
 	// price (seed 004 `--spot-max-price -1`).
 	SpotMaxPrice = -1.0
+	// AgentPoolResourceType is the ARM type of an AKS agent pool.
+	AgentPoolResourceType = "Microsoft.ContainerService/managedClusters/agentPools"
 	// AgentPoolAPIVersion is the AKS API that has gpuProfile.driver and
 	// gpuProfile.nvidia (seed 002; the version the Azure Verified Module
 	// uses). The typed SDK's newest is 2024-10-01, which has neither.
 	AgentPoolAPIVersion = "2026-01-02-preview"
+	// ClusterNameParameter is the template parameter that names the cluster
+	// the template's pools join.
+	ClusterNameParameter = "clusterName"
 	// GPUDriverInstall and GPUDriverNone are the values of gpuProfile.driver.
 	GPUDriverInstall = "Install"
 	GPUDriverNone    = "None"
@@ -38,6 +49,11 @@ const (
 	ManagementModeManaged = "Managed"
 )
 
+// StackDescription is the description of the shared deployment stack, shown
+// in the Azure portal next to the pools it holds.
+const StackDescription = "aksml GPU node pools with gpuStack Managed or None (AKS API " + AgentPoolAPIVersion +
+	"). A pool removed from this template is deleted; deleting the stack itself detaches its pools, so empty the template first."
+
 // immutableProperties are the pool properties AKS fixes at creation; a
 // change to one replaces the typed pool (delete first: the name is fixed).
 var immutableProperties = []string{
@@ -45,39 +61,56 @@ var immutableProperties = []string{
 	"availabilityZones", "osDiskSizeGB", "osType", "agentPoolName", "resourceName",
 }
 
-// GPUNodePoolArgs configures one GPU node pool.
-type GPUNodePoolArgs struct {
-	// Spec is the pool; Default is applied to a copy, then Validate.
-	// Required.
-	Spec Spec
-	// ConfigPath is the config key Spec was read from, used in validation
-	// errors. Default `aksml:gpuPools["<spec.name>"]`.
+// GPUNodePoolsArgs configures the GPU node pools of one AKS cluster.
+type GPUNodePoolsArgs struct {
+	// Pools are the pools, in config order; Default is applied to copies,
+	// then ValidatePools. Empty is valid: the shared template stack is still
+	// registered (see the package doc for why).
+	Pools []Spec
+	// ConfigPath is the config key Pools was read from, used in validation
+	// errors (`<ConfigPath>[i].<field>`). Default `aksml:gpuPools`.
 	ConfigPath field.Path
-	// ResourceGroupName is the cluster's resource group. Required.
+	// ResourceGroupName is the cluster's resource group; the shared
+	// template stack is created there too. Required.
 	ResourceGroupName pulumi.StringInput
-	// ClusterName is the AKS cluster the pool joins. Required. Pass the
-	// cluster's Name output so the pool waits for the cluster.
+	// ClusterName is the AKS cluster the pools join. Required. Pass the
+	// cluster's Name output so that the pools wait for the cluster.
 	ClusterName pulumi.StringInput
-	// Tags are put on the pool's scale set.
+	// Tags are put on every pool's scale set and on the template stack.
 	Tags map[string]string
-	// Transform may change the typed provider arguments of DriverOnly
-	// pools before they are registered (escape hatch).
-	Transform func(*containerservice.AgentPoolArgs)
-	// PropertiesTransform may change the ARM `properties` of Managed and
-	// None pools (template route) before they are deployed (escape hatch).
-	PropertiesTransform func(map[string]any)
+	// Transform may change the typed provider arguments of a DriverOnly
+	// pool before it is registered (escape hatch). It gets the defaulted
+	// spec of the pool.
+	Transform func(Spec, *containerservice.AgentPoolArgs)
+	// PropertiesTransform may change the ARM `properties` of a Managed or
+	// None pool before they go into the shared template (escape hatch). It
+	// gets the defaulted spec of the pool.
+	PropertiesTransform func(Spec, map[string]any)
 }
 
-// GPUNodePool is an AKS user node pool of NVIDIA GPU VMs.
-type GPUNodePool struct {
+// GPUNodePools is the set of GPU user node pools of one AKS cluster: a typed
+// AgentPool per DriverOnly pool and one deployment stack holding every
+// Managed and None pool.
+type GPUNodePools struct {
 	pulumi.ResourceState
 
+	// Pools are the pools by name, each with its flat outputs.
+	Pools map[string]*GPUNodePool
+	// StackName is the Azure name of the shared deployment stack of the
+	// Managed and None pools (`<name>-stack`).
+	StackName pulumi.StringOutput
+	// StackResourceID is the Azure resource ID of that deployment stack.
+	StackResourceID pulumi.StringOutput
+}
+
+// GPUNodePool holds the outputs of one pool of a GPUNodePools.
+type GPUNodePool struct {
 	// Spec is the defaulted, validated pool spec, for capacity maths
 	// (MaxGPUs, MIGInstances) in the caller.
 	Spec Spec
 
 	// Name is the AKS pool name (the `kubernetes.azure.com/agentpool`
-	// label of its nodes).
+	// label of its nodes), known once the pool is deployed.
 	Name pulumi.StringOutput
 	// ResourceID is the Azure resource ID of the agent pool.
 	ResourceID pulumi.StringOutput
@@ -97,97 +130,137 @@ type GPUNodePool struct {
 	SpotDiscount pulumi.Float64Output
 }
 
-// NewGPUNodePool validates args.Spec and registers the pool: a typed
-// AgentPool (API 2024-10-01) for DriverOnly, an ARM template stack (API
-// 2026-01-02-preview) for Managed and None. Nothing is registered when the
-// spec is invalid.
-func NewGPUNodePool(ctx *pulumi.Context, name string, args *GPUNodePoolArgs, opts ...pulumi.ResourceOption) (*GPUNodePool, error) {
+// NewGPUNodePools validates every pool, then registers a typed AgentPool
+// (API 2024-10-01) per DriverOnly pool and one deployment stack,
+// `<name>-stack`, whose ARM template (API 2026-01-02-preview) holds every
+// Managed and None pool. The stack is registered even when it holds no
+// pool. Nothing is registered when a pool or an argument is invalid.
+//
+// Register exactly one GPUNodePools per cluster, on every run for as long
+// as the cluster exists, even with no pools: removing it (or its last
+// template pool together with it) deletes the stack, which azure-native
+// v2.88.0 does by detaching, not deleting, the pools it held.
+func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, opts ...pulumi.ResourceOption) (*GPUNodePools, error) {
 	if args == nil {
 		return nil, errors.New("gpupool: args are required")
 	}
-	spec := args.Spec
-	spec.MinCount = cloneInt(spec.MinCount)
-	if spec.MIG != nil {
-		mig := *spec.MIG
-		spec.MIG = &mig
+	specs := make([]Spec, len(args.Pools))
+	for i, s := range args.Pools {
+		specs[i] = defaulted(s)
 	}
-	spec.Default()
 	path := args.ConfigPath
 	if path == "" {
-		path = field.NewPath("aksml:gpuPools").Key(spec.Name)
+		path = field.NewPath(DefaultConfigPath)
 	}
-	errs := spec.Validate(path)
+	errs := ValidatePools(specs, path)
 	if args.ResourceGroupName == nil {
-		errs = append(errs, field.Required(field.NewPath("GPUNodePoolArgs.ResourceGroupName"), "the cluster's resource group"))
+		errs = append(errs, field.Required(field.NewPath("GPUNodePoolsArgs.ResourceGroupName"), "the cluster's resource group"))
 	}
 	if args.ClusterName == nil {
-		errs = append(errs, field.Required(field.NewPath("GPUNodePoolArgs.ClusterName"), "the AKS cluster name"))
+		errs = append(errs, field.Required(field.NewPath("GPUNodePoolsArgs.ClusterName"), "the AKS cluster name"))
 	}
 	if err := errs.ToAggregate(); err != nil {
 		return nil, err
 	}
 
-	p := &GPUNodePool{Spec: spec}
-	if err := ctx.RegisterComponentResource(ComponentType, name, p, opts...); err != nil {
+	poolArgs := map[string]*containerservice.AgentPoolArgs{}
+	templatePools := map[string]map[string]any{}
+	for _, s := range specs {
+		if s.GPUStack == GPUStackDriverOnly {
+			a := AgentPoolArgs(s, args.ResourceGroupName, args.ClusterName, args.Tags)
+			if args.Transform != nil {
+				args.Transform(s, a)
+			}
+			poolArgs[s.Name] = a
+			continue
+		}
+		props := TemplateProperties(s, args.Tags)
+		if args.PropertiesTransform != nil {
+			args.PropertiesTransform(s, props)
+		}
+		templatePools[s.Name] = props
+	}
+	stackName := name + "-stack"
+	stackArgs, err := armdeploy.StackArgs(stackName, &armdeploy.Args{
+		ResourceGroupName: args.ResourceGroupName,
+		Template:          PoolsTemplate(templatePools),
+		Parameters:        map[string]any{ClusterNameParameter: args.ClusterName},
+		Description:       StackDescription,
+		Tags:              args.Tags,
+	})
+	if err != nil {
 		return nil, err
 	}
-	if spec.GPUStack == GPUStackDriverOnly {
-		poolArgs := AgentPoolArgs(spec, args.ResourceGroupName, args.ClusterName, args.Tags)
-		if args.Transform != nil {
-			args.Transform(poolArgs)
-		}
-		pool, err := containerservice.NewAgentPool(ctx, name+"-pool", poolArgs,
-			pulumi.Parent(p),
-			pulumi.IgnoreChanges([]string{"count"}),
-			pulumi.ReplaceOnChanges(immutableProperties),
-			pulumi.DeleteBeforeReplace(true))
-		if err != nil {
-			return nil, err
-		}
-		p.Name = pool.Name
-		p.ResourceID = pool.ID().ToStringOutput()
-	} else {
-		props := TemplateProperties(spec, args.Tags)
-		if args.PropertiesTransform != nil {
-			args.PropertiesTransform(props)
-		}
-		stack, err := armdeploy.NewTemplateStack(ctx, name+"-pool", &armdeploy.Args{
-			ResourceGroupName: args.ResourceGroupName,
-			Template:          PoolTemplate(props),
-			Parameters:        map[string]any{"clusterName": args.ClusterName, "poolName": spec.Name},
-			Description:       fmt.Sprintf("aksml GPU node pool %s (%s GPU stack)", spec.Name, spec.GPUStack),
-			Tags:              args.Tags,
-		}, pulumi.Parent(p))
-		if err != nil {
-			return nil, err
-		}
-		p.Name = armdeploy.OutputString(stack, "poolName")
-		p.ResourceID = armdeploy.OutputString(stack, "poolId")
-	}
 
-	discount := 0.0
-	if spec.IsSpot() {
-		discount = SpotDiscount
+	c := &GPUNodePools{Pools: map[string]*GPUNodePool{}}
+	if err := ctx.RegisterComponentResource(ComponentType, name, c, opts...); err != nil {
+		return nil, err
 	}
-	p.VMSize = pulumi.String(spec.VMSize).ToStringOutput()
-	p.GPUStack = pulumi.String(string(spec.GPUStack)).ToStringOutput()
-	p.MaxGPUs = pulumi.Int(spec.MaxGPUs()).ToIntOutput()
-	p.IdleCostPerHour = pulumi.Float64(spec.IdleCostPerHour()).ToFloat64Output()
-	p.MaxCostPerHour = pulumi.Float64(spec.MaxCostPerHour()).ToFloat64Output()
-	p.SpotDiscount = pulumi.Float64(discount).ToFloat64Output()
-	if err := ctx.RegisterResourceOutputs(p, pulumi.Map{
-		"name":            p.Name,
-		"resourceId":      p.ResourceID,
-		"vmSize":          p.VMSize,
-		"gpuStack":        p.GPUStack,
-		"maxGPUs":         p.MaxGPUs,
-		"idleCostPerHour": p.IdleCostPerHour,
-		"maxCostPerHour":  p.MaxCostPerHour,
-		"spotDiscount":    p.SpotDiscount,
+	stack, err := resources.NewDeploymentStackAtResourceGroup(ctx, stackName, stackArgs, pulumi.Parent(c))
+	if err != nil {
+		return nil, err
+	}
+	c.StackName = stack.Name
+	c.StackResourceID = stack.ID().ToStringOutput()
+
+	outputs := pulumi.Map{}
+	for _, s := range specs {
+		var poolName, resourceID pulumi.StringOutput
+		if a, ok := poolArgs[s.Name]; ok {
+			pool, err := containerservice.NewAgentPool(ctx, name+"-"+s.Name, a,
+				pulumi.Parent(c),
+				pulumi.IgnoreChanges([]string{"count"}),
+				pulumi.ReplaceOnChanges(immutableProperties),
+				pulumi.DeleteBeforeReplace(true))
+			if err != nil {
+				return nil, err
+			}
+			poolName, resourceID = pool.Name, pool.ID().ToStringOutput()
+		} else {
+			resourceID = armdeploy.OutputString(stack, poolIDOutput(s.Name))
+			poolName = resourceID.ApplyT(func(string) string { return s.Name }).(pulumi.StringOutput)
+		}
+		p := poolOutputs(s, poolName, resourceID)
+		c.Pools[s.Name] = p
+		outputs[s.Name] = pulumi.Map{
+			"name":            p.Name,
+			"resourceId":      p.ResourceID,
+			"vmSize":          p.VMSize,
+			"gpuStack":        p.GPUStack,
+			"maxGPUs":         p.MaxGPUs,
+			"idleCostPerHour": p.IdleCostPerHour,
+			"maxCostPerHour":  p.MaxCostPerHour,
+			"spotDiscount":    p.SpotDiscount,
+		}
+	}
+	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
+		"pools":           outputs,
+		"stackName":       c.StackName,
+		"stackResourceId": c.StackResourceID,
 	}); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return c, nil
+}
+
+// poolOutputs returns the flat outputs of the pool s, deployed under
+// poolName with resourceID.
+func poolOutputs(s Spec, poolName, resourceID pulumi.StringOutput) *GPUNodePool {
+	discount := 0.0
+	if s.IsSpot() {
+		discount = SpotDiscount
+	}
+	return &GPUNodePool{
+		Spec:            s,
+		Name:            poolName,
+		ResourceID:      resourceID,
+		VMSize:          pulumi.String(s.VMSize).ToStringOutput(),
+		GPUStack:        pulumi.String(string(s.GPUStack)).ToStringOutput(),
+		MaxGPUs:         pulumi.Int(s.MaxGPUs()).ToIntOutput(),
+		IdleCostPerHour: pulumi.Float64(s.IdleCostPerHour()).ToFloat64Output(),
+		MaxCostPerHour:  pulumi.Float64(s.MaxCostPerHour()).ToFloat64Output(),
+		SpotDiscount:    pulumi.Float64(discount).ToFloat64Output(),
+	}
 }
 
 // AgentPoolArgs maps a defaulted, valid DriverOnly spec to the typed
@@ -279,29 +352,44 @@ func TemplateProperties(s Spec, tags map[string]string) map[string]any {
 	return props
 }
 
-// PoolTemplate returns the ARM template that deploys one agent pool with
-// props into the cluster named by parameter clusterName, under the name in
-// parameter poolName, and outputs poolId and poolName.
-func PoolTemplate(props map[string]any) map[string]any {
-	const poolType = "Microsoft.ContainerService/managedClusters/agentPools"
-	return armdeploy.Template(
-		[]map[string]any{{
-			"type":       poolType,
+// PoolsTemplate returns the ARM template of the shared stack: one
+// agentPools resource per entry of pools (pool name → ARM properties, see
+// TemplateProperties), sorted by pool name so that the order of the config
+// list never shows as a change, in the cluster named by parameter
+// clusterName; and per pool an output `<pool>Id` with its resource ID.
+// With no pools it is a valid template that deploys nothing.
+func PoolsTemplate(pools map[string]map[string]any) map[string]any {
+	names := slices.Sorted(maps.Keys(pools))
+	res := make([]map[string]any, 0, len(names))
+	outputs := map[string]any{}
+	for _, n := range names {
+		res = append(res, map[string]any{
+			"type":       AgentPoolResourceType,
 			"apiVersion": AgentPoolAPIVersion,
-			"name":       "[format('{0}/{1}', parameters('clusterName'), parameters('poolName'))]",
-			"properties": props,
-		}},
-		map[string]any{
-			"poolId":   armdeploy.Output("string", fmt.Sprintf("[resourceId('%s', parameters('clusterName'), parameters('poolName'))]", poolType)),
-			"poolName": armdeploy.Output("string", "[parameters('poolName')]"),
-		},
-	)
+			"name":       fmt.Sprintf("[format('{0}/{1}', parameters('%s'), '%s')]", ClusterNameParameter, n),
+			"properties": pools[n],
+		})
+		outputs[poolIDOutput(n)] = armdeploy.Output("string",
+			fmt.Sprintf("[resourceId('%s', parameters('%s'), '%s')]", AgentPoolResourceType, ClusterNameParameter, n))
+	}
+	tpl := armdeploy.Template(res, outputs)
+	tpl["parameters"] = map[string]any{ClusterNameParameter: armdeploy.Param("string")}
+	return tpl
 }
 
-func cloneInt(p *int) *int {
-	if p == nil {
-		return nil
+// poolIDOutput is the template output holding the resource ID of pool name.
+func poolIDOutput(name string) string { return name + "Id" }
+
+// defaulted returns a defaulted copy of s that shares no pointer with it.
+func defaulted(s Spec) Spec {
+	if s.MinCount != nil {
+		v := *s.MinCount
+		s.MinCount = &v
 	}
-	v := *p
-	return &v
+	if s.MIG != nil {
+		mig := *s.MIG
+		s.MIG = &mig
+	}
+	s.Default()
+	return s
 }

@@ -1,6 +1,8 @@
 package gpupool
 
 import (
+	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -106,6 +108,9 @@ type mocks struct {
 	resources []registered
 }
 
+// NewResource records the resource and returns its inputs as state; an
+// AgentPool gets its name, a deployment stack gets one output per template
+// output `<pool>Id`, valued /subscriptions/s/agentPools/<pool>.
 func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -115,11 +120,13 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 		state["name"] = args.Inputs["agentPoolName"]
 	}
 	if strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
-		pool := args.Inputs["parameters"].ObjectValue()["poolName"].ObjectValue()["value"].StringValue()
-		state["outputs"] = resource.NewObjectProperty(resource.PropertyMap{
-			"poolId":   resource.NewObjectProperty(resource.PropertyMap{"value": resource.NewStringProperty("/subscriptions/s/agentPools/" + pool)}),
-			"poolName": resource.NewObjectProperty(resource.PropertyMap{"value": resource.NewStringProperty(pool)}),
-		})
+		state["name"] = args.Inputs["deploymentStackName"]
+		outputs := resource.PropertyMap{}
+		for k := range args.Inputs["template"].ObjectValue()["outputs"].ObjectValue() {
+			id := "/subscriptions/s/agentPools/" + strings.TrimSuffix(string(k), "Id")
+			outputs[k] = resource.NewObjectProperty(resource.PropertyMap{"value": resource.NewStringProperty(id)})
+		}
+		state["outputs"] = resource.NewObjectProperty(outputs)
 	}
 	return args.Name + "-id", state, nil
 }
@@ -138,47 +145,54 @@ func (m *mocks) byType(suffix string) []registered {
 	return out
 }
 
-// poolOutputs are the resolved outputs of one GPUNodePool.
-type poolOutputs struct {
+// resolvedPool holds the resolved outputs of one GPUNodePool.
+type resolvedPool struct {
 	name, resourceID, vmSize, gpuStack string
 	maxGPUs                            int
 	idle, max, discount                float64
 }
 
-// runPool builds one pool under mocks and returns the mocks and, when the
-// pool was built, its resolved outputs.
-func runPool(t *testing.T, args *GPUNodePoolArgs) (*mocks, poolOutputs, error) {
+// runPools builds the pools under mocks and returns the mocks and, when
+// they were built, the resolved outputs of every pool by name.
+func runPools(t *testing.T, args *GPUNodePoolsArgs) (*mocks, map[string]resolvedPool, error) {
 	t.Helper()
 	m := &mocks{}
-	ch := make(chan poolOutputs, 1)
+	ch := make(chan resolvedPool, 16)
+	want := 0
 	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
-		p, err := NewGPUNodePool(ctx, "gpu", args)
+		c, err := NewGPUNodePools(ctx, "gpu", args)
 		if err != nil {
 			return err
 		}
-		pulumi.All(p.Name, p.ResourceID, p.VMSize, p.GPUStack, p.MaxGPUs, p.IdleCostPerHour, p.MaxCostPerHour, p.SpotDiscount).ApplyT(func(vs []any) int {
-			ch <- poolOutputs{
-				name: vs[0].(string), resourceID: vs[1].(string), vmSize: vs[2].(string), gpuStack: vs[3].(string),
-				maxGPUs: vs[4].(int), idle: vs[5].(float64), max: vs[6].(float64), discount: vs[7].(float64),
-			}
-			return 0
-		})
+		want = len(c.Pools)
+		for _, p := range c.Pools {
+			pulumi.All(p.Name, p.ResourceID, p.VMSize, p.GPUStack, p.MaxGPUs, p.IdleCostPerHour, p.MaxCostPerHour, p.SpotDiscount).ApplyT(func(vs []any) int {
+				ch <- resolvedPool{
+					name: vs[0].(string), resourceID: vs[1].(string), vmSize: vs[2].(string), gpuStack: vs[3].(string),
+					maxGPUs: vs[4].(int), idle: vs[5].(float64), max: vs[6].(float64), discount: vs[7].(float64),
+				}
+				return 0
+			})
+		}
 		return nil
 	}, pulumi.WithMocks("aksml", "test", m))
 	if err != nil {
-		return m, poolOutputs{}, err
+		return m, nil, err
 	}
-	select {
-	case out := <-ch:
-		return m, out, nil
-	case <-time.After(10 * time.Second):
-		t.Fatal("pool outputs did not resolve")
-		return m, poolOutputs{}, nil
+	out := map[string]resolvedPool{}
+	for len(out) < want {
+		select {
+		case p := <-ch:
+			out[p.name] = p
+		case <-time.After(10 * time.Second):
+			t.Fatal("pool outputs did not resolve")
+		}
 	}
+	return m, out, nil
 }
 
-func poolArgs(s Spec) *GPUNodePoolArgs {
-	return &GPUNodePoolArgs{Spec: s, ResourceGroupName: pulumi.String("rg-ml"), ClusterName: pulumi.String("aks-ml")}
+func poolsArgs(specs ...Spec) *GPUNodePoolsArgs {
+	return &GPUNodePoolsArgs{Pools: specs, ResourceGroupName: pulumi.String("rg-ml"), ClusterName: pulumi.String("aks-ml")}
 }
 
 func stringsOf(v resource.PropertyValue) []string {
@@ -189,18 +203,36 @@ func stringsOf(v resource.PropertyValue) []string {
 	return out
 }
 
+// stackOf returns the only deployment stack registered.
+func stackOf(t *testing.T, m *mocks) registered {
+	t.Helper()
+	stacks := m.byType(":DeploymentStackAtResourceGroup")
+	require.Len(t, stacks, 1, "one shared template stack per cluster")
+	return stacks[0]
+}
+
+// templatePools returns the agentPools resources of the stack's template.
+func templatePools(t *testing.T, m *mocks) []resource.PropertyMap {
+	t.Helper()
+	var out []resource.PropertyMap
+	for _, r := range stackOf(t, m).inputs["template"].ObjectValue()["resources"].ArrayValue() {
+		out = append(out, r.ObjectValue())
+	}
+	return out
+}
+
 func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
-	args := poolArgs(Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 4})
-	m, out, err := runPool(t, args)
+	args := poolsArgs(Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 4})
+	m, out, err := runPools(t, args)
 	require.NoError(t, err)
-	assert.Nil(t, args.Spec.MinCount, "the caller's spec is not defaulted in place")
-	require.Len(t, m.byType(":GPUNodePool"), 1)
+	assert.Nil(t, args.Pools[0].MinCount, "the caller's spec is not defaulted in place")
+	require.Len(t, m.byType(":GPUNodePools"), 1)
 	pools := m.byType(":AgentPool")
 	require.Len(t, pools, 1)
-	assert.Empty(t, m.byType(":DeploymentStackAtResourceGroup"))
+	assert.Empty(t, templatePools(t, m), "the stack is registered with no pool")
 	p := pools[0]
 	assert.Equal(t, "azure-native:containerservice/v20241001:AgentPool", p.typ)
-	assert.Equal(t, "gpu-pool", p.name)
+	assert.Equal(t, "gpu-gpunp", p.name)
 	in := p.inputs
 	assert.Equal(t, "gpunp", in["agentPoolName"].StringValue())
 	assert.Equal(t, "aks-ml", in["resourceName"].StringValue())
@@ -221,24 +253,25 @@ func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
 	assert.Equal(t, []string{"count"}, p.rpc.GetIgnoreChanges(), "the autoscaler owns count")
 	assert.Subset(t, p.rpc.GetReplaceOnChanges(), []string{"vmSize", "gpuInstanceProfile", "scaleSetPriority", "availabilityZones", "osDiskSizeGB"})
 	assert.True(t, p.rpc.GetDeleteBeforeReplace(), "the pool name is fixed: delete before re-creating")
-	assert.Contains(t, p.rpc.GetParent(), "aksml:gpupool:GPUNodePool")
+	assert.Contains(t, p.rpc.GetParent(), "aksml:gpupool:GPUNodePools")
 	for _, k := range []resource.PropertyKey{"scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice", "gpuInstanceProfile", "availabilityZones"} {
 		assert.False(t, in.HasValue(k), "%s must be unset on a regular non-MIG regional pool", k)
 	}
 
-	assert.Equal(t, "gpunp", out.name)
-	assert.Equal(t, "gpu-pool-id", out.resourceID)
-	assert.Equal(t, "Standard_NC4as_T4_v3", out.vmSize)
-	assert.Equal(t, "DriverOnly", out.gpuStack)
-	assert.Equal(t, 4, out.maxGPUs)
-	assert.Equal(t, 0.0, out.idle, "idle cost is 0 at minCount 0")
-	assert.Equal(t, 2.10, out.max, "4 × $0.526")
-	assert.Equal(t, 0.0, out.discount)
+	require.Len(t, out, 1)
+	o := out["gpunp"]
+	assert.Equal(t, "gpu-gpunp-id", o.resourceID)
+	assert.Equal(t, "Standard_NC4as_T4_v3", o.vmSize)
+	assert.Equal(t, "DriverOnly", o.gpuStack)
+	assert.Equal(t, 4, o.maxGPUs)
+	assert.Equal(t, 0.0, o.idle, "idle cost is 0 at minCount 0")
+	assert.Equal(t, 2.10, o.max, "4 × $0.526")
+	assert.Equal(t, 0.0, o.discount)
 }
 
 func TestSpotPoolMatchesSeed004(t *testing.T) {
 	spec := Spec{Name: "gpuspot", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, Priority: PrioritySpot, MaxCount: 8, Zones: []string{"1", "2", "3"}}
-	m, out, err := runPool(t, poolArgs(spec))
+	m, out, err := runPools(t, poolsArgs(spec))
 	require.NoError(t, err)
 	in := m.byType(":AgentPool")[0].inputs
 	assert.Equal(t, "Spot", in["scaleSetPriority"].StringValue())
@@ -249,71 +282,106 @@ func TestSpotPoolMatchesSeed004(t *testing.T) {
 	assert.Equal(t, []string{"1", "2", "3"}, stringsOf(in["availabilityZones"]))
 	assert.Equal(t, 0.0, in["minCount"].NumberValue())
 
-	assert.Equal(t, 8, out.maxGPUs)
-	assert.Equal(t, 0.0, out.idle)
-	assert.Equal(t, 11.75, out.max, "8 × $3.673 × (1 − 0.60)")
-	assert.Equal(t, SpotDiscount, out.discount)
+	o := out["gpuspot"]
+	assert.Equal(t, 8, o.maxGPUs)
+	assert.Equal(t, 0.0, o.idle)
+	assert.Equal(t, 11.75, o.max, "8 × $3.673 × (1 − 0.60)")
+	assert.Equal(t, SpotDiscount, o.discount)
 }
 
 func TestIdleCostAtNonZeroMin(t *testing.T) {
-	min := 1
-	spec := Spec{Name: "infer", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadInference, MinCount: &min, MaxCount: 2}
-	_, out, err := runPool(t, poolArgs(spec))
+	spec := Spec{Name: "infer", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadInference, MinCount: intp(1), MaxCount: 2}
+	_, out, err := runPools(t, poolsArgs(spec))
 	require.NoError(t, err)
-	assert.Equal(t, 3.67, out.idle)
-	assert.Equal(t, 7.35, out.max)
+	assert.Equal(t, 3.67, out["infer"].idle)
+	assert.Equal(t, 7.35, out["infer"].max)
 }
 
 func TestMIGPoolSetsInstanceProfile(t *testing.T) {
 	spec := Spec{Name: "gpumig", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, MaxCount: 2, MIG: &MIGSpec{Strategy: MIGStrategyMixed, Profile: MIG1g}}
-	m, _, err := runPool(t, poolArgs(spec))
+	m, _, err := runPools(t, poolsArgs(spec))
 	require.NoError(t, err)
 	in := m.byType(":AgentPool")[0].inputs
 	assert.Equal(t, "MIG1g", in["gpuInstanceProfile"].StringValue())
 	assert.Equal(t, "hptuning-1g10gb", in["nodeLabels"].ObjectValue()["nvidia.com/mig.config"].StringValue())
 }
 
-func TestTransformAndTags(t *testing.T) {
-	args := poolArgs(Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 1})
+func TestTransformsAndTags(t *testing.T) {
+	args := poolsArgs(
+		Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 1},
+		Spec{Name: "gpumgd", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 1, GPUStack: GPUStackManaged},
+	)
 	args.Tags = map[string]string{"costCenter": "ml"}
-	args.Transform = func(a *containerservice.AgentPoolArgs) { a.MaxPods = pulumi.Int(50) }
-	m, _, err := runPool(t, args)
+	var transformed, propsTransformed []string
+	args.Transform = func(s Spec, a *containerservice.AgentPoolArgs) {
+		transformed = append(transformed, s.Name)
+		a.MaxPods = pulumi.Int(50)
+	}
+	args.PropertiesTransform = func(s Spec, props map[string]any) {
+		propsTransformed = append(propsTransformed, s.Name)
+		props["maxPods"] = 60
+	}
+	m, _, err := runPools(t, args)
 	require.NoError(t, err)
+	assert.Equal(t, []string{"gpunp"}, transformed, "Transform sees DriverOnly pools only")
+	assert.Equal(t, []string{"gpumgd"}, propsTransformed, "PropertiesTransform sees template pools only")
 	in := m.byType(":AgentPool")[0].inputs
 	assert.Equal(t, 50.0, in["maxPods"].NumberValue())
 	assert.Equal(t, "ml", in["tags"].ObjectValue()["costCenter"].StringValue())
+	props := templatePools(t, m)[0]["properties"].ObjectValue()
+	assert.Equal(t, 60.0, props["maxPods"].NumberValue())
+	assert.Equal(t, "ml", props["tags"].ObjectValue()["costCenter"].StringValue())
+	assert.Equal(t, "ml", stackOf(t, m).inputs["tags"].ObjectValue()["costCenter"].StringValue())
 }
 
-func TestManagedPoolUsesTemplateStack(t *testing.T) {
-	spec := Spec{Name: "gpumgd", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, MaxCount: 4, GPUStack: GPUStackManaged,
+func TestTemplatePoolsShareOneStack(t *testing.T) {
+	managed := Spec{Name: "gpumgd", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, MaxCount: 4, GPUStack: GPUStackManaged,
 		MIG: &MIGSpec{Strategy: MIGStrategySingle, Profile: MIG3g}}
-	m, out, err := runPool(t, poolArgs(spec))
+	driverOnly := Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 2}
+	byo := Spec{Name: "gpubyo", VMSize: "Standard_ND96asr_v4", Workload: WorkloadTraining, MaxCount: 2, GPUStack: GPUStackNone, Priority: PrioritySpot}
+	m, out, err := runPools(t, poolsArgs(managed, driverOnly, byo))
 	require.NoError(t, err)
-	assert.Empty(t, m.byType(":AgentPool"), "no typed pool: it cannot express gpuProfile.nvidia")
-	stacks := m.byType(":DeploymentStackAtResourceGroup")
-	require.Len(t, stacks, 1)
-	in := stacks[0].inputs
-	assert.Equal(t, "gpu-pool", stacks[0].name)
-	assert.Empty(t, stacks[0].rpc.GetReplaceOnChanges(), "replacing the stack would detach the pool and fail to re-create it")
-	assert.Equal(t, "rg-ml", in["resourceGroupName"].StringValue())
-	assert.Equal(t, "delete", in["actionOnUnmanage"].ObjectValue()["resources"].StringValue())
-	assert.Equal(t, "none", in["denySettings"].ObjectValue()["mode"].StringValue())
-	params := in["parameters"].ObjectValue()
-	assert.Equal(t, "aks-ml", params["clusterName"].ObjectValue()["value"].StringValue())
-	assert.Equal(t, "gpumgd", params["poolName"].ObjectValue()["value"].StringValue())
 
-	res := in["template"].ObjectValue()["resources"].ArrayValue()
-	require.Len(t, res, 1)
-	pool := res[0].ObjectValue()
-	assert.Equal(t, "Microsoft.ContainerService/managedClusters/agentPools", pool["type"].StringValue())
-	assert.Equal(t, "2026-01-02-preview", pool["apiVersion"].StringValue())
-	assert.Equal(t, "[format('{0}/{1}', parameters('clusterName'), parameters('poolName'))]", pool["name"].StringValue())
-	props := pool["properties"].ObjectValue()
+	require.Len(t, m.byType(":AgentPool"), 1, "only the DriverOnly pool is a typed AgentPool")
+	assert.Equal(t, "gpunp", m.byType(":AgentPool")[0].inputs["agentPoolName"].StringValue())
+	stack := stackOf(t, m)
+	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.typ)
+	assert.Equal(t, "gpu-stack", stack.name)
+	assert.Equal(t, "gpu-stack", stack.inputs["deploymentStackName"].StringValue())
+	assert.Contains(t, stack.rpc.GetParent(), "aksml:gpupool:GPUNodePools")
+	assert.Empty(t, stack.rpc.GetReplaceOnChanges(), "replacing the stack would detach every pool it holds")
+	assert.False(t, stack.rpc.GetDeleteBeforeReplace())
+	in := stack.inputs
+	assert.Equal(t, "rg-ml", in["resourceGroupName"].StringValue())
+	aou := in["actionOnUnmanage"].ObjectValue()
+	assert.Equal(t, "delete", aou["resources"].StringValue(), "a pool removed from the template is deleted")
+	assert.Equal(t, "none", in["denySettings"].ObjectValue()["mode"].StringValue())
+	assert.Equal(t, StackDescription, in["description"].StringValue())
+	assert.Equal(t, "aks-ml", in["parameters"].ObjectValue()["clusterName"].ObjectValue()["value"].StringValue())
+	assert.Equal(t, "string", in["template"].ObjectValue()["parameters"].ObjectValue()["clusterName"].ObjectValue()["type"].StringValue())
+
+	pools := templatePools(t, m)
+	require.Len(t, pools, 2)
+	for i, name := range []string{"gpubyo", "gpumgd"} {
+		assert.Equal(t, "Microsoft.ContainerService/managedClusters/agentPools", pools[i]["type"].StringValue())
+		assert.Equal(t, "2026-01-02-preview", pools[i]["apiVersion"].StringValue())
+		assert.Equal(t, "[format('{0}/{1}', parameters('clusterName'), '"+name+"')]", pools[i]["name"].StringValue(), "sorted by name, not config order")
+	}
+
+	byoProps := pools[0]["properties"].ObjectValue()
+	assert.Equal(t, "None", byoProps["gpuProfile"].ObjectValue()["driver"].StringValue())
+	assert.False(t, byoProps["gpuProfile"].ObjectValue().HasValue("nvidia"))
+	assert.Equal(t, "Spot", byoProps["scaleSetPriority"].StringValue())
+	assert.Equal(t, "Delete", byoProps["scaleSetEvictionPolicy"].StringValue())
+	assert.Equal(t, -1.0, byoProps["spotMaxPrice"].NumberValue())
+
+	props := pools[1]["properties"].ObjectValue()
 	gpu := props["gpuProfile"].ObjectValue()
 	assert.Equal(t, "Install", gpu["driver"].StringValue())
 	assert.Equal(t, "Managed", gpu["nvidia"].ObjectValue()["managementMode"].StringValue())
 	assert.Equal(t, "Single", gpu["nvidia"].ObjectValue()["migStrategy"].StringValue())
 	assert.Equal(t, "MIG3g", props["gpuInstanceProfile"].StringValue())
+	assert.Equal(t, "Standard_NC24ads_A100_v4", props["vmSize"].StringValue())
 	assert.Equal(t, "User", props["mode"].StringValue())
 	assert.True(t, props["enableAutoScaling"].BoolValue())
 	assert.Equal(t, 0.0, props["count"].NumberValue())
@@ -322,23 +390,102 @@ func TestManagedPoolUsesTemplateStack(t *testing.T) {
 	assert.Equal(t, []string{"sku=gpu:NoSchedule"}, stringsOf(props["nodeTaints"]))
 	assert.False(t, props["nodeLabels"].ObjectValue().HasValue("nvidia.com/mig.config"), "AKS manages the MIG layout of Managed pools")
 
-	assert.Equal(t, "gpumgd", out.name)
-	assert.Equal(t, "/subscriptions/s/agentPools/gpumgd", out.resourceID)
-	assert.Equal(t, "Managed", out.gpuStack)
+	outputs := in["template"].ObjectValue()["outputs"].ObjectValue()
+	assert.Equal(t, "[resourceId('Microsoft.ContainerService/managedClusters/agentPools', parameters('clusterName'), 'gpumgd')]",
+		outputs["gpumgdId"].ObjectValue()["value"].StringValue())
+	assert.Len(t, outputs, 2)
+
+	require.Len(t, out, 3)
+	assert.Equal(t, "/subscriptions/s/agentPools/gpumgd", out["gpumgd"].resourceID, "read from the stack's outputs")
+	assert.Equal(t, "Managed", out["gpumgd"].gpuStack)
+	assert.Equal(t, "/subscriptions/s/agentPools/gpubyo", out["gpubyo"].resourceID)
+	assert.Equal(t, 16, out["gpubyo"].maxGPUs)
+	assert.Equal(t, "gpu-gpunp-id", out["gpunp"].resourceID)
 }
 
-func TestNonePoolSkipsDriver(t *testing.T) {
-	spec := Spec{Name: "gpubyo", VMSize: "Standard_ND96asr_v4", Workload: WorkloadTraining, MaxCount: 2, GPUStack: GPUStackNone, Priority: PrioritySpot}
-	m, out, err := runPool(t, poolArgs(spec))
+func TestStackRegisteredWithoutPools(t *testing.T) {
+	m, out, err := runPools(t, poolsArgs())
 	require.NoError(t, err)
-	props := m.byType(":DeploymentStackAtResourceGroup")[0].inputs["template"].ObjectValue()["resources"].ArrayValue()[0].ObjectValue()["properties"].ObjectValue()
-	gpu := props["gpuProfile"].ObjectValue()
-	assert.Equal(t, "None", gpu["driver"].StringValue())
-	assert.False(t, gpu.HasValue("nvidia"))
-	assert.Equal(t, "Spot", props["scaleSetPriority"].StringValue())
-	assert.Equal(t, "Delete", props["scaleSetEvictionPolicy"].StringValue())
-	assert.Equal(t, -1.0, props["spotMaxPrice"].NumberValue())
-	assert.Equal(t, 16, out.maxGPUs)
+	assert.Empty(t, out)
+	assert.Empty(t, m.byType(":AgentPool"))
+	tpl := stackOf(t, m).inputs["template"].ObjectValue()
+	assert.Empty(t, tpl["resources"].ArrayValue(), "an empty template: removing the last template pool deletes it")
+	assert.Empty(t, tpl["outputs"].ObjectValue())
+	assert.Equal(t, "aks-ml", stackOf(t, m).inputs["parameters"].ObjectValue()["clusterName"].ObjectValue()["value"].StringValue(),
+		"the stack still waits for the cluster, so destroy deletes it before the cluster")
+}
+
+func TestPoolsTemplateWithoutAPoolOnlyDropsIt(t *testing.T) {
+	managed := specOf(func(s *Spec) { s.Name = "gpumgd"; s.GPUStack = GPUStackManaged })
+	byo := specOf(func(s *Spec) { s.Name = "gpubyo"; s.GPUStack = GPUStackNone })
+	both := PoolsTemplate(map[string]map[string]any{
+		managed.Name: TemplateProperties(managed, nil),
+		byo.Name:     TemplateProperties(byo, nil),
+	})
+	one := PoolsTemplate(map[string]map[string]any{managed.Name: TemplateProperties(managed, nil)})
+
+	bothRes := both["resources"].([]map[string]any)
+	oneRes := one["resources"].([]map[string]any)
+	require.Len(t, bothRes, 2)
+	require.Len(t, oneRes, 1)
+	assert.Equal(t, bothRes[1], oneRes[0], "the remaining pool is unchanged")
+	assert.Equal(t, map[string]any{"gpumgdId": both["outputs"].(map[string]any)["gpumgdId"]}, one["outputs"])
+	assert.Equal(t, both["parameters"], one["parameters"])
+
+	none := PoolsTemplate(nil)
+	assert.Equal(t, []map[string]any{}, none["resources"])
+	assert.Equal(t, map[string]any{}, none["outputs"])
+}
+
+// changedProperties lists the top-level ARM properties that differ.
+func changedProperties(a, b map[string]any) []string {
+	var out []string
+	for k := range a {
+		if !reflect.DeepEqual(a[k], b[k]) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestImmutableChangeIsAPropertyOfThePoolInTheTemplate(t *testing.T) {
+	base := func(s *Spec) {
+		s.Name = "gpumgd"
+		s.GPUStack = GPUStackManaged
+		s.MIG = &MIGSpec{Strategy: MIGStrategySingle, Profile: MIG1g}
+	}
+	tests := []struct {
+		name   string
+		mutate func(*Spec)
+		want   []string
+	}{
+		{name: "vmSize", mutate: func(s *Spec) { s.VMSize = "Standard_NC48ads_A100_v4" }, want: []string{"vmSize"}},
+		{name: "gpuStack (None adds the MIG layout label)", mutate: func(s *Spec) { s.GPUStack = GPUStackNone }, want: []string{"gpuProfile", "nodeLabels"}},
+		{name: "MIG strategy", mutate: func(s *Spec) { s.MIG.Strategy = MIGStrategyMixed }, want: []string{"gpuProfile"}},
+		{name: "MIG profile", mutate: func(s *Spec) { s.MIG.Profile = MIG3g }, want: []string{"gpuInstanceProfile"}},
+		{name: "priority", mutate: func(s *Spec) { s.Priority = PrioritySpot }, want: []string{"nodeLabels", "nodeTaints", "scaleSetEvictionPolicy", "scaleSetPriority", "spotMaxPrice"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := specOf(base)
+			after := specOf(func(s *Spec) { base(s); tc.mutate(s) })
+			require.Empty(t, after.Validate("p"))
+			other := specOf(func(s *Spec) { s.Name = "gpuother"; s.GPUStack = GPUStackNone })
+			oldTpl := PoolsTemplate(map[string]map[string]any{before.Name: TemplateProperties(before, nil), other.Name: TemplateProperties(other, nil)})
+			newTpl := PoolsTemplate(map[string]map[string]any{after.Name: TemplateProperties(after, nil), other.Name: TemplateProperties(other, nil)})
+			oldRes, newRes := oldTpl["resources"].([]map[string]any), newTpl["resources"].([]map[string]any)
+			require.Len(t, newRes, 2)
+			assert.Equal(t, oldRes[1], newRes[1], "the other pool (gpuother, sorted after gpumgd) does not change")
+			assert.Equal(t, oldRes[0]["name"], newRes[0]["name"], "the pool keeps its name and place")
+			assert.Equal(t, tc.want, changedProperties(oldRes[0]["properties"].(map[string]any), newRes[0]["properties"].(map[string]any)))
+		})
+	}
 }
 
 func TestTemplatePropertiesWithoutGPUProfileForDriverOnly(t *testing.T) {
@@ -347,23 +494,51 @@ func TestTemplatePropertiesWithoutGPUProfileForDriverOnly(t *testing.T) {
 	assert.NotContains(t, props, "tags")
 }
 
-func TestInvalidPoolRegistersNothing(t *testing.T) {
+func TestInvalidPoolsRegisterNothing(t *testing.T) {
+	valid := specOf(nil)
+	managed := specOf(func(s *Spec) { s.Name = "gpumgd"; s.GPUStack = GPUStackManaged })
+	withArgs := func(mutate func(*GPUNodePoolsArgs)) *GPUNodePoolsArgs {
+		a := poolsArgs(valid, managed)
+		mutate(a)
+		return a
+	}
 	tests := []struct {
 		name    string
-		args    *GPUNodePoolArgs
-		wantErr string
+		compo   string
+		args    *GPUNodePoolsArgs
+		wantErr []string
 	}{
-		{name: "nil args", args: nil, wantErr: "args are required"},
-		{name: "NV-series", args: poolArgs(Spec{Name: "gpunv", VMSize: "Standard_NV6", Workload: WorkloadTraining, MaxCount: 1}), wantErr: `aksml:gpuPools["gpunv"].vmSize`},
-		{name: "config path", args: &GPUNodePoolArgs{Spec: Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining}, ConfigPath: "aksml:gpuPools[3]", ResourceGroupName: pulumi.String("rg"), ClusterName: pulumi.String("aks")}, wantErr: "aksml:gpuPools[3].maxCount"},
-		{name: "no cluster", args: &GPUNodePoolArgs{Spec: specOf(nil), ResourceGroupName: pulumi.String("rg")}, wantErr: "GPUNodePoolArgs.ClusterName: is required"},
-		{name: "no resource group", args: &GPUNodePoolArgs{Spec: specOf(nil), ClusterName: pulumi.String("aks")}, wantErr: "GPUNodePoolArgs.ResourceGroupName: is required"},
+		{name: "nil args", wantErr: []string{"args are required"}},
+		{name: "NV-series next to a valid pool", args: poolsArgs(managed, Spec{Name: "gpunv", VMSize: "Standard_NV6", Workload: WorkloadTraining, MaxCount: 1}),
+			wantErr: []string{"aksml:gpuPools[1].vmSize"}},
+		{name: "config path", args: withArgs(func(a *GPUNodePoolsArgs) {
+			a.ConfigPath = "cfg:pools"
+			a.Pools = append(a.Pools, Spec{Name: "gpunp2", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining})
+		}), wantErr: []string{"cfg:pools[2].maxCount"}},
+		{name: "duplicate names across routes", args: poolsArgs(valid, specOf(func(s *Spec) { s.GPUStack = GPUStackManaged })),
+			wantErr: []string{`aksml:gpuPools[1].name: pool name "gpua100" is already used by aksml:gpuPools[0]`}},
+		{name: "no cluster", args: withArgs(func(a *GPUNodePoolsArgs) { a.ClusterName = nil }), wantErr: []string{"GPUNodePoolsArgs.ClusterName: is required"}},
+		{name: "no resource group", args: withArgs(func(a *GPUNodePoolsArgs) { a.ResourceGroupName = nil }), wantErr: []string{"GPUNodePoolsArgs.ResourceGroupName: is required"}},
+		{name: "every problem at once", args: &GPUNodePoolsArgs{Pools: []Spec{{Name: "Bad"}}}, wantErr: []string{
+			"aksml:gpuPools[0].name", "aksml:gpuPools[0].vmSize", "GPUNodePoolsArgs.ClusterName", "GPUNodePoolsArgs.ResourceGroupName",
+		}},
+		{name: "invalid stack name", compo: "gpu pools", args: poolsArgs(managed), wantErr: []string{`stack name "gpu pools-stack" is invalid`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m, _, err := runPool(t, tc.args)
+			m := &mocks{}
+			compo := tc.compo
+			if compo == "" {
+				compo = "gpu"
+			}
+			err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+				_, err := NewGPUNodePools(ctx, compo, tc.args)
+				return err
+			}, pulumi.WithMocks("aksml", "test", m))
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.wantErr)
+			for _, want := range tc.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
 			assert.Empty(t, m.resources)
 		})
 	}

@@ -102,7 +102,7 @@ type MIGSpec struct {
 }
 
 // Spec is the plain-data description of one GPU node pool: what stack
-// config holds and what NewGPUNodePool builds. Call Default, then Validate.
+// config holds and what NewGPUNodePools builds. Call Default, then Validate.
 type Spec struct {
 	// Name is the AKS pool name: lowercase letters and digits, starting with
 	// a letter, at most 12 characters. Required.
