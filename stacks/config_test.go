@@ -195,14 +195,14 @@ func TestParseInvalid(t *testing.T) {
 		}, wantErr: []string{"aksml:storage.volumes.checkpointsSize"}},
 		{name: "bad rpo", mutate: func(m map[string]any) { m["observability"] = map[string]any{"rpo": "soon"} }, wantErr: []string{"aksml:observability.rpo"}},
 		{name: "workload on unknown team", mutate: func(m map[string]any) {
-			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "nobody", "pool": "t4", "image": "busybox:1.36", "cpu": "1", "memory": "16Gi", "gpus": 1}}
+			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "nobody", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "16Gi", "gpus": 1}}}
 		}, wantErr: []string{`aksml:workloads[0].team: "nobody" is not one of aksml:teams`}},
 		{name: "workload unknown kind", mutate: func(m map[string]any) {
 			m["workloads"] = []any{map[string]any{"kind": "Deployment", "name": "x", "team": "team-a"}}
 		}, wantErr: []string{`aksml:workloads[0].kind: "Deployment" is not supported`}},
 		{name: "shm larger than memory", mutate: func(m map[string]any) {
-			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "cpu": "1", "memory": "4Gi", "gpus": 1, "shmSize": "8Gi"}}
-		}, wantErr: []string{"aksml:workloads[0]"}},
+			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "4Gi", "gpus": 1}, "shmSize": "8Gi"}}
+		}, wantErr: []string{"aksml:workloads[0].shmSize"}},
 		// production rules
 		{name: "prod without hardening", stack: "prod", mutate: func(m map[string]any) { m["environment"] = "prod" }, wantErr: []string{
 			"aksml:cluster.entraID.disableLocalAccounts", "aksml:cluster.defender.enabled", "aksml:cluster.maintenanceWindow",

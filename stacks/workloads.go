@@ -52,17 +52,21 @@ type WorkloadSpec struct {
 	// Command and Args override the image entrypoint and arguments.
 	Command []string `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
-	// CPU and Memory are per-pod quantities (requests == limits).
-	CPU    string `json:"cpu,omitempty"`
-	Memory string `json:"memory,omitempty"`
-	// GPUs is nvidia.com/gpu per pod (per replica for PyTorchJob/TFJob).
-	GPUs int `json:"gpus,omitempty"`
+	// Resources are the per-pod cpu, memory and gpus (per replica for
+	// PyTorchJob/TFJob); requests == limits.
+	Resources workloads.Resources `json:"resources,omitempty"`
 	// ShmSize is the memory-backed /dev/shm size. Default 8Gi for GPU
 	// training (seed 000).
 	ShmSize string `json:"shmSize,omitempty"`
-	// Replicas is the PyTorchJob replica count (Master + Workers), the
-	// TFJob worker count, or the IndexedJob completions (shards).
+	// Replicas is the PyTorchJob replica count (Master + Workers). Default 2.
 	Replicas int `json:"replicas,omitempty"`
+	// Workers is the TFJob worker count. Default 2.
+	Workers int `json:"workers,omitempty"`
+	// Completions is the IndexedJob shard count. Required for IndexedJob.
+	Completions int `json:"completions,omitempty"`
+	// NCCL overrides the NCCL settings of PyTorchJob/TFJob (seed 000
+	// defaults: eth0, IB disabled, INFO).
+	NCCL workloads.NCCL `json:"nccl,omitempty"`
 	// Schedule is the ScheduledScoring cron schedule, e.g. "0 2 * * *".
 	Schedule string `json:"schedule,omitempty"`
 	// MetricsPort exposes /metrics for the training PodMonitor. Default 0.
@@ -73,7 +77,7 @@ type WorkloadSpec struct {
 	// configure a FineTuningWorkspace (KAITO, seed 000).
 	InstanceType          string   `json:"instanceType,omitempty"`
 	Preset                string   `json:"preset,omitempty"`
-	InputURLs             []string `json:"inputUrls,omitempty"`
+	InputURLs             []string `json:"inputURLs,omitempty"`
 	OutputImage           string   `json:"outputImage,omitempty"`
 	OutputImagePushSecret string   `json:"outputImagePushSecret,omitempty"`
 }
@@ -94,7 +98,7 @@ func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput) workloadTarget {
 		RequireDigest: c.DigestRequired(),
 		Command:       w.Command,
 		Args:          w.Args,
-		Resources:     workloads.Resources{CPU: w.CPU, Memory: w.Memory, GPUs: w.GPUs},
+		Resources:     w.Resources,
 		ShmSize:       w.ShmSize,
 		Env:           w.Env,
 		MetricsPort:   w.MetricsPort,
@@ -118,6 +122,16 @@ func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput) workloadTarget {
 	return t
 }
 
+// distributed fills the Distributed settings of a PyTorchJob or TFJob. The
+// total GPU count is derived from the replicas, so config cannot disagree
+// with itself; the component still checks the GPUs fit one node.
+func (c *Config) distributed(w WorkloadSpec, pool *gpupool.Spec, replicas, def int) workloads.Distributed {
+	if replicas == 0 {
+		replicas = def
+	}
+	return workloads.Distributed{Pool: pool, TotalGPUs: replicas * w.Resources.GPUs, NCCL: w.NCCL}
+}
+
 // workloadArgs is the built args of one workload, ready to validate or
 // register.
 type workloadArgs interface {
@@ -135,7 +149,7 @@ func (c *Config) buildWorkload(w WorkloadSpec, ns pulumi.StringInput) workloadAr
 		a.Default(w.Name)
 		return a
 	case KindIndexedJob:
-		a := &workloads.IndexedJobArgs{Common: common, Pool: t.pool, Completions: w.Replicas}
+		a := &workloads.IndexedJobArgs{Common: common, Pool: t.pool, Completions: w.Completions}
 		a.Default(w.Name)
 		return a
 	case KindScheduledScoring:
@@ -144,12 +158,12 @@ func (c *Config) buildWorkload(w WorkloadSpec, ns pulumi.StringInput) workloadAr
 		return a
 	case KindPyTorchJob:
 		common.CheckpointPVC = storage.CheckpointsPVCName
-		a := &workloads.PyTorchJobArgs{Common: common, Distributed: workloads.Distributed{Pool: t.pool, TotalGPUs: w.Replicas * w.GPUs}, Replicas: w.Replicas}
+		a := &workloads.PyTorchJobArgs{Common: common, Distributed: c.distributed(w, t.pool, w.Replicas, workloads.DefaultPyTorchReplicas), Replicas: w.Replicas}
 		a.Default(w.Name)
 		return a
 	case KindTFJob:
 		common.CheckpointPVC = storage.CheckpointsPVCName
-		a := &workloads.TFJobArgs{Common: common, Distributed: workloads.Distributed{Pool: t.pool, TotalGPUs: w.Replicas * w.GPUs}, Workers: w.Replicas}
+		a := &workloads.TFJobArgs{Common: common, Distributed: c.distributed(w, t.pool, w.Workers, workloads.DefaultTFWorkers), Workers: w.Workers}
 		a.Default(w.Name)
 		return a
 	case KindMIGTrial:
@@ -191,6 +205,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		}
 		if w.Pool != "" && !pools[w.Pool] {
 			errs = append(errs, field.Invalid(p.Child("pool"), "%q is not one of aksml:gpuPools", w.Pool))
+			continue
 		}
 		id := w.Team + "/" + w.Name
 		if j, dup := seen[id]; dup {

@@ -21,14 +21,14 @@ import (
 // "Configurar a comunicação NCCL com o CNI do AKS").
 type NCCL struct {
 	// SocketIfname is NCCL_SOCKET_IFNAME, the pod interface. Default "eth0".
-	SocketIfname string
+	SocketIfname string `json:"socketIfname,omitempty"`
 	// IBDisable is NCCL_IB_DISABLE: "1" (default, TCP sockets) or "0"
 	// (InfiniBand/RDMA), which is allowed only on RDMA-capable SKUs
 	// (ND-series) once their RDMA setup is validated.
-	IBDisable string
+	IBDisable string `json:"ibDisable,omitempty"`
 	// Debug is NCCL_DEBUG: VERSION, WARN, INFO (default, for validation) or
 	// TRACE. Lower it once the job is tuned.
-	Debug string
+	Debug string `json:"debug,omitempty"`
 }
 
 // NCCLDebugLevels are the valid NCCL_DEBUG values.

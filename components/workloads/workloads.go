@@ -30,13 +30,13 @@ var Schedulers = []Scheduler{SchedulerKueue, SchedulerVolcano, SchedulerNone}
 // GPUs included.
 type Resources struct {
 	// CPU is a Kubernetes quantity, e.g. "4" or "500m". Required.
-	CPU string
+	CPU string `json:"cpu"`
 	// Memory is a Kubernetes quantity, e.g. "16Gi". Required. It must cover
 	// ShmSize: memory-backed /dev/shm counts against it.
-	Memory string
+	Memory string `json:"memory"`
 	// GPUs is the number of nvidia.com/gpu per pod. Default 0; at most the
 	// pool SKU's GPUs per node.
-	GPUs int
+	GPUs int `json:"gpus,omitempty"`
 }
 
 // Common holds the settings every container workload kind shares

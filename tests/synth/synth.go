@@ -84,6 +84,8 @@ func ReadStackConfig(dir, stack string) (map[string]string, error) {
 
 // Run runs program as stack with the given config under mocks and returns
 // its desired state. environment is recorded in the result for the rules.
+// On error the result still holds what was registered before it, so tests
+// can assert that invalid input registered nothing.
 func Run(stack, environment string, config map[string]string, program Program) (*rules.Stack, error) {
 	m := &mocks{stack: stack}
 	out := &rules.Stack{Name: stack, Environment: environment, Outputs: map[string]rules.Output{}}
@@ -102,11 +104,8 @@ func Run(stack, environment string, config map[string]string, program Program) (
 		}
 		return nil
 	}, pulumi.WithMocks(Project, stack, m), func(info *pulumi.RunInfo) { info.Config = config })
-	if err != nil {
-		return nil, err
-	}
 	out.Resources = m.resources()
-	return out, nil
+	return out, err
 }
 
 // plainGo turns awaited output values into JSON-like data.
