@@ -134,6 +134,10 @@ const (
 	// DefaultOvercommitRatio is 1.0: the GPU quota handed out on a pool may not
 	// exceed what the pool holds at maxCount (C5.4).
 	DefaultOvercommitRatio = 1.0
+	// OvercommitAnnotation on a ResourceFlavor carries a deliberate
+	// overcommit ratio (aksml:scheduler.overcommitRatio > 1) for the
+	// guardrail that checks quota against pool capacity.
+	OvercommitAnnotation = "aksml.io/gpu-overcommit-ratio"
 	// DefaultWeight is the fair-sharing weight of a team (Kueue's default, 1).
 	DefaultWeight = 1
 	// MaxWeight is the largest weight Volcano accepts on a Queue.

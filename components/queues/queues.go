@@ -2,6 +2,7 @@ package queues
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apiextensions"
@@ -240,7 +241,7 @@ func (b *builder) kueue() error {
 	for _, p := range b.pools {
 		flavor := FlavorName(p.Name)
 		rf, err := b.customResource("flavor-"+flavor, KueueAPIVersion, "ResourceFlavor",
-			&metav1.ObjectMetaArgs{Name: pulumi.String(flavor), Labels: partOf()},
+			&metav1.ObjectMetaArgs{Name: pulumi.String(flavor), Labels: partOf(), Annotations: flavorAnnotations(b.sched)},
 			map[string]any{"spec": resourceFlavorSpec(p)}, deps)
 		if err != nil {
 			return err
@@ -325,4 +326,14 @@ func (b *builder) volcano() error {
 		b.queueNames[t.Name] = q.Metadata.Name().Elem()
 	}
 	return nil
+}
+
+// flavorAnnotations records a deliberate GPU overcommit on the flavors, so
+// that the guardrail on quota vs pool capacity (policy AKSML-QUE-001) can
+// tell it from a mistake. No annotation without overcommit.
+func flavorAnnotations(s SchedulerSpec) pulumi.StringMapInput {
+	if s.OvercommitRatio <= DefaultOvercommitRatio {
+		return nil
+	}
+	return pulumi.StringMap{OvercommitAnnotation: pulumi.String(strconv.FormatFloat(s.OvercommitRatio, 'f', -1, 64))}
 }

@@ -489,3 +489,18 @@ func poolNames(pools []gpupool.Spec) []string {
 	}
 	return out
 }
+
+func TestOvercommitIsDeclaredOnFlavors(t *testing.T) {
+	m, _, err := run(t, kueueArgs())
+	require.NoError(t, err)
+	meta := m.get(t, flavorType, "q-flavor-gpu-a100").Inputs["metadata"].(map[string]any)
+	assert.NotContains(t, meta, "annotations", "no overcommit, no annotation")
+
+	args := kueueArgs()
+	args.Scheduler.OvercommitRatio = 1.5
+	m, _, err = run(t, args)
+	require.NoError(t, err)
+	for _, name := range []string{"q-flavor-gpu-a100", "q-flavor-gpu-a100spot"} {
+		assert.Equal(t, map[string]any{OvercommitAnnotation: "1.5"}, dig(t, m.get(t, flavorType, name).Inputs, "metadata", "annotations"))
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -8,6 +9,9 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/policy/rules"
+	"github.com/aksml/aksml/tests/synth"
 )
 
 type mocks struct {
@@ -62,4 +66,19 @@ func TestProgramInstallsTrainingOperatorFirst(t *testing.T) {
 		require.Len(t, m.deps[typ], 1, typ)
 		assert.Contains(t, m.deps[typ][0], "kubernetes:kustomize/v2:Directory::training-operator-manifests", "%s waits for the operator's CRDs", typ)
 	}
+}
+
+// TestGuardrails synthesizes the example as a dev stack and runs every
+// policy rule over it (the CI check for examples, SPEC C8).
+func TestGuardrails(t *testing.T) {
+	st, err := synth.Run("dev", "dev", map[string]string{}, func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
+		return nil, program(ctx)
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, st.Resources)
+	violations := rules.Check(st)
+	var report strings.Builder
+	_, err = rules.WriteReport(&report, st, violations)
+	require.NoError(t, err)
+	require.Empty(t, violations, report.String())
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -8,6 +9,9 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/policy/rules"
+	"github.com/aksml/aksml/tests/synth"
 )
 
 type mocks struct {
@@ -68,4 +72,19 @@ func TestProgramRefusesTagOnlyImageWhenDigestRequired(t *testing.T) {
 	t.Setenv("PULUMI_CONFIG", `{"spot-finetune:requireDigest":"true"}`)
 	err := pulumi.RunErr(program, pulumi.WithMocks("spot-finetune", "prod", &mocks{resources: map[string]resource.PropertyMap{}, providers: map[string]string{}}))
 	require.ErrorContains(t, err, "finetune.image")
+}
+
+// TestGuardrails synthesizes the example as a dev stack and runs every
+// policy rule over it (the CI check for examples, SPEC C8).
+func TestGuardrails(t *testing.T) {
+	st, err := synth.Run("dev", "dev", map[string]string{}, func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
+		return nil, program(ctx)
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, st.Resources)
+	violations := rules.Check(st)
+	var report strings.Builder
+	_, err = rules.WriteReport(&report, st, violations)
+	require.NoError(t, err)
+	require.Empty(t, violations, report.String())
 }

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+// repoRoot holds the shipped Pulumi.<stack>.yaml files.
+const repoRoot = "../../.."
+
+func TestShippedStacksPassEveryMandatoryRule(t *testing.T) {
+	var stdout, stderr strings.Builder
+	status := run(&stdout, &stderr, repoRoot, "", true)
+	assert.Equal(t, exitOK, status, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	for _, stack := range []string{"dev", "prod"} {
+		assert.Contains(t, stdout.String(), "stack "+stack+" (environment "+stack+"): 0 mandatory")
+	}
+}
+
+// TestMandatoryViolationFails checks a copy of the dev stack whose first GPU
+// pool keeps a node warm: the check prints it under MANDATORY and exits 1.
+func TestMandatoryViolationFails(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "Pulumi.dev.yaml"))
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, yaml.Unmarshal(raw, &doc))
+	pools := doc["config"].(map[string]any)["aksml:gpuPools"].([]any)
+	pool := pools[0].(map[string]any)
+	pool["minCount"] = 1
+	out, err := yaml.Marshal(doc)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Pulumi.dev.yaml"), out, 0o600))
+
+	var stdout, stderr strings.Builder
+	status := run(&stdout, &stderr, dir, "dev", false)
+	assert.Equal(t, exitMandatory, status, stderr.String())
+	report := stdout.String()
+	assert.Contains(t, report, "\nMANDATORY\n  AKSML-GPU-002  AgentPool "+pool["name"].(string)+" has minCount 1")
+	assert.Contains(t, report, "      resource: urn:pulumi:dev::aksml::")
+}
+
+func TestUnknownStackIsAnError(t *testing.T) {
+	var stdout, stderr strings.Builder
+	assert.Equal(t, exitError, run(&stdout, &stderr, t.TempDir(), "nope", false))
+	assert.Contains(t, stderr.String(), "stack nope: cannot synthesize the desired state")
+	assert.Equal(t, exitError, run(&stdout, &stderr, t.TempDir(), "", true))
+	assert.Contains(t, stderr.String(), "no Pulumi.<stack>.yaml in")
+}

@@ -1,0 +1,360 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// Azure shapes the pool extraction reads.
+const (
+	// ARMAgentPoolType is the ARM type of an AKS node pool inside a template.
+	ARMAgentPoolType = "Microsoft.ContainerService/managedClusters/agentPools"
+	// ManagedMode is gpuProfile.nvidia.managementMode of a pool whose GPU
+	// stack (driver, device plugin, DCGM exporter) AKS manages (seed 002).
+	ManagedMode = "Managed"
+	// SpotPriority is scaleSetPriority of a spot pool.
+	SpotPriority = "Spot"
+)
+
+// Pool is one AKS node pool of the desired state, whichever resource
+// declares it: an `azure-native:containerservice:AgentPool`, an agent pool
+// profile inline in a ManagedCluster, or a
+// `Microsoft.ContainerService/managedClusters/agentPools` resource in the ARM
+// template of a deployment stack (how Managed GPU pools are created, C2.3).
+// This is the one place that knows those shapes.
+type Pool struct {
+	// Name is the AKS pool name.
+	Name string
+	// Resource is the Pulumi resource that declares the pool.
+	Resource Resource
+	// VMSize is the VM size, e.g. Standard_NC24ads_A100_v4.
+	VMSize string
+	// Mode is System or User ("" when unset: AKS defaults to User).
+	Mode string
+	// AutoScaling is enableAutoScaling.
+	AutoScaling bool
+	// MinCount, MaxCount and Count are nil when unset or not known.
+	MinCount, MaxCount, Count *int
+	// Taints are nodeTaints as key=value:Effect.
+	Taints []string
+	// Labels are nodeLabels as declared.
+	Labels map[string]string
+	// Priority is scaleSetPriority: Spot or Regular ("" = Regular).
+	Priority string
+	// EvictionPolicy is scaleSetEvictionPolicy (Delete or Deallocate).
+	EvictionPolicy string
+	// SpotMaxPrice is spotMaxPrice; nil when unset.
+	SpotMaxPrice *float64
+	// GPUInstanceProfile is the MIG instance profile (MIG1g..MIG7g).
+	GPUInstanceProfile string
+	// MIGStrategy is gpuProfile.nvidia.migStrategy (None, Single, Mixed).
+	MIGStrategy string
+	// ManagementMode is gpuProfile.nvidia.managementMode (Managed or
+	// Unmanaged).
+	ManagementMode string
+	// Zones are the availability zones.
+	Zones []string
+	// Unknown lists the properties whose values are not known before
+	// deployment (rules do not report on them).
+	Unknown []string
+}
+
+// IsUnknown reports whether the property is not known before deployment.
+func (p Pool) IsUnknown(property string) bool { return slices.Contains(p.Unknown, property) }
+
+// IsGPU reports whether the pool runs NVIDIA GPU VMs (N-series sizes).
+func (p Pool) IsGPU() bool { return isGPUSize(p.VMSize) }
+
+// IsSpot reports whether the pool runs on spot capacity.
+func (p Pool) IsSpot() bool { return strings.EqualFold(p.Priority, SpotPriority) }
+
+// IsManaged reports whether AKS manages the pool's GPU stack.
+func (p Pool) IsManaged() bool { return strings.EqualFold(p.ManagementMode, ManagedMode) }
+
+// MIGEnabled reports whether the pool partitions its GPUs with MIG.
+func (p Pool) MIGEnabled() bool {
+	return p.GPUInstanceProfile != "" || (p.MIGStrategy != "" && !strings.EqualFold(p.MIGStrategy, "None"))
+}
+
+// NodeLabels are the labels the pool's nodes carry: the declared ones plus
+// those AKS adds (agent pool name; scale set priority on spot).
+func (p Pool) NodeLabels() map[string]string {
+	l := map[string]string{}
+	for k, v := range p.Labels {
+		l[k] = v
+	}
+	l[gpupool.AgentPoolLabel] = p.Name
+	if p.IsSpot() {
+		l[gpupool.SpotTaintKey] = gpupool.SpotTaintValue
+	}
+	return l
+}
+
+// NodeTaints are the taints the pool's nodes carry: the declared ones plus
+// the spot taint AKS adds to spot pools.
+func (p Pool) NodeTaints() []string {
+	out := append([]string(nil), p.Taints...)
+	spot := gpupool.SpotTaintKey + "=" + gpupool.SpotTaintValue + ":" + gpupool.GPUTaintEffect
+	if p.IsSpot() && !slices.Contains(out, spot) {
+		out = append(out, spot)
+	}
+	return out
+}
+
+// GPUsPerNode is the catalogue's GPU count of the pool's VM size, 0 when
+// the size is not in the catalogue.
+func (p Pool) GPUsPerNode() int {
+	sku, _ := gpupool.LookupSKU(p.VMSize)
+	return sku.GPUsPerNode
+}
+
+// Capacity is how many units of NVIDIA resources (GPUs, or MIG instances
+// on a MIG pool) the pool offers at maxCount: maxCount × GPUs/node, times the
+// instances per GPU of its MIG profile. ok is false when maxCount, the size
+// or the profile is not known.
+func (p Pool) Capacity() (units int, ok bool) {
+	if p.MaxCount == nil || p.GPUsPerNode() == 0 {
+		return 0, false
+	}
+	units = *p.MaxCount * p.GPUsPerNode()
+	if p.GPUInstanceProfile != "" {
+		_, perGPU := p.migSpec().MIGDevicesPerGPU()
+		if perGPU == 0 {
+			return 0, false
+		}
+		units *= perGPU
+	}
+	return units, true
+}
+
+// capacityText explains Capacity in messages: "gpua100 4 × 1 GPU".
+func (p Pool) capacityText() string {
+	text := fmt.Sprintf("%s %d × %d GPU", p.Name, *p.MaxCount, p.GPUsPerNode())
+	if p.GPUInstanceProfile != "" {
+		_, perGPU := p.migSpec().MIGDevicesPerGPU()
+		text += fmt.Sprintf(" × %d %s instances", perGPU, p.GPUInstanceProfile)
+	}
+	return text
+}
+
+// migSpec is the pool's MIG setting in the gpupool catalogue's terms.
+func (p Pool) migSpec() gpupool.Spec {
+	return gpupool.Spec{VMSize: p.VMSize, MIG: &gpupool.MIGSpec{Strategy: gpupool.MIGStrategyMixed, Profile: gpupool.MIGProfile(p.GPUInstanceProfile)}}
+}
+
+// Describe names the pool in messages.
+func (p Pool) Describe() string {
+	if _, kind := azureType(p.Resource); kind == "AgentPool" {
+		return "AgentPool " + p.Name
+	}
+	return fmt.Sprintf("pool %s (in %s)", p.Name, describe(p.Resource))
+}
+
+// isGPUSize reports whether vmSize is an N-series (GPU) size.
+func isGPUSize(vmSize string) bool {
+	if _, ok := gpupool.LookupSKU(vmSize); ok {
+		return true
+	}
+	return strings.HasPrefix(strings.ToLower(vmSize), "standard_n")
+}
+
+// azureType splits an azure-native type token into module (without API
+// version) and resource type: `azure-native:containerservice/v20240901:AgentPool`
+// gives ("containerservice", "AgentPool").
+func azureType(r Resource) (module, kind string) {
+	parts := strings.Split(r.Type, ":")
+	if len(parts) != 3 || parts[0] != "azure-native" {
+		return "", ""
+	}
+	module, _, _ = strings.Cut(parts[1], "/")
+	return module, parts[2]
+}
+
+// poolsOf returns the node pools r declares.
+func poolsOf(r Resource) []Pool {
+	switch module, kind := azureType(r); {
+	case module == "containerservice" && kind == "AgentPool":
+		name := str(r.Inputs["agentPoolName"])
+		if name == "" {
+			name = str(r.Inputs["name"])
+		}
+		if name == "" {
+			name = r.Name
+		}
+		return []Pool{poolFromProperties(r, name, r.Inputs)}
+	case module == "containerservice" && kind == "ManagedCluster":
+		var out []Pool
+		for _, p := range listOf(r.Inputs["agentPoolProfiles"]) {
+			pm := mapOf(p)
+			out = append(out, poolFromProperties(r, str(pm["name"]), pm))
+		}
+		return out
+	case module == "resources" && strings.HasPrefix(kind, "DeploymentStack"),
+		module == "resources" && kind == "Deployment":
+		return templatePools(r)
+	}
+	return nil
+}
+
+// gpuPools returns every GPU node pool of the stack, in registration order.
+func gpuPools(s *Stack) []Pool {
+	var out []Pool
+	for _, r := range s.Resources {
+		for _, p := range poolsOf(r) {
+			if p.IsGPU() {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// templatePools reads the agent pools out of an ARM template (inputs
+// `template` and `parameters`, as the deployment stack and deployment
+// resources take them).
+func templatePools(r Resource) []Pool {
+	template := mapOf(decodeJSON(r.Inputs["template"]))
+	if template == nil {
+		template = mapOf(decodeJSON(get(r.Inputs, "properties.template")))
+	}
+	params := armParameters(template, mapOf(decodeJSON(r.Inputs["parameters"])))
+	var resources []any
+	switch rs := template["resources"].(type) {
+	case []any:
+		resources = rs
+	case map[string]any:
+		for _, k := range sortedKeys(rs) {
+			resources = append(resources, rs[k])
+		}
+	}
+	var out []Pool
+	for _, res := range resources {
+		rm := mapOf(res)
+		if !strings.EqualFold(str(rm["type"]), ARMAgentPoolType) {
+			continue
+		}
+		props := mapOf(resolveARM(rm["properties"], params))
+		out = append(out, poolFromProperties(r, armPoolName(rm["name"], params), props))
+	}
+	return out
+}
+
+// armParameters merges template parameter defaults with the values passed
+// to the deployment ({name: {value: ...}} or plain values).
+func armParameters(template, values map[string]any) map[string]any {
+	out := map[string]any{}
+	for name, decl := range mapOf(template["parameters"]) {
+		if d, ok := mapOf(decl)["defaultValue"]; ok {
+			out[name] = d
+		}
+	}
+	for name, v := range values {
+		if vm := mapOf(v); vm != nil {
+			if inner, ok := vm["value"]; ok {
+				out[name] = inner
+				continue
+			}
+		}
+		out[name] = v
+	}
+	return out
+}
+
+var armParameterRef = regexp.MustCompile(`parameters\('([^']+)'\)`)
+
+// resolveARM replaces ARM expressions that are exactly "[parameters('x')]"
+// with the parameter's value, recursively. Other expressions stay as they
+// are.
+func resolveARM(v any, params map[string]any) any {
+	switch t := v.(type) {
+	case string:
+		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			inner := strings.TrimSpace(t[1 : len(t)-1])
+			if m := armParameterRef.FindStringSubmatch(inner); m != nil && m[0] == inner {
+				if p, ok := params[m[1]]; ok {
+					return p
+				}
+			}
+		}
+		return t
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = resolveARM(e, params)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = resolveARM(e, params)
+		}
+		return out
+	}
+	return v
+}
+
+// armPoolName returns the pool name of an agentPools resource: the last
+// segment of a literal "cluster/pool" name, or, for an expression such as
+// "[format('{0}/{1}', parameters('clusterName'), parameters('poolName'))]",
+// the value of the last parameter it references.
+func armPoolName(name any, params map[string]any) string {
+	s := str(name)
+	if strings.HasPrefix(s, "[") {
+		refs := armParameterRef.FindAllStringSubmatch(s, -1)
+		if len(refs) == 0 {
+			return s
+		}
+		if v := str(params[refs[len(refs)-1][1]]); v != "" {
+			return v
+		}
+		return s
+	}
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// poolFromProperties reads the agent pool fields shared by the AgentPool
+// resource, ManagedCluster agentPoolProfiles and the ARM agentPools
+// properties.
+func poolFromProperties(r Resource, name string, props map[string]any) Pool {
+	optInt := func(key string) *int {
+		if n, ok := num(props[key]); ok {
+			v := int(n)
+			return &v
+		}
+		return nil
+	}
+	p := Pool{
+		Name:               name,
+		Resource:           r,
+		VMSize:             str(props["vmSize"]),
+		Mode:               str(props["mode"]),
+		MinCount:           optInt("minCount"),
+		MaxCount:           optInt("maxCount"),
+		Count:              optInt("count"),
+		Taints:             stringList(props["nodeTaints"]),
+		Labels:             stringMap(props["nodeLabels"]),
+		Priority:           str(props["scaleSetPriority"]),
+		EvictionPolicy:     str(props["scaleSetEvictionPolicy"]),
+		GPUInstanceProfile: str(props["gpuInstanceProfile"]),
+		MIGStrategy:        str(get(props, "gpuProfile.nvidia.migStrategy")),
+		ManagementMode:     str(get(props, "gpuProfile.nvidia.managementMode")),
+		Zones:              stringList(props["availabilityZones"]),
+	}
+	for _, k := range sortedKeys(props) {
+		if props[k] == Unknown {
+			p.Unknown = append(p.Unknown, k)
+		}
+	}
+	p.AutoScaling, _ = boolOf(props["enableAutoScaling"])
+	if n, ok := num(props["spotMaxPrice"]); ok {
+		p.SpotMaxPrice = &n
+	}
+	return p
+}

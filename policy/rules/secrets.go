@@ -1,0 +1,52 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// KubernetesProviderType is the type token of an explicit Kubernetes provider.
+const KubernetesProviderType = "pulumi:providers:kubernetes"
+
+var ruleSecretKubeconfigOutput = Rule{
+	ID:       "AKSML-SEC-001",
+	Title:    "Kubeconfig stack outputs are secret",
+	Severity: Mandatory,
+	Seed:     "SPEC C1.5 \"kubeconfig exported only as a secret\"; STYLE 9 (pulumi-eks secret kubeconfig)",
+	Stack: func(s *Stack) []Finding {
+		var out []Finding
+		for _, name := range sortedKeys(s.Outputs) {
+			if strings.Contains(strings.ToLower(name), "kubeconfig") && !s.Outputs[name].Secret {
+				out = append(out, Finding{Message: fmt.Sprintf(
+					"stack output %q is not secret; export it with pulumi.ToSecret so that cluster credentials never appear in plain text in state, previews or CI logs", name)})
+			}
+		}
+		return out
+	},
+}
+
+// looksLikeKubeconfig tells kubeconfig contents from a path to a file.
+func looksLikeKubeconfig(v string) bool {
+	return strings.Contains(v, "\n") || strings.Contains(v, "apiVersion") || strings.HasPrefix(strings.TrimSpace(v), "{")
+}
+
+var ruleSecretProviderKubeconfig = Rule{
+	ID:       "AKSML-SEC-002",
+	Title:    "Kubernetes providers take their kubeconfig as a secret",
+	Severity: Mandatory,
+	Seed:     "SPEC C1.5, C1.8 (provider built from the cluster's credentials)",
+	Resource: perResource(func(r Resource) []string {
+		if r.Type != KubernetesProviderType || slices.Contains(r.SecretInputs, "kubeconfig") {
+			return nil
+		}
+		v, set := r.Inputs["kubeconfig"]
+		if !set || v == nil {
+			return nil
+		}
+		if s, isString := v.(string); isString && s != Unknown && !looksLikeKubeconfig(s) {
+			return nil
+		}
+		return []string{fmt.Sprintf("Kubernetes provider %s takes its kubeconfig in plain text; pass it as a secret (pulumi.ToSecret) so that the credentials are encrypted in state", r.Name)}
+	}),
+}
