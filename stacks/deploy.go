@@ -46,6 +46,7 @@ type platform struct {
 	cfg      *Config
 	provider *kubernetes.Provider
 	cluster  *cluster.Cluster
+	gpustack *gpustack.GPUStack
 	accounts *storage.StorageAccounts
 	classes  *storage.StorageClasses
 	queues   *queues.Queues
@@ -146,11 +147,12 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 // gpuStack installs the device plugin, DCGM exporter and MIG layouts for
 // the pools AKS does not manage.
 func (p *platform) gpuStack(ctx *pulumi.Context) error {
-	_, err := gpustack.NewGPUStack(ctx, "gpustack", &gpustack.GPUStackArgs{
+	gs, err := gpustack.NewGPUStack(ctx, "gpustack", &gpustack.GPUStackArgs{
 		Provider: p.provider,
 		Pools:    p.cfg.GPUPools,
 		Spec:     p.cfg.GPUStack,
 	})
+	p.gpustack = gs
 	return err
 }
 
@@ -225,6 +227,9 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 			PortName:  gpustack.DCGMExporterPortName,
 		},
 		TeamNamespaces: p.teamNames(),
+		// The DCGM PodMonitor goes into gpustack's namespace; the team
+		// namespaces must exist for the training monitors' selectors.
+		DependsOn: []pulumi.Resource{p.gpustack, p.queues},
 	})
 	if err != nil {
 		return err

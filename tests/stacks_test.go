@@ -84,6 +84,16 @@ func TestDevStack(t *testing.T) {
 		}
 	}
 
+	// The DCGM PodMonitor lives in gpustack's namespace: it must wait for it.
+	var monitored bool
+	for _, pm := range byType(st, "azmonitoring.coreos.com/v1:PodMonitor") {
+		if pm.Get("metadata.namespace") == "gpu-operator" {
+			monitored = true
+			assert.Contains(t, pm.DependsOn, "urn:pulumi:dev::aksml::aksml:gpustack:GPUStack$kubernetes:core/v1:Namespace::gpustack-namespace")
+		}
+	}
+	assert.True(t, monitored, "dev has DriverOnly pools, so the DCGM PodMonitor exists")
+
 	cost := st.Outputs["costSummary"].Value.(map[string]any)
 	assert.Equal(t, 0.0, cost["idlePerHour"], "dev GPU pools cost nothing when idle")
 	assert.Greater(t, cost["maxPerHour"], 0.0)

@@ -50,6 +50,11 @@ type MonitorsArgs struct {
 	// training alert rules to these namespaces. Default none: any namespace
 	// (the pod label aksml.io/metrics=true still opts pods in).
 	TeamNamespaces []string
+	// DependsOn are resources the monitors must wait for, e.g. the
+	// component that creates the exporter's namespace. Children of a
+	// component do not inherit its DependsOn, so it is applied to each
+	// object. Default none.
+	DependsOn []pulumi.Resource
 }
 
 // Monitors is the Kubernetes-layer observability of one cluster: the DCGM
@@ -108,7 +113,7 @@ func NewMonitors(ctx *pulumi.Context, name string, args *MonitorsArgs, opts ...p
 	if err := ctx.RegisterComponentResource("aksml:observability:Monitors", name, c, opts...); err != nil {
 		return nil, err
 	}
-	parent := pulumi.Parent(c)
+	parent := pulumi.Composite(pulumi.Parent(c), pulumi.DependsOn(a.DependsOn))
 	managed, pod := DCGMTargets(a.GPUStacks)
 
 	c.DCGMPodMonitorName = pulumi.String("").ToStringOutput()

@@ -20,6 +20,9 @@ type Resource struct {
 	Protect          bool     `yaml:"protect,omitempty"`
 	RetainOnDelete   bool     `yaml:"retainOnDelete,omitempty"`
 	ReplaceOnChanges []string `yaml:"replaceOnChanges,omitempty"`
+	// DependsOn are the URNs the resource waits for: its explicit
+	// DependsOn and the resources its inputs come from, sorted.
+	DependsOn []string `yaml:"dependsOn,omitempty"`
 	// Inputs are the resource's inputs as JSON-like data: map[string]any,
 	// []any, string, float64, bool or nil. Secret values keep their plain
 	// value here; their top-level keys are listed in SecretInputs.

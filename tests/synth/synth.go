@@ -150,6 +150,8 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 		r.RetainOnDelete = rpc.GetRetainOnDelete()
 		r.ReplaceOnChanges = append([]string(nil), rpc.GetReplaceOnChanges()...)
 		r.URN = urn(m.stack, args.TypeToken, args.Name, rpc.GetParent())
+		r.DependsOn = append([]string(nil), rpc.GetDependencies()...)
+		sort.Strings(r.DependsOn)
 	}
 	for k, v := range args.Inputs {
 		if v.ContainsSecrets() {

@@ -1,0 +1,263 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"unicode"
+)
+
+const (
+	// KubernetesVersion is the version of kube-apiserver and kube-controller-manager that
+	// build-assets.sh builds from tools/go.mod.
+	KubernetesVersion = "v1.37.2"
+
+	// KueueModule is the Go module providing the in-process Kueue controllers, its CRDs
+	// (config/components/crd/bases) and its webhook manifests (config/components/webhook).
+	KueueModule = "sigs.k8s.io/kueue"
+
+	// kueueVersionFallback is used when the build information of the running binary does
+	// not list the Kueue module; it must match go.mod.
+	kueueVersionFallback = "v0.17.0"
+
+	// KubeflowTrainingOperatorModule is the module version whose manifests/base/crds are
+	// installed (downloaded into the module cache, never imported as code).
+	KubeflowTrainingOperatorModule = "github.com/kubeflow/training-operator@v1.8.1"
+
+	clusterModulePath = "github.com/aksml/aksml/tests/cluster"
+)
+
+// ModuleDir returns the directory of this Go module (tests/cluster). It honours
+// AKSML_CLUSTER_DIR, then the source location of this file, then walks up from the
+// working directory looking for tests/cluster/go.mod.
+func ModuleDir() (string, error) {
+	if d := os.Getenv("AKSML_CLUSTER_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		if d := filepath.Dir(file); isClusterModule(d) {
+			return d, nil
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		for _, candidate := range []string{d, filepath.Join(d, "tests", "cluster")} {
+			if isClusterModule(candidate) {
+				return candidate, nil
+			}
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return "", fmt.Errorf("cannot locate module %s from %s; set AKSML_CLUSTER_DIR", clusterModulePath, wd)
+}
+
+func isClusterModule(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if line := strings.TrimSpace(s.Text()); strings.HasPrefix(line, "module ") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "module ")) == clusterModulePath
+		}
+	}
+	return false
+}
+
+// RepoRoot returns the root of the aksml repository (two levels above ModuleDir).
+func RepoRoot() (string, error) {
+	d, err := ModuleDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(filepath.Dir(d)), nil
+}
+
+// SharedCRDDir returns the directory holding the CRDs that are not published in any Go
+// module (Azure Monitor PodMonitor/ServiceMonitor, Volcano, KAITO, PrometheusRule):
+// $AKSML_SHARED_DIR/crds when AKSML_SHARED_DIR is set, otherwise <repo>/../shared/crds.
+func SharedCRDDir() (string, error) {
+	shared := os.Getenv("AKSML_SHARED_DIR")
+	if shared == "" {
+		root, err := RepoRoot()
+		if err != nil {
+			return "", err
+		}
+		shared = filepath.Join(filepath.Dir(root), "shared")
+	}
+	dir := filepath.Join(shared, "crds")
+	if _, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("shared CRD directory: %w (set AKSML_SHARED_DIR to the folder containing crds/)", err)
+	}
+	return dir, nil
+}
+
+// KueueDir returns the module-cache directory of the Kueue module linked into this binary.
+func KueueDir(ctx context.Context) (string, error) {
+	version := kueueVersionFallback
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range bi.Deps {
+			if dep.Path != KueueModule {
+				continue
+			}
+			if dep.Replace != nil {
+				dep = dep.Replace
+			}
+			if dep.Version != "" {
+				version = dep.Version
+			}
+		}
+	}
+	return moduleCacheDir(ctx, KueueModule+"@"+version)
+}
+
+// KubeflowCRDDir returns the directory with the Kubeflow training-operator CRDs
+// (PyTorchJob, TFJob, MPIJob, ...), downloading the module into the module cache if needed.
+func KubeflowCRDDir(ctx context.Context) (string, error) {
+	dir, err := moduleCacheDir(ctx, KubeflowTrainingOperatorModule)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "manifests", "base", "crds"), nil
+}
+
+// moduleCacheDir returns the extracted module-cache directory of path@version, running
+// `go mod download` (outside any module, so no go.mod or go.sum is touched) when the
+// module is not extracted yet.
+func moduleCacheDir(ctx context.Context, pathAtVersion string) (string, error) {
+	if cache := goModCache(ctx); cache != "" {
+		dir := filepath.Join(cache, escapeModulePath(pathAtVersion))
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			return dir, nil
+		}
+	}
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", pathAtVersion)
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	out, err := cmd.Output()
+	var info struct {
+		Dir   string
+		Error string
+	}
+	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
+		return "", fmt.Errorf("go mod download %s: %s", pathAtVersion, info.Error)
+	}
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("go mod download %s: %w: %s", pathAtVersion, err, ee.Stderr)
+		}
+		return "", fmt.Errorf("go mod download %s: %w", pathAtVersion, err)
+	}
+	if info.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: no directory in output", pathAtVersion)
+	}
+	return info.Dir, nil
+}
+
+func goModCache(ctx context.Context) string {
+	if c := os.Getenv("GOMODCACHE"); c != "" {
+		return c
+	}
+	if out, err := exec.CommandContext(ctx, "go", "env", "GOMODCACHE").Output(); err == nil {
+		if c := strings.TrimSpace(string(out)); c != "" {
+			return c
+		}
+	}
+	if gopath := os.Getenv("GOPATH"); gopath != "" {
+		return filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, "go", "pkg", "mod")
+	}
+	return ""
+}
+
+// escapeModulePath applies the module cache's case encoding (upper-case letters become
+// '!' followed by the lower-case letter).
+func escapeModulePath(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if unicode.IsUpper(r) {
+			b.WriteByte('!')
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// EnsureAssets returns a directory containing etcd and kube-apiserver, and the path of a
+// kube-controller-manager binary (empty unless withControllerManager).
+//
+// The directory is, in order: dir when non-empty, $KUBEBUILDER_ASSETS when set, otherwise
+// $AKSML_CLUSTER_BIN or <module>/bin, populated by build-assets.sh (a no-op when the
+// binaries are up to date; the first build takes ~15 CPU-minutes). When the chosen
+// directory lacks kube-controller-manager (for example a setup-envtest download), it is
+// built into <module>/bin.
+func EnsureAssets(ctx context.Context, dir string, withControllerManager bool) (assets, controllerManager string, err error) {
+	if dir == "" {
+		dir = os.Getenv("KUBEBUILDER_ASSETS")
+	}
+	if dir == "" {
+		if dir, err = buildAssets(ctx); err != nil {
+			return "", "", err
+		}
+	}
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return "", "", fmt.Errorf("control-plane assets in %s: %w", dir, err)
+		}
+	}
+	if !withControllerManager {
+		return dir, "", nil
+	}
+	controllerManager = filepath.Join(dir, "kube-controller-manager")
+	if _, err := os.Stat(controllerManager); err != nil {
+		built, err := buildAssets(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		controllerManager = filepath.Join(built, "kube-controller-manager")
+	}
+	return dir, controllerManager, nil
+}
+
+// buildAssets runs build-assets.sh into $AKSML_CLUSTER_BIN or <module>/bin.
+func buildAssets(ctx context.Context) (string, error) {
+	mod, err := ModuleDir()
+	if err != nil {
+		return "", err
+	}
+	bin := os.Getenv("AKSML_CLUSTER_BIN")
+	if bin == "" {
+		bin = filepath.Join(mod, "bin")
+	}
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(mod, "build-assets.sh"), bin)
+	cmd.Dir = mod
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	setGroupCancel(cmd)
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build-assets.sh: %w", err)
+	}
+	return bin, nil
+}

@@ -1,0 +1,354 @@
+// Package cluster is the real-cluster test tier of aksml: it runs a real Kubernetes
+// control plane on loopback (controller-runtime envtest with etcd and kube-apiserver
+// v1.37.2 built from source, plus kube-controller-manager as a subprocess), installs the
+// Kueue, Kubeflow training-operator and shared CRDs, and can run the Kueue v0.17.0
+// controllers, scheduler and webhooks in-process.
+//
+// The package is a non-test package so that test files and long-running programs (for
+// example a sandbox) can reuse it:
+//
+//	env, err := cluster.Start(ctx, cluster.Options{ControllerManager: true, Kueue: true})
+//	if err != nil { ... }
+//	defer env.Stop()
+//	err = env.Apply(ctx, obj) // server-side apply as field manager "aksml"
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// FieldManager is the server-side apply field manager used by Env.Apply.
+const FieldManager = "aksml"
+
+// ControllerManagerControllers are the kube-controller-manager controllers started when
+// Options.ControllerManager is set: without them namespaces never finish terminating and
+// Jobs never create Pods.
+var ControllerManagerControllers = []string{
+	"namespace-controller",
+	"job-controller",
+	"garbage-collector-controller",
+	"cronjob-controller",
+	"ttl-after-finished-controller",
+}
+
+// Options configures Start. The zero value starts etcd and kube-apiserver with all CRDs.
+type Options struct {
+	// AssetsDir is a directory containing etcd and kube-apiserver (and optionally
+	// kube-controller-manager). Empty means $KUBEBUILDER_ASSETS, else binaries built by
+	// build-assets.sh into $AKSML_CLUSTER_BIN or <module>/bin. See EnsureAssets.
+	AssetsDir string
+
+	// ControllerManager starts kube-controller-manager (ControllerManagerControllers)
+	// as a subprocess against the API server.
+	ControllerManager bool
+
+	// Kueue runs the Kueue controllers, scheduler and webhooks in-process.
+	Kueue bool
+
+	// KueueFrameworks are the Kueue job integrations to enable (Kueue's
+	// integrations.frameworks). Empty means DefaultKueueFrameworks.
+	KueueFrameworks []string
+
+	// SharedCRDDir overrides SharedCRDDir() (the directory with the non-Go-module CRDs).
+	SharedCRDDir string
+
+	// SkipSharedCRDs does not install the shared CRDs (for environments without them).
+	SkipSharedCRDs bool
+
+	// ExtraCRDPaths are additional CRD files or directories to install.
+	ExtraCRDPaths []string
+
+	// StartTimeout bounds the start of etcd and kube-apiserver; default 2 minutes.
+	StartTimeout time.Duration
+
+	// KeepDir keeps Env.Dir (kubeconfig and component logs) after Stop.
+	KeepDir bool
+}
+
+// Env is a running control plane. Create it with Start and release it with Stop.
+type Env struct {
+	// Config is an admin (system:masters) REST config for the API server.
+	Config *rest.Config
+	// Client is a controller-runtime client using Scheme.
+	Client client.Client
+	// Scheme holds the Kubernetes built-in, apiextensions, Kueue and Kueue-integration
+	// (batch, Kubeflow, ...) types.
+	Scheme *runtime.Scheme
+	// KubeconfigPath is an admin kubeconfig file for kubectl or subprocesses.
+	KubeconfigPath string
+	// Dir holds the kubeconfig and the logs of the components (etcd.log,
+	// kube-apiserver.log, kube-controller-manager.log, kueue.log).
+	Dir string
+	// AssetsDir is the directory the etcd and kube-apiserver binaries came from.
+	AssetsDir string
+	// CRDs are the installed CustomResourceDefinitions.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// KueueWebhooks lists the Kueue webhook paths installed into the API server (empty
+	// unless Options.Kueue).
+	KueueWebhooks []string
+
+	opts     Options
+	testEnv  *envtest.Environment
+	kcm      *exec.Cmd
+	kcmDone  chan error
+	kueue    *kueueRunner
+	logs     []*os.File
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start starts etcd and kube-apiserver through envtest, installs the Kueue, Kubeflow
+// training-operator, shared and extra CRDs, and, as requested by opts, starts
+// kube-controller-manager and the in-process Kueue. On error everything started so far is
+// stopped. The context bounds the start-up only (including a first build of the binaries,
+// see EnsureAssets); call Stop to shut the environment down.
+//
+// The in-process Kueue uses process-global state (controller-runtime and klog loggers,
+// Kueue's integration registry and feature gates): run at most one Env with Kueue per
+// process at a time.
+func Start(ctx context.Context, opts Options) (_ *Env, err error) {
+	e := &Env{opts: opts}
+	defer func() {
+		if err != nil {
+			_ = e.Stop()
+		}
+	}()
+
+	if e.Dir, err = os.MkdirTemp("", "aksml-cluster-"); err != nil {
+		return nil, err
+	}
+	e.Scheme, err = NewScheme()
+	if err != nil {
+		return nil, err
+	}
+
+	assets, kcmPath, err := EnsureAssets(ctx, opts.AssetsDir, opts.ControllerManager)
+	if err != nil {
+		return nil, err
+	}
+	e.AssetsDir = assets
+
+	crdPaths, err := crdPaths(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+
+	// CRD conversion webhooks (Kueue v1beta1 <-> v1beta2) are configured by envtest for
+	// every convertible type in the CRD scheme; they only work while Kueue serves them.
+	crdScheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(crdScheme); err != nil {
+		return nil, err
+	}
+	if opts.Kueue {
+		crdScheme = e.Scheme
+	}
+
+	timeout := opts.StartTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	te := &envtest.Environment{
+		BinaryAssetsDirectory:    assets,
+		CRDDirectoryPaths:        crdPaths,
+		ErrorIfCRDPathMissing:    true,
+		Scheme:                   e.Scheme,
+		CRDInstallOptions:        envtest.CRDInstallOptions{Scheme: crdScheme},
+		ControlPlaneStartTimeout: timeout,
+		ControlPlaneStopTimeout:  time.Minute,
+	}
+	apiLog, err := e.logFile("kube-apiserver.log")
+	if err != nil {
+		return nil, err
+	}
+	etcdLog, err := e.logFile("etcd.log")
+	if err != nil {
+		return nil, err
+	}
+	api := te.ControlPlane.GetAPIServer()
+	api.Out, api.Err = apiLog, apiLog
+	te.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
+
+	e.testEnv = te
+	if e.Config, err = te.Start(); err != nil {
+		return nil, fmt.Errorf("start envtest (logs in %s): %w", e.Dir, err)
+	}
+	e.CRDs = te.CRDs
+
+	admin, err := te.AddUser(envtest.User{Name: "aksml-admin", Groups: []string{"system:masters"}}, &rest.Config{QPS: 1000, Burst: 2000})
+	if err != nil {
+		return nil, fmt.Errorf("add admin user: %w", err)
+	}
+	kubeconfig, err := admin.KubeConfig()
+	if err != nil {
+		return nil, err
+	}
+	e.KubeconfigPath = filepath.Join(e.Dir, "kubeconfig")
+	if err := os.WriteFile(e.KubeconfigPath, kubeconfig, 0o600); err != nil {
+		return nil, err
+	}
+
+	if e.Client, err = client.New(e.Config, client.Options{Scheme: e.Scheme}); err != nil {
+		return nil, err
+	}
+
+	if opts.ControllerManager {
+		if err := e.startControllerManager(kcmPath); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Kueue {
+		if err := e.startKueue(ctx); err != nil {
+			return nil, fmt.Errorf("start kueue (logs in %s): %w", e.Dir, err)
+		}
+	}
+	return e, nil
+}
+
+// crdPaths lists the CRD directories: Kueue, Kubeflow training-operator, shared, extra.
+func crdPaths(ctx context.Context, opts Options) ([]string, error) {
+	kueueDir, err := KueueDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kubeflow, err := KubeflowCRDDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	paths := []string{filepath.Join(kueueDir, "config", "components", "crd", "bases"), kubeflow}
+	if !opts.SkipSharedCRDs {
+		shared := opts.SharedCRDDir
+		if shared == "" {
+			if shared, err = SharedCRDDir(); err != nil {
+				return nil, err
+			}
+		}
+		paths = append(paths, shared)
+	}
+	return append(paths, opts.ExtraCRDPaths...), nil
+}
+
+func (e *Env) logFile(name string) (*os.File, error) {
+	f, err := os.Create(filepath.Join(e.Dir, name))
+	if err != nil {
+		return nil, err
+	}
+	e.logs = append(e.logs, f)
+	return f, nil
+}
+
+// startControllerManager runs kube-controller-manager with the admin kubeconfig.
+func (e *Env) startControllerManager(path string) error {
+	out, err := e.logFile("kube-controller-manager.log")
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(path,
+		"--kubeconfig="+e.KubeconfigPath,
+		"--authentication-kubeconfig="+e.KubeconfigPath,
+		"--authorization-kubeconfig="+e.KubeconfigPath,
+		"--leader-elect=false",
+		"--controllers="+strings.Join(ControllerManagerControllers, ","),
+		"--bind-address=127.0.0.1",
+		"--secure-port=0",
+	)
+	cmd.Stdout, cmd.Stderr = out, out
+	setProcAttr(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start kube-controller-manager: %w", err)
+	}
+	e.kcm = cmd
+	e.kcmDone = make(chan error, 1)
+	go func() { e.kcmDone <- cmd.Wait() }()
+
+	// The process has no serving endpoint (--secure-port=0); fail fast if it exits early.
+	select {
+	case err := <-e.kcmDone:
+		e.kcm = nil
+		return fmt.Errorf("kube-controller-manager exited early (%v); see %s", err, out.Name())
+	case <-time.After(time.Second):
+	}
+	return nil
+}
+
+func (e *Env) stopControllerManager() error {
+	if e.kcm == nil {
+		return nil
+	}
+	_ = e.kcm.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-e.kcmDone:
+	case <-time.After(10 * time.Second):
+		_ = e.kcm.Process.Kill()
+		<-e.kcmDone
+	}
+	e.kcm = nil
+	return nil
+}
+
+// Stop stops Kueue, kube-controller-manager and the control plane, and removes Dir unless
+// Options.KeepDir. It is safe to call more than once.
+func (e *Env) Stop() error {
+	e.stopOnce.Do(func() {
+		var errs []error
+		if e.kueue != nil {
+			errs = append(errs, e.kueue.stop())
+			logSink.set(io.Discard)
+		}
+		errs = append(errs, e.stopControllerManager())
+		if e.testEnv != nil {
+			errs = append(errs, e.testEnv.Stop())
+		}
+		for _, f := range e.logs {
+			_ = f.Close()
+		}
+		if e.Dir != "" && !e.opts.KeepDir {
+			errs = append(errs, os.RemoveAll(e.Dir))
+		}
+		e.stopErr = errors.Join(errs...)
+	})
+	return e.stopErr
+}
+
+// Apply server-side applies obj with field manager FieldManager (forcing ownership of
+// conflicting fields) and updates obj with the server's response.
+func (e *Env) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
+	return e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj),
+		client.FieldOwner(FieldManager), client.ForceOwnership)
+}
+
+// LogTail returns the last n lines of the named component log in Dir (for example
+// "kueue.log" or "kube-controller-manager.log"), for failure messages.
+func (e *Env) LogTail(name string, n int) string {
+	f, err := os.Open(filepath.Join(e.Dir, name))
+	if err != nil {
+		return err.Error()
+	}
+	defer func() { _ = f.Close() }()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
