@@ -13,7 +13,7 @@ test-unit:
 
 ## test-cluster: real etcd + kube-apiserver + Kueue (envtest); builds the binaries on first use.
 test-cluster:
-	cd tests/cluster && $(GO) test ./... -count=1 -timeout 30m
+	cd tests/cluster && ./build-assets.sh && $(GO) test ./... -count=1 -timeout 20m
 
 ## lint: gofmt and go vet over the main module.
 lint:
