@@ -50,6 +50,7 @@ type platform struct {
 	accounts *storage.StorageAccounts
 	classes  *storage.StorageClasses
 	queues   *queues.Queues
+	operator *workloads.TrainingOperator
 	outputs  map[string]pulumi.Input
 }
 
@@ -258,7 +259,8 @@ func (p *platform) trainingOperator(ctx *pulumi.Context) error {
 	if !p.cfg.TrainingOperator.Enabled {
 		return nil
 	}
-	_, err := workloads.NewTrainingOperator(ctx, "training-operator", &workloads.TrainingOperatorArgs{Provider: p.provider})
+	op, err := workloads.NewTrainingOperator(ctx, "training-operator", &workloads.TrainingOperatorArgs{Provider: p.provider})
+	p.operator = op
 	return err
 }
 

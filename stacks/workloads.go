@@ -218,35 +218,40 @@ func (c *Config) validateWorkloads() field.ErrorList {
 }
 
 // workloads registers the declared example workloads in their teams'
-// namespaces.
+// namespaces, after the queues (Kueue's webhooks and queues) and, for
+// PyTorchJob and TFJob, after the Training Operator's CRDs.
 func (p *platform) workloads(ctx *pulumi.Context) error {
 	for _, w := range p.cfg.Workloads {
 		ns := p.queues.Namespaces.MapIndex(pulumi.String(w.Team))
-		args := p.cfg.buildWorkload(w, ns)
 		name := w.Team + "-" + w.Name
+		deps := []pulumi.Resource{p.queues}
+		if p.operator != nil && (w.Kind == KindPyTorchJob || w.Kind == KindTFJob) {
+			deps = append(deps, p.operator)
+		}
+		opt := pulumi.DependsOn(deps)
 		var err error
-		switch a := args.(type) {
+		switch a := p.cfg.buildWorkload(w, ns).(type) {
 		case *workloads.CheckpointedJobArgs:
 			a.Provider = p.provider
-			_, err = workloads.NewCheckpointedJob(ctx, name, a)
+			_, err = workloads.NewCheckpointedJob(ctx, name, a, opt)
 		case *workloads.IndexedJobArgs:
 			a.Provider = p.provider
-			_, err = workloads.NewIndexedJob(ctx, name, a)
+			_, err = workloads.NewIndexedJob(ctx, name, a, opt)
 		case *workloads.ScheduledScoringArgs:
 			a.Provider = p.provider
-			_, err = workloads.NewScheduledScoring(ctx, name, a)
+			_, err = workloads.NewScheduledScoring(ctx, name, a, opt)
 		case *workloads.PyTorchJobArgs:
 			a.Provider = p.provider
-			_, err = workloads.NewPyTorchJob(ctx, name, a)
+			_, err = workloads.NewPyTorchJob(ctx, name, a, opt)
 		case *workloads.TFJobArgs:
 			a.Provider = p.provider
-			_, err = workloads.NewTFJob(ctx, name, a)
+			_, err = workloads.NewTFJob(ctx, name, a, opt)
 		case *workloads.MIGTrialArgs:
 			a.Provider = p.provider
-			_, err = workloads.NewMIGTrial(ctx, name, a)
+			_, err = workloads.NewMIGTrial(ctx, name, a, opt)
 		case *workloads.FineTuningWorkspaceArgs:
 			a.Provider = p.provider
-			_, err = workloads.NewFineTuningWorkspace(ctx, name, a)
+			_, err = workloads.NewFineTuningWorkspace(ctx, name, a, opt)
 		default:
 			err = fmt.Errorf("workload %s: unknown kind %q", w.Name, w.Kind)
 		}
