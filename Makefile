@@ -2,7 +2,7 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: test test-unit test-cluster lint golden policy-check
+.PHONY: test test-unit test-cluster lint golden policy-check sandbox sandbox-down toolchain e2e
 
 ## test: the unit tier (mocks, golden files, policy) then the real-cluster tier.
 test: test-unit test-cluster
@@ -33,3 +33,12 @@ policy-check:
 ## toolchain: pulumi, pulumi-language-go and pulumi-resource-kubernetes from PATH, else built from source into bin/ (AKSML_BIN overrides); cold build ≈ 45 CPU-minutes, later runs skip.
 toolchain:
 	GO="$(GO)" bash tools/toolchain/build.sh
+
+## sandbox: a local control plane (etcd, kube-apiserver, kube-controller-manager, Kueue) for the
+## `local` stack; writes .sandbox/kubeconfig and runs until Ctrl-C or `make sandbox-down`.
+sandbox:
+	cd tests/cluster && ./build-assets.sh && $(GO) run ./cmd/sandbox
+
+## sandbox-down: stop the sandbox started by `make sandbox`.
+sandbox-down:
+	@if [ -f .sandbox/pid ]; then kill "$$(cat .sandbox/pid)" && echo "sandbox stopped"; else echo "no sandbox running"; fi

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,11 +23,51 @@ func Synth(dir, stack string) (*rules.Stack, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sandboxKubeconfig(dir, cfg); err != nil {
+		return nil, err
+	}
 	parsed, err := stacks.Parse(stack, cfg)
 	if err != nil {
 		return nil, err
 	}
 	return Run(stack, string(parsed.Environment), cfg, stacks.Program)
+}
+
+// sandboxKubeconfig points an existing-cluster stack whose kubeconfig file
+// does not exist (the local sandbox is not running, as in CI) at a fake
+// kubeconfig, so its desired state can still be synthesized: synth never
+// talks to a cluster. The file is written under the OS temp dir.
+func sandboxKubeconfig(dir string, cfg map[string]string) error {
+	raw, ok := cfg[stacks.Namespace+":existingCluster"]
+	if !ok {
+		return nil
+	}
+	var ec map[string]any
+	if err := json.Unmarshal([]byte(raw), &ec); err != nil {
+		return nil // stacks.Parse reports it with the key
+	}
+	path, _ := ec["kubeconfigPath"].(string)
+	if path == "" {
+		return nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	if _, err := os.Stat(path); err == nil {
+		ec["kubeconfigPath"] = path
+	} else {
+		fake := filepath.Join(os.TempDir(), "aksml-synth-kubeconfig")
+		if err := os.WriteFile(fake, []byte(FakeKubeconfig), 0o600); err != nil {
+			return err
+		}
+		ec["kubeconfigPath"] = fake
+	}
+	b, err := json.Marshal(ec)
+	if err != nil {
+		return err
+	}
+	cfg[stacks.Namespace+":existingCluster"] = string(b)
+	return nil
 }
 
 // Stacks returns the names of the stacks that have a Pulumi.<stack>.yaml in

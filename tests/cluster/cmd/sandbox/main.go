@@ -1,0 +1,90 @@
+// Command sandbox runs a local control plane for trying aksml without Azure:
+// etcd, kube-apiserver and kube-controller-manager v1.37.2 with the Kueue,
+// Kubeflow and shared CRDs installed and Kueue v0.17.0 running in-process —
+// the same environment the real-cluster tests use (package cluster). It
+// writes an admin kubeconfig to <repo>/.sandbox/kubeconfig, which the
+// `local` stack (Pulumi.local.yaml, existing-cluster mode) deploys onto,
+// and runs until Ctrl-C, SIGTERM or `make sandbox-down`.
+//
+// There are no nodes: Pods stay Pending, but Kueue admits and holds Jobs by
+// the quotas the stack creates, and the Job controller creates their Pods.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	cluster "github.com/aksml/aksml/tests/cluster"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "sandbox:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	root, err := cluster.RepoRoot()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(root, ".sandbox")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	pidFile := filepath.Join(dir, "pid")
+	if b, err := os.ReadFile(pidFile); err == nil {
+		if pid, _ := strconv.Atoi(string(b)); pid > 0 && syscall.Kill(pid, 0) == nil {
+			return fmt.Errorf("a sandbox is already running (pid %d); stop it with make sandbox-down", pid)
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	fmt.Println("sandbox: starting etcd, kube-apiserver, kube-controller-manager and Kueue (about 10 s)...")
+	env, err := cluster.Start(ctx, cluster.Options{ControllerManager: true, Kueue: true})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Println("sandbox: stopping")
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "sandbox: stop:", err)
+		}
+		_ = os.Remove(pidFile)
+	}()
+
+	kubeconfig, err := os.ReadFile(env.KubeconfigPath)
+	if err != nil {
+		return err
+	}
+	kubeconfigPath := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return err
+	}
+
+	fmt.Printf(`sandbox: ready (Kubernetes %s, Kueue in-process). Kubeconfig: %s
+
+Next, in another terminal at the repository root:
+  export KUBECONFIG=%s
+  pulumi login --local
+  pulumi stack select local --create
+  pulumi up --stack local
+  kubectl -n team-a get jobs,workloads
+
+Stop with Ctrl-C here, or make sandbox-down.
+`, cluster.KubernetesVersion, kubeconfigPath, kubeconfigPath)
+
+	<-ctx.Done()
+	return nil
+}
