@@ -177,6 +177,9 @@ func (p *platform) queueLayer(ctx *pulumi.Context) error {
 		Pools:     p.cfg.GPUPools,
 		Scheduler: p.cfg.Scheduler,
 		Provider:  p.provider,
+		// Deleting a namespace deletes its claims: protected stacks keep
+		// the team namespaces so checkpoint claims survive a destroy.
+		RetainNamespaces: p.cfg.Protected(),
 	})
 	if err != nil {
 		return err

@@ -135,6 +135,11 @@ func TestProdStack(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 3, checkpointClaims, "one checkpoint claim per team")
+	for _, ns := range byType(st, "core/v1:Namespace") {
+		if labels, _ := ns.Get("metadata.labels").(map[string]any); labels["aksml.io/team"] != nil {
+			assert.True(t, ns.RetainOnDelete, "team namespace %s outlives destroy so its checkpoint claim does", ns.Name)
+		}
+	}
 	assert.Empty(t, byType(st, "batch/v1:Job"), "prod declares no example workloads")
 	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 2, "GPU pool stack and alert rule group")
 }

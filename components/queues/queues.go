@@ -28,6 +28,12 @@ type QueuesArgs struct {
 	// Provider is the Kubernetes provider of the target cluster (AKS or any
 	// other). nil uses the ambient default provider.
 	Provider *kubernetes.Provider
+	// RetainNamespaces keeps the team namespaces in the cluster when they
+	// are removed from the stack or the stack is destroyed
+	// (RetainOnDelete), so that the checkpoint claims inside them survive:
+	// deleting a namespace deletes its claims. Default false; set it
+	// wherever checkpoints must survive a destroy (prod).
+	RetainNamespaces bool
 }
 
 // Queues is the scheduling, quota and tenancy layer (C5): team namespaces,
@@ -73,7 +79,7 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	if err := ctx.RegisterComponentResource("aksml:queues:Queues", name, c, opts...); err != nil {
 		return nil, err
 	}
-	b := &builder{ctx: ctx, name: name, parent: c, teams: teams, pools: pools, sched: sched}
+	b := &builder{ctx: ctx, name: name, parent: c, teams: teams, pools: pools, sched: sched, retainNamespaces: args.RetainNamespaces}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
@@ -105,10 +111,11 @@ type builder struct {
 	pools  []gpupool.Spec
 	sched  SchedulerSpec
 
-	namespaces     map[string]*corev1.Namespace
-	namespaceNames pulumi.StringMap
-	queueNames     pulumi.StringMap
-	flavorNames    pulumi.StringMap
+	retainNamespaces bool
+	namespaces       map[string]*corev1.Namespace
+	namespaceNames   pulumi.StringMap
+	queueNames       pulumi.StringMap
+	flavorNames      pulumi.StringMap
 }
 
 func (b *builder) build() error {
@@ -120,7 +127,7 @@ func (b *builder) build() error {
 	for _, t := range b.teams {
 		ns, err := corev1.NewNamespace(b.ctx, b.name+"-ns-"+t.Name, &corev1.NamespaceArgs{
 			Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(t.Name), Labels: pulumi.ToStringMap(namespaceLabels(t))},
-		}, pulumi.Parent(b.parent))
+		}, pulumi.Parent(b.parent), pulumi.RetainOnDelete(b.retainNamespaces))
 		if err != nil {
 			return err
 		}

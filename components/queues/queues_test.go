@@ -34,6 +34,7 @@ type registered struct {
 	Type, Name, Provider string
 	Inputs               map[string]any
 	Deps                 []string
+	RetainOnDelete       bool
 }
 
 // mocks records every registered resource and echoes its inputs as state.
@@ -46,10 +47,12 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var deps []string
+	var retain bool
 	if args.RegisterRPC != nil {
 		deps = args.RegisterRPC.GetDependencies()
+		retain = args.RegisterRPC.GetRetainOnDelete()
 	}
-	m.all = append(m.all, registered{Type: args.TypeToken, Name: args.Name, Provider: args.Provider, Inputs: args.Inputs.Mappable(), Deps: deps})
+	m.all = append(m.all, registered{Type: args.TypeToken, Name: args.Name, Provider: args.Provider, Inputs: args.Inputs.Mappable(), Deps: deps, RetainOnDelete: retain})
 	return args.Name + "-id", args.Inputs, nil
 }
 
@@ -502,5 +505,19 @@ func TestOvercommitIsDeclaredOnFlavors(t *testing.T) {
 	require.NoError(t, err)
 	for _, name := range []string{"q-flavor-gpu-a100", "q-flavor-gpu-a100spot"} {
 		assert.Equal(t, map[string]any{OvercommitAnnotation: "1.5"}, dig(t, m.get(t, flavorType, name).Inputs, "metadata", "annotations"))
+	}
+}
+
+func TestRetainNamespaces(t *testing.T) {
+	m, _, err := run(t, kueueArgs())
+	require.NoError(t, err)
+	assert.False(t, m.get(t, namespaceType, "q-ns-team-a").RetainOnDelete, "namespaces are deleted on destroy by default")
+
+	args := kueueArgs()
+	args.RetainNamespaces = true
+	m, _, err = run(t, args)
+	require.NoError(t, err)
+	for _, ns := range []string{"q-ns-team-a", "q-ns-team-b"} {
+		assert.True(t, m.get(t, namespaceType, ns).RetainOnDelete, "%s keeps its checkpoint claims on destroy", ns)
 	}
 }
