@@ -39,14 +39,17 @@ import (
 const FieldManager = "aksml"
 
 // ControllerManagerControllers are the kube-controller-manager controllers started when
-// Options.ControllerManager is set: without them namespaces never finish terminating and
-// Jobs never create Pods.
+// Options.ControllerManager is set: without them namespaces never finish terminating,
+// Jobs never create Pods, and PersistentVolumeClaims (which the API server's
+// StorageObjectInUseProtection admission gives a protection finalizer) are never deleted.
 var ControllerManagerControllers = []string{
 	"namespace-controller",
 	"job-controller",
 	"garbage-collector-controller",
 	"cronjob-controller",
 	"ttl-after-finished-controller",
+	"persistentvolumeclaim-protection-controller",
+	"persistentvolume-protection-controller",
 }
 
 // Options configures Start. The zero value starts etcd and kube-apiserver with all CRDs.
