@@ -135,6 +135,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 			Spec:              *cfg.Storage.Accounts,
 			Protect:           cfg.Protected(),
 			Tags:              cfg.Tags,
+			CSIPrincipalID:    cl.IdentityPrincipalID,
 		})
 		if err != nil {
 			return err

@@ -61,6 +61,10 @@ type Cluster struct {
 	OIDCIssuerURL pulumi.StringOutput
 	// NodeResourceGroup is the group AKS keeps the nodes' resources in.
 	NodeResourceGroup pulumi.StringOutput
+	// IdentityPrincipalID is the object ID of the cluster's system-assigned
+	// (control plane) identity, which the CSI drivers use to provision
+	// volumes; grant it roles on resources outside the node resource group.
+	IdentityPrincipalID pulumi.StringOutput
 	// Kubeconfig is the user kubeconfig, secret. On Entra ID clusters it
 	// runs kubelogin (see the package doc).
 	Kubeconfig pulumi.StringOutput
@@ -142,6 +146,7 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	c.ResourceGroupName = rgName
 	c.OIDCIssuerURL = mc.OidcIssuerProfile.IssuerURL().Elem()
 	c.NodeResourceGroup = mc.NodeResourceGroup.Elem()
+	c.IdentityPrincipalID = mc.Identity.PrincipalId().Elem()
 	c.Kubeconfig = userKubeconfig(ctx, spec, rgName, mc.Name)
 
 	provider, err := kubernetes.NewProvider(ctx, name+"-k8s", &kubernetes.ProviderArgs{
@@ -156,12 +161,13 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	c.Provider = provider
 
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
-		"name":              c.Name,
-		"resourceId":        c.ResourceID,
-		"resourceGroupName": c.ResourceGroupName,
-		"oidcIssuerUrl":     c.OIDCIssuerURL,
-		"nodeResourceGroup": c.NodeResourceGroup,
-		"kubeconfig":        c.Kubeconfig,
+		"name":                c.Name,
+		"resourceId":          c.ResourceID,
+		"resourceGroupName":   c.ResourceGroupName,
+		"oidcIssuerUrl":       c.OIDCIssuerURL,
+		"nodeResourceGroup":   c.NodeResourceGroup,
+		"identityPrincipalId": c.IdentityPrincipalID,
+		"kubeconfig":          c.Kubeconfig,
 	}); err != nil {
 		return nil, err
 	}

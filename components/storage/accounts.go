@@ -3,7 +3,9 @@ package storage
 import (
 	"errors"
 	"slices"
+	"strings"
 
+	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
 	azstorage "github.com/pulumi/pulumi-azure-native-sdk/storage/v2"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
@@ -25,6 +27,14 @@ type StorageAccountsArgs struct {
 	Protect bool
 	// Tags are set on every account.
 	Tags map[string]string
+	// CSIPrincipalID is the object ID of the identity the Azure Files and
+	// Blob CSI drivers provision volumes with: on AKS the cluster's
+	// system-assigned identity (cluster.Cluster.IdentityPrincipalID). AKS
+	// grants it rights on the node resource group only, so with it set each
+	// account gets a Storage Account Contributor role assignment for it;
+	// without one, provisioning on these accounts fails. Default nil: no
+	// role assignment (grant it yourself).
+	CSIPrincipalID pulumi.StringInput
 }
 
 // StorageAccounts is the premium Azure Files account (datasets and
@@ -74,6 +84,9 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 	}
 	c.FilesAccountName = files.Name
 	c.FilesAccountResourceID = files.ID().ToStringOutput()
+	if err := grantCSI(ctx, name+"-files-csi", files, args.CSIPrincipalID, c); err != nil {
+		return nil, err
+	}
 	c.BlobAccountName = pulumi.String("").ToStringOutput()
 	c.BlobAccountResourceID = pulumi.String("").ToStringOutput()
 
@@ -86,6 +99,9 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 		}
 		c.BlobAccountName = blob.Name
 		c.BlobAccountResourceID = blob.ID().ToStringOutput()
+		if err := grantCSI(ctx, name+"-blob-csi", blob, args.CSIPrincipalID, c); err != nil {
+			return nil, err
+		}
 	}
 
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
@@ -97,6 +113,27 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 		return nil, err
 	}
 	return c, nil
+}
+
+// grantCSI assigns Storage Account Contributor on account to the CSI
+// identity, when one is given. The role definition ID is built from the
+// account's own subscription.
+func grantCSI(ctx *pulumi.Context, name string, account *azstorage.StorageAccount, principal pulumi.StringInput, parent pulumi.Resource) error {
+	if principal == nil {
+		return nil
+	}
+	roleID := account.ID().ToStringOutput().ApplyT(func(id string) string {
+		sub := strings.SplitN(strings.TrimPrefix(id, "/subscriptions/"), "/", 2)[0]
+		return "/subscriptions/" + sub + "/providers/Microsoft.Authorization/roleDefinitions/" + StorageAccountContributorRoleID
+	}).(pulumi.StringOutput)
+	_, err := authorization.NewRoleAssignment(ctx, name, &authorization.RoleAssignmentArgs{
+		PrincipalId:      principal,
+		PrincipalType:    pulumi.String("ServicePrincipal"),
+		RoleDefinitionId: roleID,
+		Scope:            account.ID().ToStringOutput(),
+		Description:      pulumi.String("aksml: the AKS CSI drivers provision volumes on this account"),
+	}, pulumi.Parent(parent))
+	return err
 }
 
 // ClassAccounts returns the references that point the StorageClasses at

@@ -133,3 +133,8 @@ const (
 	// through the firewall.
 	BypassAzureServices = "AzureServices"
 )
+
+// StorageAccountContributorRoleID is the built-in Azure role "Storage
+// Account Contributor", which the Azure Files and Blob CSI drivers need on
+// an account to create shares and containers in it.
+const StorageAccountContributorRoleID = "17d1049b-9a84-46fb-8f53-869881c3d3ab"

@@ -474,3 +474,33 @@ func TestAccountNamesDerivedFromPrefix(t *testing.T) {
 	assert.Equal(t, "custfiles", a.FilesName())
 	assert.Equal(t, "custblob", a.BlobName())
 }
+
+func TestStorageAccountsGrantTheCSIIdentity(t *testing.T) {
+	const roleToken = "azure-native:authorization:RoleAssignment"
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageAccounts(ctx, "ml", &StorageAccountsArgs{
+			ResourceGroupName: pulumi.String("rg-ml"),
+			Spec:              AccountsSpec{NamePrefix: "mlprod", BlobNFS: true, AllowedSubnetIDs: []string{subnetID}},
+			CSIPrincipalID:    pulumi.String("00000000-0000-0000-0000-0000000000aa"),
+		})
+		return err
+	})
+	require.NoError(t, err)
+	grants := m.byToken(roleToken)
+	require.Len(t, grants, 2, "one grant per account")
+	scopes := map[string]bool{}
+	for _, g := range grants {
+		scopes[g.inputs["scope"].(string)] = true
+		assert.Equal(t, "00000000-0000-0000-0000-0000000000aa", g.inputs["principalId"])
+		assert.Equal(t, "ServicePrincipal", g.inputs["principalType"])
+		assert.True(t, strings.HasSuffix(g.inputs["roleDefinitionId"].(string), "/providers/Microsoft.Authorization/roleDefinitions/"+StorageAccountContributorRoleID))
+	}
+	assert.Equal(t, map[string]bool{"ml-files-id": true, "ml-blob-id": true}, scopes)
+
+	m, err = run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageAccounts(ctx, "ml", &StorageAccountsArgs{ResourceGroupName: pulumi.String("rg-ml"), Spec: AccountsSpec{NamePrefix: "mldev"}})
+		return err
+	})
+	require.NoError(t, err)
+	assert.Empty(t, m.byToken(roleToken), "no identity given, no grant")
+}

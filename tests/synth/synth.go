@@ -177,6 +177,10 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 			"issuerURL": resource.NewProperty("https://oidc.example.invalid/" + args.Name + "/"),
 		})
 		state["nodeResourceGroup"] = resource.NewProperty("MC_" + args.Name)
+		state["identity"] = resource.NewProperty(resource.PropertyMap{
+			"type":        resource.NewProperty("SystemAssigned"),
+			"principalId": resource.NewProperty("00000000-0000-0000-0000-00000000c0de"),
+		})
 	}
 	if strings.HasPrefix(args.TypeToken, "azure-native:resources") && strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
 		state["outputs"] = resource.NewProperty(stackOutputs(args.Inputs))
