@@ -119,3 +119,7 @@ const (
 	// compute and memory is too small to be useful.
 	MaxTimeSlicingReplicas = 64
 )
+
+// SkipAwaitAnnotation tells the Pulumi Kubernetes provider not to wait for a
+// resource to become ready.
+const SkipAwaitAnnotation = "pulumi.com/skipAwait"

@@ -265,6 +265,8 @@ func TestDCGMExporterMatchesThePodMonitor(t *testing.T) {
 	assert.Equal(t, "gpu-operator", get(svc, "metadata", "namespace"))
 	assert.Equal(t, labels, get(svc, "spec", "selector"))
 	assert.Equal(t, []any{map[string]any{"name": "metrics", "port": 9400.0, "targetPort": "metrics", "protocol": "TCP"}}, get(svc, "spec", "ports"))
+	assert.Equal(t, "true", get(svc, "metadata", "annotations", "pulumi.com/skipAwait"),
+		"pools at zero nodes leave the Service without endpoints; pulumi up must not wait for them")
 
 	var wg sync.WaitGroup
 	wg.Add(1)

@@ -222,7 +222,14 @@ func healthProbe(periodSeconds int) *corev1.ProbeArgs {
 func dcgmServiceArgs(namespace pulumi.StringInput) *corev1.ServiceArgs {
 	labels := pulumi.ToStringMap(DCGMExporterLabels())
 	return &corev1.ServiceArgs{
-		Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(DCGMExporterName), Namespace: namespace, Labels: labels},
+		Metadata: &metav1.ObjectMetaArgs{
+			Name: pulumi.String(DCGMExporterName), Namespace: namespace, Labels: labels,
+			// GPU pools scale to zero (minCount 0), so the exporter often has
+			// no pods and the Service no endpoints; without this the
+			// Kubernetes provider would hold `pulumi up` for 10 minutes
+			// waiting for them, then fail.
+			Annotations: pulumi.StringMap{SkipAwaitAnnotation: pulumi.String("true")},
+		},
 		Spec: &corev1.ServiceSpecArgs{
 			Type:     pulumi.String("ClusterIP"),
 			Selector: labels,

@@ -69,6 +69,9 @@ func (a *IndexedJobArgs) Validate(p field.Path) field.ErrorList {
 	if a.Parallelism < 1 || (a.Completions >= 1 && a.Parallelism > a.Completions) {
 		errs = append(errs, field.Invalid(p.Child("parallelism"), "%d is out of range; run 1..completions (%d) shards at once", a.Parallelism, a.Completions))
 	}
+	if a.Pool != nil && a.Parallelism > 1 && a.ShmSize == ShmDisabled {
+		errs = append(errs, field.Invalid(p.Child("shmSize"), "parallel GPU workers need a memory-backed /dev/shm for data loaders (seed 000; guardrail AKSML-POD-008); set a size such as 8Gi"))
+	}
 	errs = append(errs, validatePositive(a.BackoffLimitPerIndex, p.Child("backoffLimitPerIndex"))...)
 	if a.MaxFailedIndexes < 0 || (a.Completions >= 1 && a.MaxFailedIndexes > a.Completions) {
 		errs = append(errs, field.Invalid(p.Child("maxFailedIndexes"), "%d is out of range; use 0..completions (%d)", a.MaxFailedIndexes, a.Completions))

@@ -93,6 +93,9 @@ func TestValidation(t *testing.T) {
 	}{
 		// CheckpointedJob.
 		{"checkpointed job valid", checkpointed(func(a *CheckpointedJobArgs) {}), nil},
+		{"parallel GPU shards without /dev/shm", indexed(func(a *IndexedJobArgs) { a.Parallelism, a.ShmSize = 2, ShmDisabled }),
+			[]string{"shards.shmSize: parallel GPU workers need a memory-backed /dev/shm"}},
+		{"one GPU shard at a time without /dev/shm", indexed(func(a *IndexedJobArgs) { a.Parallelism, a.ShmSize = 1, ShmDisabled }), nil},
 		{"shm larger than the memory limit", checkpointed(func(a *CheckpointedJobArgs) { a.Resources.Memory = "8Gi" }),
 			[]string{"train.shmSize: /dev/shm of 8Gi does not fit in the memory limit 8Gi"}},
 		{"shm leaving 1Gi to the process", checkpointed(func(a *CheckpointedJobArgs) { a.Resources.Memory = "9Gi" }), nil},
