@@ -42,6 +42,10 @@ const FieldManager = "aksml"
 // Options.ControllerManager is set: without them namespaces never finish terminating,
 // Jobs never create Pods, and PersistentVolumeClaims (which the API server's
 // StorageObjectInUseProtection admission gives a protection finalizer) are never deleted.
+// The DaemonSet, ResourceQuota, Endpoints, EndpointSlice and PersistentVolume binder
+// controllers fill in the status the Pulumi Kubernetes provider waits for on every real
+// cluster (a DaemonSet's rollout, a ResourceQuota's status.hard, a Service's endpoints, a
+// claim's binding), so `pulumi up` completes against the sandbox.
 var ControllerManagerControllers = []string{
 	"namespace-controller",
 	"job-controller",
@@ -50,6 +54,11 @@ var ControllerManagerControllers = []string{
 	"ttl-after-finished-controller",
 	"persistentvolumeclaim-protection-controller",
 	"persistentvolume-protection-controller",
+	"daemonset-controller",
+	"resourcequota-controller",
+	"endpoints-controller",
+	"endpointslice-controller",
+	"persistentvolume-binder-controller",
 }
 
 // Options configures Start. The zero value starts etcd and kube-apiserver with all CRDs.

@@ -8,6 +8,8 @@
 //
 // There are no nodes: Pods stay Pending, but Kueue admits and holds Jobs by
 // the quotas the stack creates, and the Job controller creates their Pods.
+// No CSI driver runs either: RunVolumeProvisioner gives each claim a volume
+// that points at no storage, so claims bind as they would on AKS.
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	cluster "github.com/aksml/aksml/tests/cluster"
 )
@@ -85,6 +88,7 @@ Next, in another terminal at the repository root:
 Stop with Ctrl-C here, or make sandbox-down.
 `, cluster.KubernetesVersion, kubeconfigPath, kubeconfigPath)
 
-	<-ctx.Done()
-	return nil
+	// No CSI driver runs here: stand in for the Azure Files and Blob
+	// provisioners so the stack's claims bind.
+	return cluster.RunVolumeProvisioner(ctx, env.Client, 500*time.Millisecond)
 }
