@@ -45,11 +45,11 @@ sandbox-down:
 
 ## e2e: the end-to-end tier with the real Pulumi engine on a sandbox started from a copy of the
 ## working tree: preview with the policy pack (and a blocked violation), up, a no-op second up, a
-## quota-change preview and destroy of the local stack. Needs `make toolchain`; about 10 minutes warm.
+## quota-change preview and destroy of the local stack. Needs `make toolchain`; about 2 minutes warm.
 e2e:
 	@missing=""; for b in pulumi pulumi-language-go pulumi-resource-kubernetes; do \
 		[ -x "$${AKSML_BIN:-bin}/$$b" ] || command -v "$$b" >/dev/null 2>&1 || missing="$$missing $$b"; \
 	done; \
 	if [ -n "$$missing" ]; then echo "e2e: Pulumi toolchain missing:$$missing (neither in $${AKSML_BIN:-bin}/ nor on PATH): run make toolchain first" >&2; exit 1; fi
 	cd tests/cluster && ./build-assets.sh
-	$(GO) test -tags e2e ./tests/e2e/ -count=1 -v -timeout 40m
+	AKSML_E2E_POLICY_PACK="$${AKSML_E2E_POLICY_PACK:-binary}" $(GO) test -tags e2e ./tests/e2e/ -count=1 -v -timeout 40m

@@ -1,0 +1,167 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/auto"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/stretchr/testify/require"
+)
+
+// eventsDrainTimeout bounds the wait for the Automation API to close an event
+// channel after its operation returned.
+const eventsDrainTimeout = time.Minute
+
+// newStack points the process at an offline, file-backed Pulumi (plugins from
+// tc, state and PULUMI_HOME under dir) and selects or creates the stack of
+// the project in work.
+func newStack(t *testing.T, ctx context.Context, tc toolchain, work, dir, stack string) auto.Stack {
+	t.Helper()
+	state := filepath.Join(dir, "state")
+	home := filepath.Join(dir, "pulumi-home")
+	require.NoError(t, os.MkdirAll(state, 0o755))
+	require.NoError(t, os.MkdirAll(home, 0o755))
+	if tc.dir != "" {
+		t.Setenv("PATH", tc.dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+	for k, v := range map[string]string{
+		"PULUMI_BACKEND_URL":                          "file://" + state,
+		"PULUMI_HOME":                                 home,
+		"PULUMI_CONFIG_PASSPHRASE":                    "aksml-e2e",
+		"PULUMI_SKIP_UPDATE_CHECK":                    "true",
+		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
+		"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK":    "true",
+	} {
+		t.Setenv(k, v)
+	}
+	opts := &auto.PulumiCommandOptions{SkipVersionCheck: true}
+	if tc.dir != "" {
+		// NewPulumiCommand runs <Root>/bin/pulumi.
+		root := filepath.Join(dir, "pulumi-root")
+		require.NoError(t, os.MkdirAll(root, 0o755))
+		require.NoError(t, os.Symlink(tc.dir, filepath.Join(root, "bin")))
+		opts.Root = root
+	}
+	cmd, err := auto.NewPulumiCommand(opts)
+	require.NoError(t, err)
+	s, err := auto.UpsertStackLocalSource(ctx, stack, work, auto.Pulumi(cmd))
+	require.NoError(t, err, "select or create stack %s in %s", stack, work)
+	return s
+}
+
+// eventLog collects the engine events of one operation.
+type eventLog struct {
+	ch     chan events.EngineEvent
+	done   chan struct{}
+	events []events.EngineEvent
+}
+
+func newEventLog() *eventLog {
+	l := &eventLog{ch: make(chan events.EngineEvent), done: make(chan struct{})}
+	go func() {
+		for e := range l.ch {
+			l.events = append(l.events, e)
+		}
+		close(l.done)
+	}()
+	return l
+}
+
+// wait returns the events once the Automation API has closed the channel.
+func (l *eventLog) wait(t *testing.T) []events.EngineEvent {
+	t.Helper()
+	select {
+	case <-l.done:
+	case <-time.After(eventsDrainTimeout):
+		t.Fatalf("the engine event stream was not closed %v after the operation returned", eventsDrainTimeout)
+	}
+	return l.events
+}
+
+// steps returns the resource steps of an operation by URN (the last
+// ResourcePreEvent of each resource).
+func steps(evs []events.EngineEvent) map[string]apitype.StepEventMetadata {
+	out := map[string]apitype.StepEventMetadata{}
+	for _, e := range evs {
+		if e.ResourcePreEvent != nil {
+			out[e.ResourcePreEvent.Metadata.URN] = e.ResourcePreEvent.Metadata
+		}
+	}
+	return out
+}
+
+// changes returns the steps that are not "same", by URN.
+func changes(evs []events.EngineEvent) map[string]apitype.StepEventMetadata {
+	out := map[string]apitype.StepEventMetadata{}
+	for urn, s := range steps(evs) {
+		if s.Op != apitype.OpSame {
+			out[urn] = s
+		}
+	}
+	return out
+}
+
+// policyViolations returns the policy events of an operation.
+func policyViolations(evs []events.EngineEvent) []apitype.PolicyEvent {
+	var out []apitype.PolicyEvent
+	for _, e := range evs {
+		if e.PolicyEvent != nil {
+			out = append(out, *e.PolicyEvent)
+		}
+	}
+	return out
+}
+
+// byLevel counts policy events per enforcement level.
+func byLevel(pes []apitype.PolicyEvent) map[string]int {
+	out := map[string]int{}
+	for _, p := range pes {
+		out[p.EnforcementLevel]++
+	}
+	return out
+}
+
+// describeSteps renders steps for messages: op, URN and the changed
+// properties with their kind of difference.
+func describeSteps(ss map[string]apitype.StepEventMetadata) string {
+	var lines []string
+	for _, urn := range sortedKeys(ss) {
+		s := ss[urn]
+		var paths []string
+		for _, p := range sortedKeys(s.DetailedDiff) {
+			paths = append(paths, fmt.Sprintf("%s (%s)", p, s.DetailedDiff[p].Kind))
+		}
+		lines = append(lines, fmt.Sprintf("  %s %s\n      diffs: %s", s.Op, urn, strings.Join(paths, ", ")))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// opsSummary renders a change summary ("create: 40, same: 1") sorted by op.
+func opsSummary[K ~string](m map[K]int) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s: %d", k, v))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// outputFile opens a log file for an operation's progress output.
+func outputFile(t *testing.T, dir, name string) io.WriteCloser {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, name+".log"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	return f
+}
