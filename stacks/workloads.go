@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/field"
@@ -89,8 +90,9 @@ type workloadTarget struct {
 }
 
 // target resolves a workload's team, pool and queue against the config.
-func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput) workloadTarget {
+func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput, provider *kubernetes.Provider) workloadTarget {
 	t := workloadTarget{common: workloads.Common{
+		Provider:      provider,
 		Namespace:     ns,
 		Name:          w.Name,
 		Team:          w.Team,
@@ -138,9 +140,10 @@ type workloadArgs interface {
 	Validate(field.Path) field.ErrorList
 }
 
-// buildWorkload maps a WorkloadSpec to its component's defaulted args.
-func (c *Config) buildWorkload(w WorkloadSpec, ns pulumi.StringInput) workloadArgs {
-	t := c.target(w, ns)
+// buildWorkload maps a WorkloadSpec to its component's defaulted args;
+// provider may be nil (validation only).
+func (c *Config) buildWorkload(w WorkloadSpec, ns pulumi.StringInput, provider *kubernetes.Provider) workloadArgs {
+	t := c.target(w, ns, provider)
 	common := t.common
 	switch w.Kind {
 	case KindCheckpointedJob:
@@ -172,7 +175,7 @@ func (c *Config) buildWorkload(w WorkloadSpec, ns pulumi.StringInput) workloadAr
 		return a
 	case KindFineTuningWorkspace:
 		a := &workloads.FineTuningWorkspaceArgs{
-			Namespace: ns, Name: w.Name, Team: w.Team, InstanceType: w.InstanceType, Preset: w.Preset,
+			Provider: provider, Namespace: ns, Name: w.Name, Team: w.Team, InstanceType: w.InstanceType, Preset: w.Preset,
 			Method: workloads.TuningQLoRA, InputURLs: w.InputURLs, OutputImage: w.OutputImage, OutputImagePushSecret: w.OutputImagePushSecret,
 		}
 		a.Default(w.Name)
@@ -212,7 +215,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("name"), "%q is already used in team %q by %s", w.Name, w.Team, key("workloads").Index(j)))
 		}
 		seen[id] = i
-		errs = append(errs, c.buildWorkload(w, pulumi.String(w.Team)).Validate(p)...)
+		errs = append(errs, c.buildWorkload(w, pulumi.String(w.Team), nil).Validate(p)...)
 	}
 	return errs
 }
@@ -230,27 +233,20 @@ func (p *platform) workloads(ctx *pulumi.Context) error {
 		}
 		opt := pulumi.DependsOn(deps)
 		var err error
-		switch a := p.cfg.buildWorkload(w, ns).(type) {
+		switch a := p.cfg.buildWorkload(w, ns, p.provider).(type) {
 		case *workloads.CheckpointedJobArgs:
-			a.Provider = p.provider
 			_, err = workloads.NewCheckpointedJob(ctx, name, a, opt)
 		case *workloads.IndexedJobArgs:
-			a.Provider = p.provider
 			_, err = workloads.NewIndexedJob(ctx, name, a, opt)
 		case *workloads.ScheduledScoringArgs:
-			a.Provider = p.provider
 			_, err = workloads.NewScheduledScoring(ctx, name, a, opt)
 		case *workloads.PyTorchJobArgs:
-			a.Provider = p.provider
 			_, err = workloads.NewPyTorchJob(ctx, name, a, opt)
 		case *workloads.TFJobArgs:
-			a.Provider = p.provider
 			_, err = workloads.NewTFJob(ctx, name, a, opt)
 		case *workloads.MIGTrialArgs:
-			a.Provider = p.provider
 			_, err = workloads.NewMIGTrial(ctx, name, a, opt)
 		case *workloads.FineTuningWorkspaceArgs:
-			a.Provider = p.provider
 			_, err = workloads.NewFineTuningWorkspace(ctx, name, a, opt)
 		default:
 			err = fmt.Errorf("workload %s: unknown kind %q", w.Name, w.Kind)
