@@ -177,10 +177,7 @@ func NewCheckpointedJob(ctx *pulumi.Context, name string, args *CheckpointedJobA
 		return nil, err
 	}
 	c := &CheckpointedJob{}
-	if err := ctx.RegisterComponentResource("aksml:workloads:CheckpointedJob", name, c, componentOptions(a.Provider, opts)...); err != nil {
-		return nil, err
-	}
-	job, err := batchv1.NewJob(ctx, name+"-job", checkpointedJobArgs(&a), append(childOptions(c, opts), kueueOptions(&a.Common, jobSuspendPath)...)...)
+	job, err := newJobComponent(ctx, "aksml:workloads:CheckpointedJob", name, c, &a.Common, checkpointedJobArgs(&a), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -157,10 +157,7 @@ func NewIndexedJob(ctx *pulumi.Context, name string, args *IndexedJobArgs, opts 
 		return nil, err
 	}
 	c := &IndexedJob{}
-	if err := ctx.RegisterComponentResource("aksml:workloads:IndexedJob", name, c, componentOptions(a.Provider, opts)...); err != nil {
-		return nil, err
-	}
-	job, err := batchv1.NewJob(ctx, name+"-job", indexedJobArgs(&a), append(childOptions(c, opts), kueueOptions(&a.Common, jobSuspendPath)...)...)
+	job, err := newJobComponent(ctx, "aksml:workloads:IndexedJob", name, c, &a.Common, indexedJobArgs(&a), opts)
 	if err != nil {
 		return nil, err
 	}

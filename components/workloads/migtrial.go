@@ -151,10 +151,7 @@ func NewMIGTrial(ctx *pulumi.Context, name string, args *MIGTrialArgs, opts ...p
 		return nil, err
 	}
 	c := &MIGTrial{}
-	if err := ctx.RegisterComponentResource("aksml:workloads:MIGTrial", name, c, componentOptions(a.Provider, opts)...); err != nil {
-		return nil, err
-	}
-	job, err := batchv1.NewJob(ctx, name+"-job", migTrialArgs(&a), append(childOptions(c, opts), kueueOptions(&a.Common, jobSuspendPath)...)...)
+	job, err := newJobComponent(ctx, "aksml:workloads:MIGTrial", name, c, &a.Common, migTrialArgs(&a), opts)
 	if err != nil {
 		return nil, err
 	}

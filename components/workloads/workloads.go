@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/gpupool"
@@ -223,6 +224,16 @@ func defaultedPool(pool *gpupool.Spec) *gpupool.Spec {
 }
 
 // registerOutputs registers the flat outputs every workload component has.
+// newJobComponent registers the component c with token and its batch/v1
+// Job child `name-job` built from jobArgs (Kueue owns spec.suspend), the
+// shape the Job-based kinds share.
+func newJobComponent(ctx *pulumi.Context, token, name string, c pulumi.ComponentResource, common *Common, jobArgs *batchv1.JobArgs, opts []pulumi.ResourceOption) (*batchv1.Job, error) {
+	if err := ctx.RegisterComponentResource(token, name, c, componentOptions(common.Provider, opts)...); err != nil {
+		return nil, err
+	}
+	return batchv1.NewJob(ctx, name+"-job", jobArgs, append(childOptions(c, opts), kueueOptions(common, jobSuspendPath)...)...)
+}
+
 func registerOutputs(ctx *pulumi.Context, c pulumi.ComponentResource, name, namespace pulumi.StringOutput) error {
 	return ctx.RegisterResourceOutputs(c, pulumi.Map{"name": name, "namespace": namespace})
 }
