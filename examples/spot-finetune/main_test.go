@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/policy/rules"
+	"github.com/aksml/aksml/tests/conformance"
 	"github.com/aksml/aksml/tests/synth"
 )
 
@@ -87,4 +88,14 @@ func TestGuardrails(t *testing.T) {
 	_, err = rules.WriteReport(&report, st, violations)
 	require.NoError(t, err)
 	require.Empty(t, violations, report.String())
+}
+
+// TestConformance runs the conformance tier (tests/conformance: Azure specs,
+// the AKS rule catalogue and the duplicate-identity check) over the example.
+func TestConformance(t *testing.T) {
+	rep, err := conformance.CheckProgram("examples/spot-finetune", program)
+	require.NoError(t, err)
+	t.Log(rep.Summary())
+	require.Positive(t, rep.KubernetesObjects)
+	require.Empty(t, rep.Findings)
 }

@@ -221,7 +221,7 @@ func templatePools(r Resource) []Pool {
 	if template == nil {
 		template = mapOf(decodeJSON(get(r.Inputs, "properties.template")))
 	}
-	params := armParameters(template, mapOf(decodeJSON(r.Inputs["parameters"])))
+	params := ARMParameters(template, mapOf(decodeJSON(r.Inputs["parameters"])))
 	var resources []any
 	switch rs := template["resources"].(type) {
 	case []any:
@@ -243,9 +243,9 @@ func templatePools(r Resource) []Pool {
 	return out
 }
 
-// armParameters merges template parameter defaults with the values passed
+// ARMParameters merges template parameter defaults with the values passed
 // to the deployment ({name: {value: ...}} or plain values).
-func armParameters(template, values map[string]any) map[string]any {
+func ARMParameters(template, values map[string]any) map[string]any {
 	out := map[string]any{}
 	for name, decl := range mapOf(template["parameters"]) {
 		if d, ok := mapOf(decl)["defaultValue"]; ok {

@@ -275,6 +275,13 @@ func azureName(token, name string, in resource.PropertyMap) string {
 	return name
 }
 
+// ResourceID is the ARM ID the mocks give the azure-native resource with
+// this token, Pulumi name and inputs: the `id` other resources receive from
+// it under synth.
+func ResourceID(token, name string, inputs map[string]any) string {
+	return armID(token, name, resource.NewPropertyMapFromMap(inputs))
+}
+
 // armID builds a deterministic ARM resource ID for an azure-native resource.
 func armID(token, name string, in resource.PropertyMap) string {
 	rg := "rg"

@@ -1,0 +1,370 @@
+package conformance
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/policy/rules"
+	"github.com/aksml/aksml/tests/synth"
+)
+
+// The negative proof: a clean desired state (prod, with what issues 10 and
+// 11 add written in by hand) passes every rule; each case mutates one
+// resource of it and must make exactly the named rules fire.
+
+const (
+	sub        = "/subscriptions/00000000-0000-0000-0000-000000000000"
+	prodVNet   = sub + "/resourceGroups/rg-aksml-prod-net/providers/Microsoft.Network/virtualNetworks/vnet-aksml-prod"
+	nodeSubnet = prodVNet + "/subnets/aks-nodes"
+	amw        = sub + "/resourceGroups/rg-observability/providers/Microsoft.Monitor/accounts/amw-aksml-prod"
+)
+
+var (
+	prodOnce sync.Once
+	prodBase *rules.Stack
+	prodErr  error
+)
+
+// cleanProd returns a fresh copy of the clean fixture.
+func cleanProd(t *testing.T) *rules.Stack {
+	t.Helper()
+	prodOnce.Do(func() { prodBase, prodErr = synth.Synth(projectDir, "prod") })
+	require.NoError(t, prodErr)
+	st := deepCopy(t, prodBase)
+	makeClean(t, st)
+	return st
+}
+
+func deepCopy(t *testing.T, st *rules.Stack) *rules.Stack {
+	t.Helper()
+	raw, err := json.Marshal(st.Resources)
+	require.NoError(t, err)
+	out := &rules.Stack{Name: st.Name, Environment: st.Environment, Outputs: st.Outputs}
+	require.NoError(t, json.Unmarshal(raw, &out.Resources))
+	return out
+}
+
+// find returns the resource with the Pulumi name.
+func find(t *testing.T, st *rules.Stack, name string) *rules.Resource {
+	t.Helper()
+	for i := range st.Resources {
+		if st.Resources[i].Name == name {
+			return &st.Resources[i]
+		}
+	}
+	t.Fatalf("no resource %q", name)
+	return nil
+}
+
+// templateResources returns the resources list of a deployment stack's
+// template.
+func templateResources(t *testing.T, r *rules.Resource) []any {
+	t.Helper()
+	l, ok := getPath(r.Inputs, "template", "resources").([]any)
+	require.True(t, ok, r.Name)
+	return l
+}
+
+func setTemplateResources(r *rules.Resource, l []any) {
+	mapOf(r.Inputs["template"])["resources"] = l
+}
+
+func managedPool(name string, deps ...any) map[string]any {
+	p := map[string]any{
+		"type":       typeAgentPool,
+		"apiVersion": "2026-02-02-preview",
+		"name":       "[format('{0}/{1}', parameters('clusterName'), '" + name + "')]",
+		"properties": map[string]any{
+			"vmSize": "Standard_NC24ads_A100_v4", "count": 1.0, "enableAutoScaling": false,
+			"mode": "User", "osType": "Linux", "type": "VirtualMachineScaleSets", "osDiskSizeGB": 256.0,
+			"nodeTaints":   []any{"sku=gpu:NoSchedule"},
+			"nodeLabels":   map[string]any{"accelerator": "nvidia", "workload": "training"},
+			"vnetSubnetID": nodeSubnet,
+			"gpuProfile":   map[string]any{"nvidia": map[string]any{"managementMode": "Managed"}},
+		},
+	}
+	if len(deps) > 0 {
+		p["dependsOn"] = deps
+	}
+	return p
+}
+
+// makeClean writes into prod what issues 10 and 11 add: every pool in the
+// node subnet with Network Contributor for the cluster, serial pool
+// writes, managed pools in the template, a DCR and its association.
+func makeClean(t *testing.T, st *rules.Stack) {
+	mc := find(t, st, "aksml-prod-aks")
+	for _, p := range listOf(mc.Inputs["agentPoolProfiles"]) {
+		mapOf(p)["vnetSubnetID"] = nodeSubnet
+	}
+	prev := ""
+	for _, name := range []string{"aksml-prod-gpupools-a100", "aksml-prod-gpupools-a100spot", "aksml-prod-gpupools-h100", "aksml-prod-gpupools-stack"} {
+		r := find(t, st, name)
+		if prev != "" {
+			r.DependsOn = append(r.DependsOn, prev)
+		}
+		prev = r.URN
+		if r.Inputs["agentPoolName"] != nil {
+			r.Inputs["vnetSubnetID"] = nodeSubnet
+		}
+	}
+	stack := find(t, st, "aksml-prod-gpupools-stack")
+	setTemplateResources(stack, []any{
+		managedPool("mgd1"),
+		managedPool("mgd2", "[resourceId('Microsoft.ContainerService/managedClusters/agentPools', parameters('clusterName'), 'mgd1')]"),
+	})
+	alerts := find(t, st, "alert-rules-rulegroup")
+	dcrID := "[resourceId('Microsoft.Insights/dataCollectionRules', 'dcr-aksml-prod')]"
+	setTemplateResources(alerts, append(templateResources(t, alerts),
+		map[string]any{
+			"type": typeDCR, "apiVersion": "2024-03-11", "name": "dcr-aksml-prod",
+			"location": "[parameters('location')]", "kind": "Linux",
+			"properties": map[string]any{
+				"dataSources": map[string]any{"prometheusForwarder": []any{map[string]any{
+					"name": "PrometheusDataSource", "streams": []any{"Microsoft-PrometheusMetrics"}}}},
+				"destinations": map[string]any{"monitoringAccounts": []any{map[string]any{
+					"accountResourceId": amw, "name": "MonitoringAccount1"}}},
+				"dataFlows": []any{map[string]any{
+					"streams": []any{"Microsoft-PrometheusMetrics"}, "destinations": []any{"MonitoringAccount1"}}},
+			},
+		},
+		map[string]any{
+			"type": typeDCRA, "apiVersion": "2024-03-11", "name": "dcra-aksml-prod",
+			"scope":      "[parameters('clusterResourceId')]",
+			"dependsOn":  []any{dcrID},
+			"properties": map[string]any{"dataCollectionRuleId": dcrID, "description": "managed Prometheus"},
+		},
+	))
+	st.Resources = append(st.Resources,
+		rules.Resource{
+			Type: "azure-native:network:VirtualNetwork", Name: "vnet",
+			URN: "urn:pulumi:prod::aksml::azure-native:network:VirtualNetwork::vnet",
+			Inputs: map[string]any{"resourceGroupName": "rg-aksml-prod-net", "virtualNetworkName": "vnet-aksml-prod",
+				"location": "westeurope", "addressSpace": map[string]any{"addressPrefixes": []any{"10.10.0.0/16"}}},
+		},
+		rules.Resource{
+			Type: "azure-native:authorization:RoleAssignment", Name: "subnet-role",
+			URN:       "urn:pulumi:prod::aksml::azure-native:authorization:RoleAssignment::subnet-role",
+			DependsOn: []string{mc.URN},
+			Inputs: map[string]any{"principalId": "00000000-0000-0000-0000-00000000c0de", "principalType": "ServicePrincipal",
+				"roleDefinitionId": sub + "/providers/Microsoft.Authorization/roleDefinitions/" + roleNetworkContributor,
+				"scope":            prodVNet},
+		},
+	)
+}
+
+// TestCleanFixture proves the fixture the negative cases start from
+// passes every rule, with bodies of every template type checked.
+func TestCleanFixture(t *testing.T) {
+	rep := Check(cleanProd(t), specs(t))
+	t.Log(rep.Summary())
+	for _, f := range rep.Findings {
+		t.Error(f)
+	}
+	require.GreaterOrEqual(t, rep.Checked, 13, "typed cluster, pools, maintenance, stacks, rule group, DCR, DCRA and the template pools")
+}
+
+type negativeCase struct {
+	name string
+	// want are the rules that must fire, and no others.
+	want []string
+	// path and message are substrings one finding of want[0] must carry.
+	path, message string
+	mutate        func(t *testing.T, st *rules.Stack)
+}
+
+func inputs(name string, edit func(in map[string]any)) func(t *testing.T, st *rules.Stack) {
+	return func(t *testing.T, st *rules.Stack) { edit(find(t, st, name).Inputs) }
+}
+
+func templatePool(i int, edit func(pool map[string]any)) func(t *testing.T, st *rules.Stack) {
+	return func(t *testing.T, st *rules.Stack) {
+		edit(mapOf(templateResources(t, find(t, st, "aksml-prod-gpupools-stack"))[i]))
+	}
+}
+
+func ruleGroup(edit func(props map[string]any)) func(t *testing.T, st *rules.Stack) {
+	return func(t *testing.T, st *rules.Stack) {
+		edit(mapOf(mapOf(templateResources(t, find(t, st, "alert-rules-rulegroup"))[0])["properties"]))
+	}
+}
+
+func network(edit func(np map[string]any)) func(t *testing.T, st *rules.Stack) {
+	return inputs("aksml-prod-aks", func(in map[string]any) { edit(mapOf(in["networkProfile"])) })
+}
+
+func removeResource(name string) func(t *testing.T, st *rules.Stack) {
+	return func(t *testing.T, st *rules.Stack) {
+		find(t, st, name)
+		st.Resources = slices.DeleteFunc(st.Resources, func(r rules.Resource) bool { return r.Name == name })
+	}
+}
+
+func negativeCases() []negativeCase {
+	return []negativeCase{
+		{name: "unknown property on a typed cluster", want: []string{"CONF-SPEC-001"}, message: `"enableMagic" is unsupported`,
+			mutate: inputs("aksml-prod-aks", func(in map[string]any) { in["enableMagic"] = true })},
+		{name: "unknown property in a template resource", want: []string{"CONF-SPEC-001"}, path: "template.resources[0] /properties", message: `"evaluationDelay" is unsupported`,
+			mutate: ruleGroup(func(p map[string]any) { p["evaluationDelay"] = "PT1M" })},
+		{name: "enum", want: []string{"CONF-SPEC-001"}, path: "/properties/networkProfile/networkPlugin", message: "allowed values",
+			mutate: network(func(np map[string]any) { np["networkPlugin"] = "calico" })},
+		{name: "wrong type", want: []string{"CONF-SPEC-001"}, path: "/properties/interval", message: "must be a string",
+			mutate: ruleGroup(func(p map[string]any) { p["interval"] = 5.0 })},
+		{name: "missing required", want: []string{"CONF-SPEC-001"}, path: "template.resources[0] /properties", message: `property "rules" is missing`,
+			mutate: ruleGroup(func(p map[string]any) { delete(p, "rules") })},
+		{name: "read-only set on a typed pool", want: []string{"CONF-SPEC-001"}, path: "/properties/provisioningState", message: "readOnly",
+			mutate: inputs("aksml-prod-gpupools-h100", func(in map[string]any) { in["provisioningState"] = "Succeeded" })},
+		{name: "read-only set in a template pool", want: []string{"CONF-SPEC-001"}, path: "template.resources[0] /properties/provisioningState", message: "readOnly",
+			mutate: templatePool(0, func(p map[string]any) { mapOf(p["properties"])["provisioningState"] = "Succeeded" })},
+		{name: "pattern", want: []string{"CONF-SPEC-001"}, path: "/properties/maintenanceWindow/startTime", message: "pattern",
+			mutate: inputs("aksml-prod-maintenance", func(in map[string]any) { mapOf(in["maintenanceWindow"])["startTime"] = "2am" })},
+		{name: "maximum", want: []string{"CONF-SPEC-001"}, path: "/properties/osDiskSizeGB", message: "at most 2048",
+			mutate: templatePool(1, func(p map[string]any) { mapOf(p["properties"])["osDiskSizeGB"] = 4096.0 })},
+		{name: "enum inside a typed pool's nested object", want: []string{"CONF-SPEC-001"}, path: "/properties/scaleSetPriority", message: "allowed values",
+			mutate: inputs("aksml-prod-gpupools-a100spot", func(in map[string]any) { in["scaleSetPriority"] = "Cheap" })},
+		{name: "private API server with the Kubernetes layer in the same stack", want: []string{"CONF-API-001"}, path: "apiServerAccessProfile",
+			mutate: inputs("aksml-prod-aks", func(in map[string]any) { in["apiServerAccessProfile"] = map[string]any{"enablePrivateCluster": true} })},
+		{name: "namespace registered twice", want: []string{"CONF-ID-001"}, message: "/Namespace /applied is also registered",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				dup := *find(t, st, "queues-ns-applied")
+				dup.Name, dup.URN = "team-applied-ns", dup.URN+"-dup"
+				st.Resources = append(st.Resources, dup)
+			}},
+		{name: "namespaced object without namespace collides with one in default", want: []string{"CONF-ID-001"}, message: "default/observability-dashboard",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				a := *find(t, st, "observability-dashboard")
+				b := deepCopy(t, &rules.Stack{Resources: []rules.Resource{a}}).Resources[0]
+				mapOf(a.Inputs["metadata"])["name"], mapOf(b.Inputs["metadata"])["name"] = "observability-dashboard", "observability-dashboard"
+				delete(mapOf(a.Inputs["metadata"]), "namespace")
+				mapOf(b.Inputs["metadata"])["namespace"] = "default"
+				a.Name, b.Name = "cm-a", "cm-b"
+				st.Resources = append(st.Resources, a, b)
+			}},
+		{name: "storage account declared twice", want: []string{"CONF-ID-002"}, message: "microsoft.storage/storageaccounts resourcegroup rg-aksml-prod/aksmlprodfiles",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				dup := deepCopy(t, &rules.Stack{Resources: []rules.Resource{*find(t, st, "storage-files")}}).Resources[0]
+				dup.Name, dup.URN = "storage-files-2", dup.URN+"-2"
+				st.Resources = append(st.Resources, dup)
+			}},
+		{name: "template pool named like the inline CPU pool", want: []string{"CONF-ID-002", "CONF-POOL-001"}, message: "aksml-prod/cpu",
+			mutate: templatePool(1, func(p map[string]any) {
+				p["name"] = "[format('{0}/{1}', parameters('clusterName'), 'cpu')]"
+			})},
+		{name: "no DCR association for the rule groups", want: []string{"CONF-MON-001"}, message: "cluster aksml-prod evaluates no data",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				r := find(t, st, "alert-rules-rulegroup")
+				l := templateResources(t, r)
+				setTemplateResources(r, l[:len(l)-1])
+			}},
+		{name: "association to a DCR without the Prometheus stream", want: []string{"CONF-MON-001"}, message: "no Microsoft-PrometheusMetrics data flow",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				dcr := mapOf(templateResources(t, find(t, st, "alert-rules-rulegroup"))[1])
+				mapOf(listOf(getPath(dcr, "properties", "dataFlows"))[0])["streams"] = []any{"Microsoft-ContainerInsights-Group-Default"}
+			}},
+		{name: "service CIDR in a reserved range", want: []string{"CONF-NET-001"}, path: "serviceCidr", message: "172.30.0.0/16, which AKS reserves",
+			mutate: network(func(np map[string]any) { np["serviceCidr"], np["dnsServiceIP"] = "172.30.0.0/16", "172.30.0.10" })},
+		{name: "service CIDR overlapping the pod CIDR", want: []string{"CONF-NET-001"}, message: "overlaps pod CIDR",
+			mutate: network(func(np map[string]any) { np["serviceCidr"], np["dnsServiceIP"] = "10.244.128.0/20", "10.244.128.10" })},
+		{name: "pod CIDR overlapping the VNet", want: []string{"CONF-NET-001"}, path: "podCidr", message: "overlaps VNet range 10.10.0.0/16",
+			mutate: network(func(np map[string]any) { np["podCidr"] = "10.10.0.0/16" })},
+		{name: "DNS IP outside the service CIDR", want: []string{"CONF-NET-001"}, message: "outside the service CIDR",
+			mutate: network(func(np map[string]any) { np["dnsServiceIP"] = "10.1.0.10" })},
+		{name: "DNS IP is the first address", want: []string{"CONF-NET-001"}, message: "first address",
+			mutate: network(func(np map[string]any) { np["dnsServiceIP"] = "10.0.0.1" })},
+		{name: "typed pool without a subnet", want: []string{"CONF-NET-002"}, path: "vnetSubnetID", message: `pool "h100"`,
+			mutate: inputs("aksml-prod-gpupools-h100", func(in map[string]any) { delete(in, "vnetSubnetID") })},
+		{name: "pools in two VNets", want: []string{"CONF-NET-002", "CONF-ROLE-001"}, message: "in 2 VNets",
+			mutate: templatePool(0, func(p map[string]any) {
+				mapOf(p["properties"])["vnetSubnetID"] = sub + "/resourceGroups/other/providers/Microsoft.Network/virtualNetworks/other/subnets/gpu"
+			})},
+		{name: "reserved label prefix", want: []string{"CONF-NODE-001"}, path: "nodeLabels", message: "kubernetes.azure.com/",
+			mutate: inputs("aksml-prod-gpupools-a100", func(in map[string]any) {
+				mapOf(in["nodeLabels"])["kubernetes.azure.com/accelerator"] = "nvidia"
+			})},
+		{name: "reserved taint prefix", want: []string{"CONF-NODE-001"}, path: "nodeTaints", message: "kubernetes.io/",
+			mutate: templatePool(0, func(p map[string]any) {
+				props := mapOf(p["properties"])
+				props["nodeTaints"] = append(listOf(props["nodeTaints"]), "node-role.kubernetes.io/gpu=true:NoSchedule")
+			})},
+		{name: "pool name with capitals", want: []string{"CONF-POOL-002"}, message: `"H100Pool"`,
+			mutate: inputs("aksml-prod-gpupools-h100", func(in map[string]any) { in["agentPoolName"] = "H100Pool" })},
+		{name: "pool name too long", want: []string{"CONF-POOL-002"}, message: "at most 12",
+			mutate: templatePool(1, func(p map[string]any) {
+				p["name"] = "[format('{0}/{1}', parameters('clusterName'), 'managedgpupool')]"
+			})},
+		{name: "typed pools without order", want: []string{"CONF-POOL-003"}, message: "in parallel with",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				r := find(t, st, "aksml-prod-gpupools-h100")
+				r.DependsOn = slices.DeleteFunc(r.DependsOn, func(d string) bool {
+					return strings.HasSuffix(d, "AgentPool::aksml-prod-gpupools-a100spot")
+				})
+			}},
+		{name: "template pools without dependsOn", want: []string{"CONF-POOL-003"}, message: "written in parallel by one template",
+			mutate: templatePool(1, func(p map[string]any) { delete(p, "dependsOn") })},
+		{name: "parallel copy loop of pools", want: []string{"CONF-POOL-003"}, message: "copy loop",
+			mutate: templatePool(0, func(p map[string]any) { p["copy"] = map[string]any{"name": "pools", "count": 2.0} })},
+		{name: "managed GPU pool with the autoscaler", want: []string{"CONF-POOL-004"}, path: "enableAutoScaling",
+			mutate: templatePool(0, func(p map[string]any) {
+				props := mapOf(p["properties"])
+				props["enableAutoScaling"], props["minCount"], props["maxCount"] = true, 0.0, 2.0
+			})},
+		{name: "gpuProfile.nvidia at 2026-01-02-preview", want: []string{"CONF-POOL-005"}, message: "2026-01-02-preview",
+			mutate: templatePool(0, func(p map[string]any) { p["apiVersion"] = "2026-01-02-preview" })},
+		{name: "no Network Contributor on the node subnet", want: []string{"CONF-ROLE-001"}, message: "Network Contributor",
+			mutate: removeResource("subnet-role")},
+		{name: "subnet role with a reader role", want: []string{"CONF-ROLE-001"}, message: "Network Contributor",
+			mutate: inputs("subnet-role", func(in map[string]any) {
+				in["roleDefinitionId"] = sub + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"
+			})},
+		{name: "no storage role for the CSI drivers", want: []string{"CONF-ROLE-002"}, message: "Storage Account Contributor",
+			mutate: removeResource("storage-files-csi")},
+		{name: "storage rule naming a subnet without nodes", want: []string{"CONF-STO-001"}, path: "virtualNetworkRules[0]", message: "which no agent pool",
+			mutate: inputs("storage-files", func(in map[string]any) {
+				rule := mapOf(listOf(getPath(in, "networkRuleSet", "virtualNetworkRules"))[0])
+				rule["virtualNetworkResourceId"] = prodVNet + "/subnets/elsewhere"
+			})},
+		{name: "storage denying public access with IP rules only", want: []string{"CONF-STO-001"}, message: "neither a VNet rule",
+			mutate: inputs("storage-files", func(in map[string]any) {
+				mapOf(in["networkRuleSet"])["virtualNetworkRules"] = []any{}
+			})},
+		{name: "node-image channel with SecurityPatch node OS channel", want: []string{"CONF-UPG-001"}, message: "NodeImage",
+			mutate: inputs("aksml-prod-aks", func(in map[string]any) {
+				in["autoUpgradeProfile"] = map[string]any{"upgradeChannel": "node-image", "nodeOSUpgradeChannel": "SecurityPatch"}
+			})},
+	}
+}
+
+// TestNegative mutates the clean fixture once per case and requires
+// exactly the named rules to fire.
+func TestNegative(t *testing.T) {
+	sp := specs(t)
+	for _, c := range negativeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			st := cleanProd(t)
+			c.mutate(t, st)
+			rep := Check(st, sp)
+			fired := map[string]bool{}
+			matched := false
+			for _, f := range rep.Findings {
+				fired[f.Rule] = true
+				if f.Rule == c.want[0] && strings.Contains(f.Path, c.path) && strings.Contains(f.Message, c.message) {
+					matched = true
+				}
+			}
+			var got []string
+			for id := range fired {
+				got = append(got, id)
+			}
+			slices.Sort(got)
+			want := slices.Clone(c.want)
+			slices.Sort(want)
+			require.Equal(t, want, got, "rules that fired; findings: %v", rep.Findings)
+			require.True(t, matched, "no %s finding with path %q and message %q in %v", c.want[0], c.path, c.message, rep.Findings)
+		})
+	}
+}
