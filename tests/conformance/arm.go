@@ -27,6 +27,7 @@ type armScope struct {
 	variables     map[string]any
 	resourceGroup string
 	location      string
+	depth         int
 }
 
 // isExpression reports whether s is an ARM template expression ("[...]",
@@ -284,7 +285,15 @@ func (sc *armScope) call(name string, args []any) (any, error) {
 			return nil, fmt.Errorf("%s('%s') has no value", name, key)
 		}
 		if s, ok := v.(string); ok && isExpression(s) {
-			return nil, fmt.Errorf("%s('%s') is itself an expression", name, key)
+			// A variable may itself be an expression; a parameter's value
+			// is a literal. Evaluate a variable once, with no further
+			// variables, so a cycle cannot recurse.
+			if src == nil || strings.EqualFold(name, "parameters") || sc.depth > 0 {
+				return nil, fmt.Errorf("%s('%s') is itself an expression", name, key)
+			}
+			inner := *sc
+			inner.depth++
+			return inner.eval(s)
 		}
 		return v, nil
 	case "format":
@@ -332,6 +341,17 @@ func (sc *armScope) call(name string, args []any) (any, error) {
 			"subscriptionId": scopeSubscription,
 			"id":             "/subscriptions/" + scopeSubscription,
 		}, nil
+	case "subscriptionresourceid":
+		s, err := strs()
+		if err != nil || len(s) < 2 {
+			return nil, fmt.Errorf("subscriptionResourceId: bad arguments")
+		}
+		id, err := resourceID("", s)
+		if err != nil {
+			return nil, err
+		}
+		// resourceID built a resource-group ID: drop the group.
+		return strings.Replace(id, "/resourceGroups//providers/", "/providers/", 1), nil
 	case "resourceid":
 		s, err := strs()
 		if err != nil {

@@ -428,7 +428,10 @@ func checkPoolSubnets(s *State) []Finding {
 	for _, c := range keys {
 		vnets := map[string]bool{}
 		for _, p := range by[c] {
-			id := p.SubnetID()
+			id, known := p.SubnetID()
+			if !known {
+				continue
+			}
 			if id == "" {
 				out = append(out, findingOnPool(p, "vnetSubnetID", "%s sets no vnetSubnetID: AKS puts its nodes in a VNet it generates, which no storage rule, private endpoint or role assignment of the stack can name", p.Describe()))
 				continue
@@ -444,15 +447,20 @@ func checkPoolSubnets(s *State) []Finding {
 	return out
 }
 
-// nodeSubnets are the vnetSubnetIDs of every pool, lower-case.
-func (s *State) nodeSubnets() []string {
-	var out []string
+// nodeSubnets are the vnetSubnetIDs of every pool, lower-case; unknown
+// is true when some pool's subnet is only known at deployment.
+func (s *State) nodeSubnets() (ids []string, unknown bool) {
 	for _, p := range s.Pools {
-		if id := strings.ToLower(p.SubnetID()); id != "" && !slices.Contains(out, id) {
-			out = append(out, id)
+		id, known := p.SubnetID()
+		id = strings.ToLower(id)
+		switch {
+		case !known:
+			unknown = true
+		case id != "" && !slices.Contains(ids, id):
+			ids = append(ids, id)
 		}
 	}
-	return out
+	return ids, unknown
 }
 
 // storageProps returns a storage account body's properties.
@@ -493,7 +501,7 @@ func checkStorageReachable(s *State) []Finding {
 		return nil
 	}
 	var out []Finding
-	subnets := s.nodeSubnets()
+	subnets, unknownSubnets := s.nodeSubnets()
 	for _, b := range s.BodiesOf(typeStorageAccount) {
 		props := storageProps(b)
 		rules := mapOf(props["networkRuleSet"])
@@ -504,7 +512,9 @@ func checkStorageReachable(s *State) []Finding {
 			if subnet == "" {
 				subnet = str(rm["id"])
 			}
-			if slices.Contains(subnets, strings.ToLower(subnet)) {
+			if slices.Contains(subnets, strings.ToLower(subnet)) || unknownSubnets || isExpression(subnet) || subnet == unknownValue {
+				// A node subnet, or one this tier cannot tell apart from
+				// one (known only at deployment).
 				route = true
 				continue
 			}
@@ -586,8 +596,9 @@ func checkSubnetRole(s *State) []Finding {
 	for _, c := range keys {
 		seen := map[string]bool{}
 		for _, p := range by[c] {
-			subnet := strings.ToLower(p.SubnetID())
-			if subnet == "" || seen[subnet] {
+			id, known := p.SubnetID()
+			subnet := strings.ToLower(id)
+			if !known || subnet == "" || seen[subnet] {
 				continue
 			}
 			seen[subnet] = true
@@ -598,7 +609,7 @@ func checkSubnetRole(s *State) []Finding {
 				return covers(ra.scope, subnet) || (vnetOf[subnet] != "" && covers(ra.scope, vnetOf[subnet]))
 			})
 			if !ok {
-				out = append(out, findingOnPool(p, "vnetSubnetID", "%s uses subnet %s, but no role assignment gives the cluster identity Network Contributor on it or its VNet; AKS cannot manage the nodes' network there", p.Describe(), p.SubnetID()))
+				out = append(out, findingOnPool(p, "vnetSubnetID", "%s uses subnet %s, but no role assignment gives the cluster identity Network Contributor on it or its VNet; AKS cannot manage the nodes' network there", p.Describe(), id))
 			}
 		}
 	}
@@ -625,12 +636,7 @@ func checkStorageRole(s *State) []Finding {
 }
 
 func checkPrivateAPIServer(s *State) []Finding {
-	objects := 0
-	for _, r := range s.kubernetesObjects() {
-		if !strings.HasPrefix(r.Type, "pulumi:providers:") {
-			objects++
-		}
-	}
+	objects := len(s.kubernetesObjects())
 	var out []Finding
 	for _, c := range s.clusters() {
 		api := mapOf(clusterProps(c)["apiServerAccessProfile"])
@@ -659,18 +665,11 @@ func checkPrometheusDCRA(s *State) []Finding {
 			continue
 		}
 		found := false
-		for _, a := range s.BodiesOf(typeDCRA) {
-			scope := a.Scope
-			if a.Typed {
-				scope = str(a.Value["resourceUri"])
-			}
-			if !clusterNamedBy(scope, cluster) {
+		for _, a := range s.associations() {
+			if !clusterNamedBy(a.Scope, cluster) {
 				continue
 			}
 			ruleID := str(getPath(a.Value, "properties", "dataCollectionRuleId"))
-			if a.Typed {
-				ruleID = str(a.Value["dataCollectionRuleId"])
-			}
 			if ruleID == "" {
 				continue
 			}
@@ -686,6 +685,24 @@ func checkPrometheusDCRA(s *State) []Finding {
 		}
 		if !found {
 			out = append(out, findingOn(rg, "", "Prometheus rule group for cluster %s evaluates no data: no data collection rule association connects the cluster to a data collection rule sending Microsoft-PrometheusMetrics to the Azure Monitor workspace", cluster))
+		}
+	}
+	return out
+}
+
+// associations returns the data collection rule associations of the
+// stack's templates: extension resources (type
+// Microsoft.Insights/dataCollectionRuleAssociations with a scope), and the
+// older nested form Microsoft.ContainerService/managedClusters/providers/
+// dataCollectionRuleAssociations named "<cluster>/microsoft.insights/<name>",
+// whose scope is the cluster (Microsoft's managed Prometheus onboarding
+// template uses it).
+func (s *State) associations() []Body {
+	out := s.BodiesOf(typeDCRA)
+	for _, b := range s.BodiesOf(typeManagedCluster + "/providers/dataCollectionRuleAssociations") {
+		if cluster, _, ok := strings.Cut(b.Name, "/"); ok {
+			b.Scope = armID(scopeSubscription, b.ResourceGroup, typeManagedCluster, []string{cluster})
+			out = append(out, b)
 		}
 	}
 	return out

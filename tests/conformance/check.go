@@ -99,6 +99,10 @@ func (r Report) Summary() string {
 func checkSpecs(s *State) []Finding {
 	var out []Finding
 	for _, b := range s.Bodies {
+		if !b.Typed && (b.Type == "" || b.APIVersion == "") {
+			out = append(out, findingOn(b, "", "template resource without type or apiVersion: ARM rejects the template"))
+			continue
+		}
 		if b.Type == "" {
 			s.noSpec(b, b.Resource.Type)
 			continue

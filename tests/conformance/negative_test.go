@@ -227,6 +227,10 @@ func negativeCases() []negativeCase {
 			mutate: templatePool(1, func(p map[string]any) { mapOf(p["properties"])["osDiskSizeGB"] = 4096.0 })},
 		{name: "enum inside a typed pool's nested object", want: []string{"CONF-SPEC-001"}, path: "/properties/scaleSetPriority", message: "allowed values",
 			mutate: inputs("aksml-prod-gpupools-a100spot", func(in map[string]any) { in["scaleSetPriority"] = "Cheap" })},
+		{name: "template resource without apiVersion", want: []string{"CONF-SPEC-001"}, path: "template.resources[0]", message: "without type or apiVersion",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				delete(mapOf(templateResources(t, find(t, st, "alert-rules-rulegroup"))[0]), "apiVersion")
+			}},
 		{name: "private API server with the Kubernetes layer in the same stack", want: []string{"CONF-API-001"}, path: "apiServerAccessProfile",
 			mutate: inputs("aksml-prod-aks", func(in map[string]any) { in["apiServerAccessProfile"] = map[string]any{"enablePrivateCluster": true} })},
 		{name: "namespace registered twice", want: []string{"CONF-ID-001"}, message: "/Namespace /applied is also registered",

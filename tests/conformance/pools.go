@@ -38,8 +38,13 @@ func (p Pool) Describe() string {
 // pools, the typed AgentPool, or the deployment that holds the template.
 func (p Pool) writeUnit() string { return p.Body.Resource.URN }
 
-// SubnetID is the pool's vnetSubnetID, "" when unset.
-func (p Pool) SubnetID() string { return str(p.Props["vnetSubnetID"]) }
+// SubnetID is the pool's vnetSubnetID, "" when unset; known is false
+// when it is set to a value only known at deployment (an unevaluated ARM
+// expression or a Pulumi unknown), which the rules do not judge.
+func (p Pool) SubnetID() (id string, known bool) {
+	id = str(p.Props["vnetSubnetID"])
+	return id, !isExpression(id) && id != unknownValue
+}
 
 func clusterKey(rg, name string) string { return strings.ToLower(rg + "/" + name) }
 

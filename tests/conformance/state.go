@@ -217,8 +217,13 @@ func walkTemplate(r rules.Resource, where string, template, values map[string]an
 		b.Name, _ = sc.evalString(str(e.res["name"]))
 		if s, ok := e.res["scope"].(string); ok {
 			b.Scope, _ = sc.evalString(s)
-			if b.Scope == "" {
+			switch {
+			case b.Scope == "":
 				b.Scope = s
+			case !strings.HasPrefix(b.Scope, "/"):
+				// A template scope may be relative to the deployment's
+				// resource group: "Microsoft.Network/virtualNetworks/v".
+				b.Scope = "/subscriptions/" + scopeSubscription + "/resourceGroups/" + rg + "/providers/" + b.Scope
 			}
 		}
 		for _, d := range listOf(e.res["dependsOn"]) {
