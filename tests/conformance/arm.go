@@ -28,6 +28,10 @@ type armScope struct {
 	resourceGroup string
 	location      string
 	depth         int
+	// copyIndex is the iteration of the copy loop being expanded, when
+	// inCopy.
+	copyIndex int
+	inCopy    bool
 }
 
 // isExpression reports whether s is an ARM template expression ("[...]",
@@ -341,6 +345,29 @@ func (sc *armScope) call(name string, args []any) (any, error) {
 			"subscriptionId": scopeSubscription,
 			"id":             "/subscriptions/" + scopeSubscription,
 		}, nil
+	case "copyindex":
+		if !sc.inCopy {
+			return nil, fmt.Errorf("copyIndex outside an expanded copy loop")
+		}
+		i := sc.copyIndex
+		for _, a := range args {
+			if n, ok := a.(float64); ok {
+				i += int(n)
+			}
+		}
+		return float64(i), nil
+	case "length":
+		if len(args) == 1 {
+			switch t := args[0].(type) {
+			case []any:
+				return float64(len(t)), nil
+			case map[string]any:
+				return float64(len(t)), nil
+			case string:
+				return float64(len(t)), nil
+			}
+		}
+		return nil, fmt.Errorf("length: bad arguments")
 	case "subscriptionresourceid":
 		s, err := strs()
 		if err != nil || len(s) < 2 {

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/policy/rules"
+	"github.com/aksml/aksml/tests/synth"
 )
 
 func TestEvalARM(t *testing.T) {
@@ -48,6 +49,30 @@ func TestPositiveShapes(t *testing.T) {
 			dcra["type"] = "Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations"
 			dcra["name"] = "[concat(parameters('clusterName'), '/microsoft.insights/dcra')]"
 		},
+		"serial copy loop of pools": func(t *testing.T, st *rules.Stack) {
+			r := find(t, st, "aksml-prod-gpupools-stack")
+			pool := mapOf(templateResources(t, r)[0])
+			makeLoop(pool, map[string]any{"mode": "serial", "batchSize": 1.0})
+			setTemplateResources(r, []any{pool})
+		},
+		"VNet and subnet created by the stack, referenced by their IDs": func(t *testing.T, st *rules.Stack) {
+			vnet := find(t, st, "vnet")
+			subnet := rules.Resource{Type: "azure-native:network:Subnet", Name: "aks-nodes",
+				URN: "urn:pulumi:prod::aksml::azure-native:network:Subnet::aks-nodes",
+				// The VNet's name output under synth is its Pulumi name.
+				Inputs: map[string]any{"resourceGroupName": "rg-aksml-prod-net", "virtualNetworkName": vnet.Name,
+					"subnetName": "aks-nodes", "addressPrefix": "10.10.0.0/20"}}
+			st.Resources = append(st.Resources, subnet)
+			subnetID := synth.ResourceID(subnet.Type, subnet.Name, subnet.Inputs)
+			for _, p := range NewState(st).Pools {
+				p.Props["vnetSubnetID"] = subnetID // typed and inline pools: the inputs themselves
+			}
+			for _, p := range templateResources(t, find(t, st, "aksml-prod-gpupools-stack")) {
+				mapOf(mapOf(p)["properties"])["vnetSubnetID"] = subnetID
+			}
+			mapOf(listOf(getPath(find(t, st, "storage-files").Inputs, "networkRuleSet", "virtualNetworkRules"))[0])["virtualNetworkResourceId"] = subnetID
+			find(t, st, "subnet-role").Inputs["scope"] = synth.ResourceID(vnet.Type, vnet.Name, vnet.Inputs)
+		},
 		"pool subnet known only at deployment": func(t *testing.T, st *rules.Stack) {
 			mapOf(mapOf(templateResources(t, find(t, st, "aksml-prod-gpupools-stack"))[0])["properties"])["vnetSubnetID"] = "[parameters('subnetId')]"
 		},
@@ -80,4 +105,17 @@ func TestPositiveShapes(t *testing.T) {
 			require.Empty(t, rep.Findings)
 		})
 	}
+}
+
+func TestCopyLoopExpands(t *testing.T) {
+	st := cleanProd(t)
+	pool := mapOf(templateResources(t, find(t, st, "aksml-prod-gpupools-stack"))[0])
+	makeLoop(pool, map[string]any{"mode": "serial", "batchSize": 1.0})
+	var names []string
+	for _, p := range NewState(st).Pools {
+		if !p.Body.Typed {
+			names = append(names, p.Name)
+		}
+	}
+	require.Equal(t, []string{"loop0", "loop1", "mgd2"}, names)
 }

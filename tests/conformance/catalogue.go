@@ -172,11 +172,11 @@ func checkSerialPoolWrites(s *State) []Finding {
 		for _, u := range units {
 			pools := inTemplate[u.writeUnit()]
 			for i, p := range pools {
-				if p.Body.Copy != nil && !(strings.EqualFold(str(p.Body.Copy["mode"]), "serial") && num(p.Body.Copy["batchSize"]) == 1) {
+				if p.Body.Copy != nil && !serialLoop(p.Body.Copy) {
 					out = append(out, findingOnPool(p, "", "%s is a copy loop that is not serial with batchSize 1; ARM would write its pools in parallel", p.Describe()))
 				}
 				for _, q := range pools[i+1:] {
-					if !templateDependsOn(pools, p, q) && !templateDependsOn(pools, q, p) {
+					if !serialCopies(p, q) && !templateDependsOn(pools, p, q) && !templateDependsOn(pools, q, p) {
 						out = append(out, findingOnPool(q, "", "%s and %s are written in parallel by one template: add a dependsOn from one to the other", q.Describe(), p.Describe()))
 					}
 				}
@@ -184,6 +184,18 @@ func checkSerialPoolWrites(s *State) []Finding {
 		}
 	}
 	return out
+}
+
+// serialLoop reports whether a copy loop writes one instance at a time.
+func serialLoop(loop map[string]any) bool {
+	return strings.EqualFold(str(loop["mode"]), "serial") && num(loop["batchSize"]) == 1
+}
+
+// serialCopies reports whether a and b are instances of one serial copy
+// loop with batchSize 1 (ARM writes them one after the other).
+func serialCopies(a, b Pool) bool {
+	base := func(p Pool) string { w, _, _ := strings.Cut(p.Body.Where, "(copy "); return w }
+	return a.Body.Copy != nil && serialLoop(a.Body.Copy) && base(a) == base(b)
 }
 
 // templateDependsOn reports whether template pool a waits for b through
@@ -587,7 +599,10 @@ func checkSubnetRole(s *State) []Finding {
 	vnetOf := map[string]string{}
 	for _, sub := range s.BodiesOf(typeSubnet) {
 		for _, v := range s.BodiesOf(typeVNet) {
-			if sub.Typed && v.Typed && strings.EqualFold(str(sub.Value["virtualNetworkName"]), str(v.Value["virtualNetworkName"])) {
+			// The subnet names its VNet by the VNet's name input or, when
+			// it takes the VNet's name output under synth, its Pulumi name.
+			parent := str(sub.Value["virtualNetworkName"])
+			if sub.Typed && v.Typed && (strings.EqualFold(parent, str(v.Value["virtualNetworkName"])) || parent == v.Resource.Name) {
 				vnetOf[strings.ToLower(sub.ID())] = strings.ToLower(v.ID())
 			}
 		}

@@ -42,7 +42,14 @@ func kubeIdentity(r rules.Resource) (key string, opaque, ok bool) {
 		return "", false, false
 	}
 	if slices.Contains(opaqueKinds, parts[1]+":"+parts[2]) {
-		return "", true, false
+		// The rendered objects are not visible; what is visible is what
+		// makes two such resources render the same objects: one release
+		// name in one namespace, or one directory or file.
+		what := str(r.Inputs["directory"]) + str(r.Inputs["file"]) + str(r.Inputs["files"])
+		if name := str(r.Inputs["name"]); name != "" || what == "" {
+			what = "release " + str(r.Inputs["namespace"]) + "/" + name
+		}
+		return parts[1] + ":" + parts[2] + " " + what, true, true
 	}
 	apiVersion, kind := str(r.Inputs["apiVersion"]), str(r.Inputs["kind"])
 	if apiVersion == "" {
@@ -77,13 +84,12 @@ func checkKubernetesIdentity(s *State) []Finding {
 	seen := map[string]rules.Resource{}
 	for _, r := range s.Stack.Resources {
 		key, opaque, ok := kubeIdentity(r)
-		if opaque && s.report != nil {
-			s.report.Opaque = append(s.report.Opaque, r.Name+" ("+r.Type+")")
-		}
 		if !ok {
 			continue
 		}
-		if s.report != nil {
+		if s.report != nil && opaque {
+			s.report.Opaque = append(s.report.Opaque, r.Name+" ("+r.Type+")")
+		} else if s.report != nil {
 			s.report.KubernetesObjects++
 		}
 		if first, dup := seen[key]; dup {
@@ -126,6 +132,20 @@ func checkAzureIdentity(s *State) []Finding {
 	for _, b := range s.Bodies {
 		if key, ok := azureIdentity(b); ok {
 			add(key, b.Describe(), findingOn(b, "", ""))
+		}
+		if strings.EqualFold(b.Type, typeVNet) && b.Name != "" {
+			// Subnets inline in a VNet are the same ARM resources as
+			// separate Subnet resources.
+			props := b.Value
+			if !b.Typed {
+				props = mapOf(b.Value["properties"])
+			}
+			for i, sn := range listOf(props["subnets"]) {
+				inline := Body{Type: typeSubnet, ResourceGroup: b.ResourceGroup, Name: b.Name + "/" + str(mapOf(sn)["name"])}
+				if key, ok := azureIdentity(inline); ok && str(mapOf(sn)["name"]) != "" {
+					add(key, fmt.Sprintf("%s subnets[%d]", b.Describe(), i), findingOn(b, fmt.Sprintf("subnets[%d]", i), ""))
+				}
+			}
 		}
 		if !strings.EqualFold(b.Type, typeManagedCluster) || b.Name == "" {
 			continue

@@ -114,6 +114,7 @@ func makeClean(t *testing.T, st *rules.Stack) {
 		}
 	}
 	stack := find(t, st, "aksml-prod-gpupools-stack")
+	mapOf(stack.Inputs["parameters"])["loopPools"] = map[string]any{"value": []any{"loop0", "loop1"}}
 	setTemplateResources(stack, []any{
 		managedPool("mgd1"),
 		managedPool("mgd2", "[resourceId('Microsoft.ContainerService/managedClusters/agentPools', parameters('clusterName'), 'mgd1')]"),
@@ -167,6 +168,17 @@ func TestCleanFixture(t *testing.T) {
 		t.Error(f)
 	}
 	require.GreaterOrEqual(t, rep.Checked, 13, "typed cluster, pools, maintenance, stacks, rule group, DCR, DCRA and the template pools")
+}
+
+// makeLoop turns a template pool into a copy loop of two pools, loop0
+// and loop1, with the given copy settings added.
+func makeLoop(p map[string]any, settings map[string]any) {
+	loop := map[string]any{"name": "pools", "count": "[length(parameters('loopPools'))]"}
+	for k, v := range settings {
+		loop[k] = v
+	}
+	p["copy"] = loop
+	p["name"] = "[format('{0}/{1}', parameters('clusterName'), parameters('loopPools')[copyIndex()])]"
 }
 
 type negativeCase struct {
@@ -249,6 +261,21 @@ func negativeCases() []negativeCase {
 				a.Name, b.Name = "cm-a", "cm-b"
 				st.Resources = append(st.Resources, a, b)
 			}},
+		{name: "one Helm release rendered twice", want: []string{"CONF-ID-001"}, message: "helm.sh/v4:Chart release kueue-system/kueue",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				dup := *find(t, st, "queues-kueue")
+				dup.Name, dup.URN = "kueue-again", dup.URN+"-again"
+				st.Resources = append(st.Resources, dup)
+			}},
+		{name: "subnet inline in the VNet and as its own resource", want: []string{"CONF-ID-002"}, message: "rg-aksml-prod-net/vnet-aksml-prod/aks-nodes",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				find(t, st, "vnet").Inputs["subnets"] = []any{map[string]any{"name": "aks-nodes", "addressPrefix": "10.10.0.0/20"}}
+				st.Resources = append(st.Resources, rules.Resource{
+					Type: "azure-native:network:Subnet", Name: "nodes", URN: "urn:pulumi:prod::aksml::azure-native:network:Subnet::nodes",
+					Inputs: map[string]any{"resourceGroupName": "rg-aksml-prod-net", "virtualNetworkName": "vnet-aksml-prod",
+						"subnetName": "aks-nodes", "addressPrefix": "10.10.0.0/20"},
+				})
+			}},
 		{name: "storage account declared twice", want: []string{"CONF-ID-002"}, message: "microsoft.storage/storageaccounts resourcegroup rg-aksml-prod/aksmlprodfiles",
 			mutate: func(t *testing.T, st *rules.Stack) {
 				dup := deepCopy(t, &rules.Stack{Resources: []rules.Resource{*find(t, st, "storage-files")}}).Resources[0]
@@ -311,7 +338,11 @@ func negativeCases() []negativeCase {
 		{name: "template pools without dependsOn", want: []string{"CONF-POOL-003"}, message: "written in parallel by one template",
 			mutate: templatePool(1, func(p map[string]any) { delete(p, "dependsOn") })},
 		{name: "parallel copy loop of pools", want: []string{"CONF-POOL-003"}, message: "copy loop",
-			mutate: templatePool(0, func(p map[string]any) { p["copy"] = map[string]any{"name": "pools", "count": 2.0} })},
+			mutate: templatePool(0, func(p map[string]any) { makeLoop(p, nil) })},
+		{name: "copy loop writing one pool name twice", want: []string{"CONF-ID-002", "CONF-POOL-001"}, message: "aksml-prod/mgd1",
+			mutate: templatePool(0, func(p map[string]any) {
+				p["copy"] = map[string]any{"name": "pools", "count": 2.0, "mode": "serial", "batchSize": 1.0}
+			})},
 		{name: "managed GPU pool with the autoscaler", want: []string{"CONF-POOL-004"}, path: "enableAutoScaling",
 			mutate: templatePool(0, func(p map[string]any) {
 				props := mapOf(p["properties"])

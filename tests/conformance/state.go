@@ -212,44 +212,73 @@ func walkTemplate(r rules.Resource, where string, template, values map[string]an
 		if e.res == nil {
 			continue
 		}
-		b := Body{Resource: r, Where: e.where, Key: e.key, ResourceGroup: rg,
-			Type: str(e.res["type"]), APIVersion: str(e.res["apiVersion"]), Value: map[string]any{}}
-		b.Name, _ = sc.evalString(str(e.res["name"]))
-		if s, ok := e.res["scope"].(string); ok {
-			b.Scope, _ = sc.evalString(s)
-			switch {
-			case b.Scope == "":
-				b.Scope = s
-			case !strings.HasPrefix(b.Scope, "/"):
-				// A template scope may be relative to the deployment's
-				// resource group: "Microsoft.Network/virtualNetworks/v".
-				b.Scope = "/subscriptions/" + scopeSubscription + "/resourceGroups/" + rg + "/providers/" + b.Scope
+		for _, b := range copies(r, e.where, e.key, e.res, sc, rg) {
+			out = append(out, b)
+			if !strings.EqualFold(b.Type, "Microsoft.Resources/deployments") {
+				continue
 			}
-		}
-		for _, d := range listOf(e.res["dependsOn"]) {
-			if s, ok := sc.evalValue(d).(string); ok {
-				b.DependsOn = append(b.DependsOn, s)
-			}
-		}
-		b.Copy = mapOf(e.res["copy"])
-		for k, v := range e.res {
-			if !templateOnly[k] {
-				b.Value[k] = sc.evalValue(v)
-			}
-		}
-		out = append(out, b)
-		if strings.EqualFold(b.Type, "Microsoft.Resources/deployments") {
-			inner := mapOf(getPath(b.Value, "properties", "template"))
-			if inner != nil {
+			if inner := mapOf(getPath(b.Value, "properties", "template")); inner != nil {
 				innerRG := rg
 				if g, ok := sc.evalString(str(e.res["resourceGroup"])); ok && g != "" {
 					innerRG = g
 				}
-				out = append(out, walkTemplate(r, e.where+".properties.template", inner, mapOf(getPath(b.Value, "properties", "parameters")), innerRG, sc.location)...)
+				out = append(out, walkTemplate(r, b.Where+".properties.template", inner, mapOf(getPath(b.Value, "properties", "parameters")), innerRG, sc.location)...)
 			}
 		}
 	}
 	return out
+}
+
+// maxCopies bounds the expansion of a copy loop.
+const maxCopies = 200
+
+// copies returns the bodies of one template resource: one, or one per
+// iteration of its copy loop when the loop's count can be evaluated
+// (copyIndex() then evaluates per instance). A loop whose count cannot be
+// evaluated stays one body with copyIndex() unevaluated.
+func copies(r rules.Resource, where, key string, res map[string]any, sc *armScope, rg string) []Body {
+	loop := mapOf(res["copy"])
+	count, ok := sc.evalValue(loop["count"]).(float64)
+	if loop == nil || !ok || count < 0 || count > maxCopies {
+		return []Body{templateBody(r, where, key, res, sc, rg)}
+	}
+	var out []Body
+	for i := 0; i < int(count); i++ {
+		inner := *sc
+		inner.copyIndex, inner.inCopy = i, true
+		out = append(out, templateBody(r, fmt.Sprintf("%s(copy %d)", where, i), key, res, &inner, rg))
+	}
+	return out
+}
+
+// templateBody evaluates one template resource.
+func templateBody(r rules.Resource, where, key string, res map[string]any, sc *armScope, rg string) Body {
+	b := Body{Resource: r, Where: where, Key: key, ResourceGroup: rg,
+		Type: str(res["type"]), APIVersion: str(res["apiVersion"]), Value: map[string]any{}}
+	b.Name, _ = sc.evalString(str(res["name"]))
+	if s, ok := res["scope"].(string); ok {
+		b.Scope, _ = sc.evalString(s)
+		switch {
+		case b.Scope == "":
+			b.Scope = s
+		case !strings.HasPrefix(b.Scope, "/"):
+			// A template scope may be relative to the deployment's
+			// resource group: "Microsoft.Network/virtualNetworks/v".
+			b.Scope = "/subscriptions/" + scopeSubscription + "/resourceGroups/" + rg + "/providers/" + b.Scope
+		}
+	}
+	for _, d := range listOf(res["dependsOn"]) {
+		if s, ok := sc.evalValue(d).(string); ok {
+			b.DependsOn = append(b.DependsOn, s)
+		}
+	}
+	b.Copy = mapOf(res["copy"])
+	for k, v := range res {
+		if !templateOnly[k] {
+			b.Value[k] = sc.evalValue(v)
+		}
+	}
+	return b
 }
 
 // State is a stack's desired state as this tier reads it.
