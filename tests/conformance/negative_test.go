@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -59,6 +60,17 @@ func find(t *testing.T, st *rules.Stack, name string) *rules.Resource {
 	}
 	t.Fatalf("no resource %q", name)
 	return nil
+}
+
+// duplicate appends a deep copy of the named resource under a new Pulumi
+// name and returns it.
+func duplicate(t *testing.T, st *rules.Stack, name string) *rules.Resource {
+	t.Helper()
+	dup := deepCopy(t, &rules.Stack{Resources: []rules.Resource{*find(t, st, name)}}).Resources[0]
+	dup.Name = fmt.Sprintf("%s-dup%d", name, len(st.Resources))
+	dup.URN += "-" + dup.Name
+	st.Resources = append(st.Resources, dup)
+	return &st.Resources[len(st.Resources)-1]
 }
 
 // templateResources returns the resources list of a deployment stack's
@@ -246,27 +258,16 @@ func negativeCases() []negativeCase {
 		{name: "private API server with the Kubernetes layer in the same stack", want: []string{"CONF-API-001"}, path: "apiServerAccessProfile",
 			mutate: inputs("aksml-prod-aks", func(in map[string]any) { in["apiServerAccessProfile"] = map[string]any{"enablePrivateCluster": true} })},
 		{name: "namespace registered twice", want: []string{"CONF-ID-001"}, message: "/Namespace /applied is also registered",
-			mutate: func(t *testing.T, st *rules.Stack) {
-				dup := *find(t, st, "queues-ns-applied")
-				dup.Name, dup.URN = "team-applied-ns", dup.URN+"-dup"
-				st.Resources = append(st.Resources, dup)
-			}},
+			mutate: func(t *testing.T, st *rules.Stack) { duplicate(t, st, "queues-ns-applied") }},
 		{name: "namespaced object without namespace collides with one in default", want: []string{"CONF-ID-001"}, message: "default/observability-dashboard",
 			mutate: func(t *testing.T, st *rules.Stack) {
-				a := *find(t, st, "observability-dashboard")
-				b := deepCopy(t, &rules.Stack{Resources: []rules.Resource{a}}).Resources[0]
+				a, b := duplicate(t, st, "observability-dashboard"), duplicate(t, st, "observability-dashboard")
 				mapOf(a.Inputs["metadata"])["name"], mapOf(b.Inputs["metadata"])["name"] = "observability-dashboard", "observability-dashboard"
 				delete(mapOf(a.Inputs["metadata"]), "namespace")
 				mapOf(b.Inputs["metadata"])["namespace"] = "default"
-				a.Name, b.Name = "cm-a", "cm-b"
-				st.Resources = append(st.Resources, a, b)
 			}},
 		{name: "one Helm release rendered twice", want: []string{"CONF-ID-001"}, message: "helm.sh/v4:Chart release kueue-system/kueue",
-			mutate: func(t *testing.T, st *rules.Stack) {
-				dup := *find(t, st, "queues-kueue")
-				dup.Name, dup.URN = "kueue-again", dup.URN+"-again"
-				st.Resources = append(st.Resources, dup)
-			}},
+			mutate: func(t *testing.T, st *rules.Stack) { duplicate(t, st, "queues-kueue") }},
 		{name: "subnet inline in the VNet and as its own resource", want: []string{"CONF-ID-002"}, message: "rg-aksml-prod-net/vnet-aksml-prod/aks-nodes",
 			mutate: func(t *testing.T, st *rules.Stack) {
 				find(t, st, "vnet").Inputs["subnets"] = []any{map[string]any{"name": "aks-nodes", "addressPrefix": "10.10.0.0/20"}}
@@ -277,11 +278,7 @@ func negativeCases() []negativeCase {
 				})
 			}},
 		{name: "storage account declared twice", want: []string{"CONF-ID-002"}, message: "microsoft.storage/storageaccounts resourcegroup rg-aksml-prod/aksmlprodfiles",
-			mutate: func(t *testing.T, st *rules.Stack) {
-				dup := deepCopy(t, &rules.Stack{Resources: []rules.Resource{*find(t, st, "storage-files")}}).Resources[0]
-				dup.Name, dup.URN = "storage-files-2", dup.URN+"-2"
-				st.Resources = append(st.Resources, dup)
-			}},
+			mutate: func(t *testing.T, st *rules.Stack) { duplicate(t, st, "storage-files") }},
 		{name: "template pool named like the inline CPU pool", want: []string{"CONF-ID-002", "CONF-POOL-001"}, message: "aksml-prod/cpu",
 			mutate: templatePool(1, func(p map[string]any) {
 				p["name"] = "[format('{0}/{1}', parameters('clusterName'), 'cpu')]"
