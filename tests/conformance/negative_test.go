@@ -231,10 +231,16 @@ func removeResource(name string) func(t *testing.T, st *rules.Stack) {
 
 func negativeCases() []negativeCase {
 	return []negativeCase{
-		{name: "unknown property on a typed cluster", want: []string{"CONF-SPEC-001"}, message: `"enableMagic" is unsupported`,
+		{name: "unknown property on a typed cluster", want: []string{"CONF-SPEC-001"}, path: "/properties", message: `"enableMagic" is unsupported`,
 			mutate: inputs("aksml-prod-aks", func(in map[string]any) { in["enableMagic"] = true })},
 		{name: "unknown property in a template resource", want: []string{"CONF-SPEC-001"}, path: "template.resources[0] /properties", message: `"evaluationDelay" is unsupported`,
 			mutate: ruleGroup(func(p map[string]any) { p["evaluationDelay"] = "PT1M" })},
+		{name: "unknown property in an inline pool profile (allOf merged and closed)", want: []string{"CONF-SPEC-001"}, path: "/properties/agentPoolProfiles/1", message: `"gpuDriver" is unsupported`,
+			mutate: inputs("aksml-prod-aks", func(in map[string]any) { mapOf(listOf(in["agentPoolProfiles"])[1])["gpuDriver"] = "None" })},
+		{name: "property of a later API version on a typed pool", want: []string{"CONF-SPEC-001"}, path: "/properties", message: `"gpuProfile" is unsupported`,
+			mutate: inputs("aksml-prod-gpupools-h100", func(in map[string]any) {
+				in["gpuProfile"] = map[string]any{"driver": "Install"}
+			})},
 		{name: "enum", want: []string{"CONF-SPEC-001"}, path: "/properties/networkProfile/networkPlugin", message: "allowed values",
 			mutate: network(func(np map[string]any) { np["networkPlugin"] = "calico" })},
 		{name: "wrong type", want: []string{"CONF-SPEC-001"}, path: "/properties/interval", message: "must be a string",

@@ -27,21 +27,40 @@ func wireBody(inputs map[string]any, sp *Spec) map[string]any {
 			top[k] = v
 		}
 	}
-	return wireObject(top, sp.Schema)
+	return wireObject(top, sp.Schema, true)
 }
 
-func wireObject(in map[string]any, sc *openapi3.Schema) map[string]any {
+// wireObject maps one object. An input that matches nothing stays where
+// it is, except at the resource's top level, where the SDK flattens
+// `properties`: there it goes into `properties`, where the provider would
+// have sent a property of that name.
+func wireObject(in map[string]any, sc *openapi3.Schema, top bool) map[string]any {
 	out := map[string]any{}
 	var flat *openapi3.Schema
 	if p := sc.Properties["properties"]; p != nil && p.Value != nil && len(p.Value.Properties) > 0 {
 		flat = p.Value
 	}
 	for _, k := range slices.Sorted(maps.Keys(in)) {
-		if !placeInput(out, sc, flat, k, in[k]) {
-			out[k] = in[k]
+		if placeInput(out, sc, flat, k, in[k]) {
+			continue
 		}
+		if top && flat != nil {
+			flattened(out)[k] = in[k]
+			continue
+		}
+		out[k] = in[k]
 	}
 	return out
+}
+
+// flattened returns out's `properties` object, creating it.
+func flattened(out map[string]any) map[string]any {
+	inner, _ := out["properties"].(map[string]any)
+	if inner == nil {
+		inner = map[string]any{}
+		out["properties"] = inner
+	}
+	return inner
 }
 
 // placeInput puts input k into out under its wire name: a writable
@@ -57,12 +76,7 @@ func placeInput(out map[string]any, sc, flat *openapi3.Schema, k string, v any) 
 			continue
 		}
 		if name, ps := matchProperty(flat, k, readOnly); ps != nil {
-			inner, _ := out["properties"].(map[string]any)
-			if inner == nil {
-				inner = map[string]any{}
-				out["properties"] = inner
-			}
-			inner[name] = wireValue(v, ps)
+			flattened(out)[name] = wireValue(v, ps)
 			return true
 		}
 	}
@@ -73,7 +87,7 @@ func wireValue(v any, sc *openapi3.Schema) any {
 	switch t := v.(type) {
 	case map[string]any:
 		if len(sc.Properties) > 0 {
-			return wireObject(t, sc)
+			return wireObject(t, sc, false)
 		}
 		if ap := sc.AdditionalProperties.Schema; ap != nil && ap.Value != nil {
 			out := make(map[string]any, len(t))
