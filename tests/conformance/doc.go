@@ -38,7 +38,11 @@
 //
 // What it cannot see: under Pulumi mocks a Helm chart or kustomize
 // directory is one opaque resource, so the objects they render are not in
-// the identity check (the report lists them); values that only Azure knows
+// the identity check (the report lists them; two charts with one release
+// namespace and name, or two directories with one source, are reported);
+// a namespaced object without metadata.namespace is taken to be in
+// "default" (the provider's own default namespace is not recorded by
+// tests/synth); values that only Azure knows
 // (resource IDs, principal IDs) are the mocks' stand-ins; and nothing here
 // proves quota, SKU availability per zone, feature registration or how a
 // resource provider behaves at runtime (see README, Test tiers).

@@ -253,6 +253,8 @@ func negativeCases() []negativeCase {
 			mutate: templatePool(0, func(p map[string]any) { mapOf(p["properties"])["provisioningState"] = "Succeeded" })},
 		{name: "pattern", want: []string{"CONF-SPEC-001"}, path: "/properties/maintenanceWindow/startTime", message: "pattern",
 			mutate: inputs("aksml-prod-maintenance", func(in map[string]any) { mapOf(in["maintenanceWindow"])["startTime"] = "2am" })},
+		{name: "minimum", want: []string{"CONF-SPEC-001"}, path: "/properties/maintenanceWindow/durationHours", message: "at least 4",
+			mutate: inputs("aksml-prod-maintenance", func(in map[string]any) { mapOf(in["maintenanceWindow"])["durationHours"] = 2.0 })},
 		{name: "maximum", want: []string{"CONF-SPEC-001"}, path: "/properties/osDiskSizeGB", message: "at most 2048",
 			mutate: templatePool(1, func(p map[string]any) { mapOf(p["properties"])["osDiskSizeGB"] = 4096.0 })},
 		{name: "enum inside a typed pool's nested object", want: []string{"CONF-SPEC-001"}, path: "/properties/scaleSetPriority", message: "allowed values",
