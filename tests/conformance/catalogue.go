@@ -62,6 +62,9 @@ func Catalogue() []Rule {
 		{ID: "CONF-POOL-005", Statement: "gpuProfile.nvidia is only sent at an AKS API version whose every published spec revision carries it (2026-02-02-preview or later)",
 			Source: "../shared/azure-specs/SOURCES.md (revisions of 2026-01-02-preview disagree); issue 11",
 			Check:  checkNvidiaAPIVersion},
+		{ID: "CONF-POOL-006", Statement: "Autoscaled pools in an ARM template send no count: the template is PUT whole on every update, and a count would reset what the autoscaler chose",
+			Source: "Azure Verified Modules AKS agent pool (count only without autoscaling), https://github.com/Azure/bicep-registry-modules/tree/main/avm/res/container-service/managed-cluster; issue 11",
+			Check:  checkTemplatePoolCount},
 		{ID: "CONF-ROLE-001", Statement: "The cluster identity holds Network Contributor (or broader) on every BYO node subnet or its VNet",
 			Source: "Configure Azure CNI networking, prerequisites, https://learn.microsoft.com/azure/aks/configure-azure-cni#prerequisites; Use a managed identity in AKS, https://learn.microsoft.com/azure/aks/use-managed-identity; issue 10",
 			Check:  checkSubnetRole},
@@ -249,6 +252,19 @@ func checkManagedGPUAutoscaler(s *State) []Finding {
 	for _, p := range s.Pools {
 		if n := nvidia(p); n != nil && strings.EqualFold(str(n["managementMode"]), "Managed") && p.Props["enableAutoScaling"] == true {
 			out = append(out, findingOnPool(p, "enableAutoScaling", "%s is a managed GPU pool with the cluster autoscaler on; AKS does not support the autoscaler on managed GPU pools in preview: set an explicit count and enableAutoScaling false", p.Describe()))
+		}
+	}
+	return out
+}
+
+func checkTemplatePoolCount(s *State) []Finding {
+	var out []Finding
+	for _, p := range s.Pools {
+		if p.Body.Typed || p.Inline || p.Props["enableAutoScaling"] != true {
+			continue
+		}
+		if _, ok := p.Props["count"]; ok {
+			out = append(out, findingOnPool(p, "count", "%s has the autoscaler on and sends count; every template update would reset the node count: leave count out", p.Describe()))
 		}
 	}
 	return out

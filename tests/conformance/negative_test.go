@@ -352,6 +352,13 @@ func negativeCases() []negativeCase {
 			mutate: templatePool(0, func(p map[string]any) {
 				props := mapOf(p["properties"])
 				props["enableAutoScaling"], props["minCount"], props["maxCount"] = true, 0.0, 2.0
+				delete(props, "count")
+			})},
+		{name: "autoscaled template pool sending count", want: []string{"CONF-POOL-006"}, path: "count",
+			mutate: templatePool(1, func(p map[string]any) {
+				delete(mapOf(p["properties"]), "gpuProfile")
+				props := mapOf(p["properties"])
+				props["enableAutoScaling"], props["minCount"], props["maxCount"] = true, 0.0, 2.0
 			})},
 		{name: "gpuProfile.nvidia at 2026-01-02-preview", want: []string{"CONF-POOL-005"}, message: "2026-01-02-preview",
 			mutate: templatePool(0, func(p map[string]any) { p["apiVersion"] = "2026-01-02-preview" })},
