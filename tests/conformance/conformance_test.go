@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/tests/synth"
 )
 
@@ -43,6 +44,22 @@ var knownGaps = []gap{
 	{"CONF-POOL-003", "prod", "aksml-prod-gpupools-h100", 11},
 	// issue 11: rule groups without a data collection rule association.
 	{"CONF-MON-001", "prod", "alert-rules-rulegroup", 11},
+	// The template-pools variant of dev (variant_test.go): the same
+	// issue 10 and 11 gaps, plus the gpupool template's pools: written in
+	// parallel, count sent with the autoscaler, a Managed pool with the
+	// autoscaler, gpuProfile.nvidia at 2026-01-02-preview.
+	{"CONF-NET-002", templatePoolsStack, "aksml-dev-aks", 10},
+	{"CONF-NET-002", templatePoolsStack, "aksml-dev-gpupools-a100mig", 10},
+	{"CONF-NET-002", templatePoolsStack, "aksml-dev-gpupools-t4", 10},
+	{"CONF-NET-002", templatePoolsStack, "aksml-dev-gpupools-t4spot", 10},
+	{"CONF-NET-002", templatePoolsStack, "aksml-dev-gpupools-stack", 10},
+	{"CONF-POOL-003", templatePoolsStack, "aksml-dev-gpupools-a100mig", 11},
+	{"CONF-POOL-003", templatePoolsStack, "aksml-dev-gpupools-t4", 11},
+	{"CONF-POOL-003", templatePoolsStack, "aksml-dev-gpupools-t4spot", 11},
+	{"CONF-POOL-003", templatePoolsStack, "aksml-dev-gpupools-stack", 11},
+	{"CONF-POOL-004", templatePoolsStack, "aksml-dev-gpupools-stack", 11},
+	{"CONF-POOL-005", templatePoolsStack, "aksml-dev-gpupools-stack", 11},
+	{"CONF-POOL-006", templatePoolsStack, "aksml-dev-gpupools-stack", 11},
 }
 
 func specs(t *testing.T) *Specs {
@@ -53,7 +70,8 @@ func specs(t *testing.T) *Specs {
 }
 
 // TestShippedStacks runs the whole catalogue over every
-// Pulumi.<stack>.yaml and logs what it checked.
+// Pulumi.<stack>.yaml, and over the template-pools variant of dev, and logs
+// what it checked.
 func TestShippedStacks(t *testing.T) {
 	names, err := synth.Stacks(projectDir)
 	require.NoError(t, err)
@@ -64,9 +82,15 @@ func TestShippedStacks(t *testing.T) {
 		listed[g.rule+" "+g.stack+"/"+g.resource] = g
 	}
 	found := map[string]bool{}
+	var states []*rules.Stack
 	for _, stack := range names {
 		st, err := synth.Synth(projectDir, stack)
 		require.NoError(t, err, stack)
+		states = append(states, st)
+	}
+	states = append(states, synthTemplatePools(t))
+	for _, st := range states {
+		stack := st.Name
 		rep := Check(st, sp)
 		t.Log(rep.Summary())
 		for _, f := range rep.Findings {
