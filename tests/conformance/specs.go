@@ -74,18 +74,6 @@ func (s *Specs) Lookup(armType, apiVersion string) (*Spec, bool) {
 	return sp, ok
 }
 
-// Versions lists the API versions with a spec for armType.
-func (s *Specs) Versions(armType string) []string {
-	var out []string
-	for _, sp := range s.byKey {
-		if strings.EqualFold(sp.Type, armType) && !slices.Contains(out, sp.APIVersion) {
-			out = append(out, sp.APIVersion)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 func specKey(armType, apiVersion string) string { return strings.ToLower(armType) + "@" + apiVersion }
 
 // LoadSpecs loads every resource-manager spec under root/specification
