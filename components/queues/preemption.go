@@ -35,9 +35,11 @@ var (
 	BorrowWithinCohortPolicies = []KueuePolicy{PolicyNever, PolicyLowerPriority}
 )
 
-// Preemption defaults: a team always gets its nominal quota back
-// (reclaim from any borrower), higher priority displaces lower inside a
-// team, and a borrowing workload never preempts another team's work.
+// Preemption defaults: a team gets its quota back from borrowers whatever
+// their priority, higher priority displaces lower inside a team, and (read
+// only without fair sharing) a workload that must borrow preempts nothing in
+// other teams. Under fair sharing (the default) a workload that borrows may
+// still preempt a team that borrows more: see Preemption.
 const (
 	// DefaultWithinClusterQueue is LowerPriority: inside a team,
 	// inference-critical displaces training-batch.
@@ -46,8 +48,8 @@ const (
 	// guarantee, so the team takes it back from borrowers whatever their
 	// priority.
 	DefaultReclaimWithinCohort = PolicyAny
-	// DefaultBorrowWithinCohort is Never: a workload that has to borrow to
-	// fit never evicts another team's workloads.
+	// DefaultBorrowWithinCohort is Never: without fair sharing, a workload
+	// that has to borrow to fit never evicts another team's workloads.
 	DefaultBorrowWithinCohort = PolicyNever
 )
 
