@@ -175,3 +175,37 @@ func TestKueuePolicyKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkloadPriorityReachesPodsAndQueue: a workload's priority level is its
+// pods' PriorityClass and its Workload's WorkloadPriorityClass, and each
+// level exists as both.
+func TestWorkloadPriorityReachesPodsAndQueue(t *testing.T) {
+	tree := devTree(t)
+	scheduler(tree)["priorities"] = []any{
+		map[string]any{"name": "training-batch", "value": 10000, "preemptionPolicy": "Never"},
+		map[string]any{"name": "research-high", "value": 50000},
+	}
+	workload(tree, 0)["priority"] = "research-high"
+	st, err := synth.Run("dev", "dev", encode(t, tree), stacks.Program)
+	require.NoError(t, err)
+
+	var job map[string]any
+	for _, r := range byType(st, "batch/v1:Job") {
+		if r.Get("metadata.name") == "resnet-finetune" {
+			job = r.Inputs
+		}
+	}
+	require.NotNil(t, job, "no Job resnet-finetune")
+	labels := job["metadata"].(map[string]any)["labels"].(map[string]any)
+	assert.Equal(t, "research-high", labels["kueue.x-k8s.io/priority-class"])
+	podSpec := job["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	assert.Equal(t, "research-high", podSpec["priorityClassName"])
+
+	for _, kind := range []string{"scheduling.k8s.io/v1:PriorityClass", "kueue.x-k8s.io/v1beta2:WorkloadPriorityClass"} {
+		var names []any
+		for _, r := range byType(st, kind) {
+			names = append(names, r.Get("metadata.name"))
+		}
+		assert.ElementsMatch(t, []any{"training-batch", "research-high"}, names, kind)
+	}
+}
