@@ -59,7 +59,10 @@ const (
 // Under fair sharing (aksml:scheduler.fairSharing, default on) Kueue
 // decides preemptions across teams by share: a team below its fair share
 // may preempt, from teams that borrow, the workloads reclaimWithinCohort
-// allows, and borrowWithinCohort is not consulted. Without fair sharing
+// allows, and borrowWithinCohort is not consulted (Kueue v0.17.0
+// pkg/scheduler/preemption/preemption.go: getTargets takes fairPreemptions,
+// whose candidates come from findCandidates with withinClusterQueue and
+// reclaimWithinCohort only; tests/cluster/kueue_policy_test.go shows it). Without fair sharing
 // Kueue only reclaims for a team that stays within its nominal quota, and
 // borrowWithinCohort says what a borrowing workload may preempt.
 type Preemption struct {
