@@ -3,6 +3,7 @@ package stacks
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -74,6 +75,12 @@ type WorkloadSpec struct {
 	MetricsPort int `json:"metricsPort,omitempty"`
 	// Env are extra environment variables.
 	Env map[string]string `json:"env,omitempty"`
+	// Priority names a level of aksml:scheduler.priorities: the pods'
+	// PriorityClass and, with Kueue, the Workload's WorkloadPriorityClass.
+	// Default training-batch (workloads.DefaultPriorityClass), which must
+	// then be a defined level. Not for FineTuningWorkspace (a KAITO
+	// Workspace has no priority).
+	Priority string `json:"priority,omitempty"`
 	// InstanceType, Preset, InputURLs, OutputImage and OutputImagePushSecret
 	// configure a FineTuningWorkspace (KAITO, seed 000).
 	InstanceType          string   `json:"instanceType,omitempty"`
@@ -104,6 +111,7 @@ func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput, provider *kuberne
 		ShmSize:       w.ShmSize,
 		Env:           w.Env,
 		MetricsPort:   w.MetricsPort,
+		PriorityClass: w.Priority,
 	}}
 	switch c.Scheduler.System {
 	case queues.SystemVolcano:
@@ -210,6 +218,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("pool"), "%q is not one of aksml:gpuPools", w.Pool))
 			continue
 		}
+		errs = append(errs, c.validatePriority(w, p.Child("priority"))...)
 		id := w.Team + "/" + w.Name
 		if j, dup := seen[id]; dup {
 			errs = append(errs, field.Invalid(p.Child("name"), "%q is already used in team %q by %s", w.Name, w.Team, key("workloads").Index(j)))
@@ -218,6 +227,27 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		errs = append(errs, c.buildWorkload(w, pulumi.String(w.Team), nil).Validate(p)...)
 	}
 	return errs
+}
+
+// validatePriority checks that a workload names a defined priority level
+// (or leaves it unset while the default level is defined): a Job whose
+// WorkloadPriorityClass does not exist stays suspended with nothing but a
+// Kueue log line, and a Pod whose PriorityClass does not exist is rejected.
+func (c *Config) validatePriority(w WorkloadSpec, path field.Path) field.ErrorList {
+	levels := queues.PriorityNames(c.Scheduler.Priorities)
+	if w.Kind == KindFineTuningWorkspace {
+		if w.Priority != "" {
+			return field.ErrorList{field.Invalid(path, "a FineTuningWorkspace (KAITO Workspace) has no priority: KAITO creates and schedules its own tuning job; remove priority")}
+		}
+		return nil
+	}
+	switch {
+	case w.Priority == "" && !slices.Contains(levels, workloads.DefaultPriorityClass):
+		return field.ErrorList{field.Required(path, fmt.Sprintf("a priority level: the default %q is not in aksml:scheduler.priorities; use one of %s", workloads.DefaultPriorityClass, strings.Join(levels, ", ")))}
+	case w.Priority != "" && !slices.Contains(levels, w.Priority):
+		return field.ErrorList{field.Invalid(path, "%q is not a level of aksml:scheduler.priorities; use one of %s, or define the level", w.Priority, strings.Join(levels, ", "))}
+	}
+	return nil
 }
 
 // workloads registers the declared example workloads in their teams'

@@ -35,3 +35,17 @@ func TestErrorListAggregate(t *testing.T) {
 	require.ErrorAs(t, errs.ToAggregate(), &agg)
 	assert.Len(t, agg.Errors, 3)
 }
+
+func TestParseQuantity(t *testing.T) {
+	for in, want := range map[string]float64{"64": 64, "500m": 0.5, "256Gi": 256 << 30, "1.5k": 1500, "2e3": 2000, "+1": 1} {
+		got, ok := ParseQuantity(in)
+		if !ok || got != want {
+			t.Errorf("ParseQuantity(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "lots", "1 Gi", "1GB"} {
+		if _, ok := ParseQuantity(in); ok {
+			t.Errorf("ParseQuantity(%q) accepted a non-quantity", in)
+		}
+	}
+}

@@ -24,8 +24,12 @@
 // The seed says not to run a duplicate exporter but to scrape the one that is
 // installed. DCGMTargets decides from the pools' GPUStack:
 //
-//   - DriverOnly and None pools run the exporter as pods (aksml's gpustack
-//     component, or the NVIDIA GPU Operator). They get the seed's PodMonitor:
+//   - None pools bring their own GPU stack (e.g. the NVIDIA GPU Operator)
+//     and its monitoring: aksml registers no scrape for them, because it
+//     does not know the exporter's namespace and a PodMonitor in a
+//     namespace nothing creates is rejected by the API server.
+//   - DriverOnly pools run aksml's exporter as pods (the gpustack component,
+//     in the namespace it creates). They get the seed's PodMonitor:
 //     namespace gpu-operator, selector `app: nvidia-dcgm-exporter`, port
 //     `metrics` (9400), interval 30s, scrapeTimeout 10s; DCGMExporter
 //     overrides each. honorLabels is set so the exporter's namespace, pod and

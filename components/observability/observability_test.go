@@ -212,7 +212,7 @@ func TestMonitorsMixedPoolsWithoutScrapeConfigMap(t *testing.T) {
 	m, err := run(t, func(ctx *pulumi.Context) error {
 		mon, err := NewMonitors(ctx, "obs", &MonitorsArgs{
 			Spec:      Spec{ManagedDCGMScrapeConfig: &off},
-			GPUStacks: []gpupool.GPUStack{gpupool.GPUStackManaged, gpupool.GPUStackNone},
+			GPUStacks: []gpupool.GPUStack{gpupool.GPUStackManaged, gpupool.GPUStackDriverOnly},
 			DCGMExporter: DCGMExporter{
 				Namespace: "nvidia",
 				Selector:  map[string]string{"app.kubernetes.io/name": "dcgm-exporter"},
@@ -399,4 +399,25 @@ func TestAlertRulesValidation(t *testing.T) {
 		return err
 	})
 	require.ErrorContains(t, err, "aksml:observability.prometheusRuleGroups: is false")
+}
+
+// TestMonitorsNonePoolsRegisterNoExporterMonitor: with only bring-your-own
+// (None) pools nothing creates the exporter namespace, so no PodMonitor may
+// be sent there (the API server would reject it).
+func TestMonitorsNonePoolsRegisterNoExporterMonitor(t *testing.T) {
+	var name string
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		mon, err := NewMonitors(ctx, "obs", &MonitorsArgs{GPUStacks: []gpupool.GPUStack{gpupool.GPUStackNone, gpupool.GPUStackNone}})
+		if err != nil {
+			return err
+		}
+		name = await(t, ctx, mon.DCGMPodMonitorName).(string)
+		return nil
+	})
+	require.NoError(t, err)
+	res := m.byName()
+	assert.NotContains(t, res, "obs-dcgm")
+	assert.NotContains(t, res, "obs-managed-dcgm")
+	assert.Empty(t, name)
+	assert.Contains(t, res, "obs-training", "the training monitor does not depend on the GPU stack")
 }

@@ -39,20 +39,26 @@ func (d *DCGMExporter) Default() {
 	}
 }
 
-// DCGMTargets says which DCGM exporters the pools run: managed is true when a
-// pool uses the AKS-managed stack (scraped on port 19400 through node
-// discovery), pod is true when a pool uses DriverOnly or None (scraped with a
-// PodMonitor). With no pools listed (an existing cluster whose pools aksml
-// does not know) only the PodMonitor is wanted: it selects nothing when no
+// DCGMTargets says which DCGM exporters the pools run that aksml scrapes:
+// managed is true when a pool uses the AKS-managed stack (scraped on port
+// 19400 through node discovery), pod is true when a pool uses DriverOnly
+// (aksml's gpustack runs the exporter as pods in the namespace it creates;
+// scraped with a PodMonitor). None pools bring their own GPU stack and its
+// monitoring (the NVIDIA GPU Operator ships its own exporter monitor): aksml
+// does not know where that exporter runs, and a PodMonitor in a namespace
+// nothing creates is rejected by the API server, so None pools add no
+// target. With no pools listed (an existing cluster whose pools aksml does
+// not know) only the PodMonitor is wanted: it selects nothing when no
 // exporter pod exists.
 func DCGMTargets(stacks []gpupool.GPUStack) (managed, pod bool) {
 	if len(stacks) == 0 {
 		return false, true
 	}
 	for _, s := range stacks {
-		if s == gpupool.GPUStackManaged {
+		switch s {
+		case gpupool.GPUStackManaged:
 			managed = true
-		} else {
+		case gpupool.GPUStackDriverOnly:
 			pod = true
 		}
 	}

@@ -164,7 +164,9 @@ func TestDCGMTargets(t *testing.T) {
 		{name: "no pools known", pods: true},
 		{name: "managed", stacks: []gpupool.GPUStack{gpupool.GPUStackManaged}, managed: true},
 		{name: "driver only", stacks: []gpupool.GPUStack{gpupool.GPUStackDriverOnly}, pods: true},
-		{name: "bring your own", stacks: []gpupool.GPUStack{gpupool.GPUStackNone}, pods: true},
+		{name: "bring your own: no target, its exporter's namespace is unknown", stacks: []gpupool.GPUStack{gpupool.GPUStackNone}},
+		{name: "bring your own next to driver only", stacks: []gpupool.GPUStack{gpupool.GPUStackNone, gpupool.GPUStackDriverOnly}, pods: true},
+		{name: "bring your own next to managed", stacks: []gpupool.GPUStack{gpupool.GPUStackNone, gpupool.GPUStackManaged}, managed: true},
 		{name: "mixed", stacks: []gpupool.GPUStack{gpupool.GPUStackManaged, gpupool.GPUStackDriverOnly}, managed: true, pods: true},
 	}
 	for _, tc := range tests {

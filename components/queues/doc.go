@@ -8,8 +8,9 @@
 //
 //   - a namespace per team, labelled `aksml.io/team` and with Pod Security
 //     admission enforced (restricted by default, baseline per team);
-//   - the PriorityClasses `training-batch` (10000, preemptionPolicy Never)
-//     and `inference-critical` (100000, PreemptLowerPriority), as the seed;
+//   - a PriorityClass per priority level (SchedulerSpec.Priorities; default
+//     the seed's `training-batch` (10000, preemptionPolicy Never) and
+//     `inference-critical` (100000, PreemptLowerPriority));
 //   - a ResourceQuota `gpu-quota` per team namespace on
 //     `requests.nvidia.com/gpu` (and MIG resources): a second guard for pods
 //     that bypass the queue, sized to what the queue can admit;
@@ -18,13 +19,25 @@
 //     for clusters that run Kueue already), a ResourceFlavor per GPU pool
 //     (`gpu-<pool>`; spot pools only for workloads that tolerate spot) and
 //     a `cpu` flavor, a ClusterQueue `<team>-gpu` per team in a shared
-//     cohort with borrowing/lending limits, preemption and fair-sharing
-//     weights, a LocalQueue `gpu-queue` per team namespace, and
-//     WorkloadPriorityClasses aligned with the PriorityClasses;
+//     cohort with GPU, cpu and memory borrowing/lending limits, the team's
+//     preemption policy and fair-sharing weight, a LocalQueue `gpu-queue`
+//     per team namespace, a lending-only ClusterQueue per lender
+//     (SchedulerSpec.Lenders: quota without namespace, queue or claims),
+//     and a WorkloadPriorityClass per priority level;
 //   - volcano: Volcano VolcanoVersion from its chart and a Queue per team;
 //   - none: no queues.
 //
 // Before anything is registered, ValidateTeams checks every setting and
-// CheckCapacity checks that the GPU quota handed out on each pool fits what
-// the pool holds at maxCount (C5.4).
+// CheckCapacity checks that the GPU quota handed out on each pool (teams'
+// and lenders') fits what the pool holds at maxCount (C5.4); cpu and memory
+// lending limits must not exceed the nominal quota.
+//
+// Kueue's controller configuration (kueueValues: fair sharing unless
+// SchedulerSpec.FairSharing is false, waitForPodsReady, integrations) is what
+// the real-cluster tier runs its in-process Kueue with
+// (tests/cluster/kueue_deployed_test.go fails when the two drift apart), so
+// the admission and preemption behaviour it proves is the deployed one.
+// Preemption semantics: "Preemption" and "Fair Sharing",
+// https://kueue.sigs.k8s.io/docs/concepts/preemption/ and
+// https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/.
 package queues

@@ -9,22 +9,6 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 )
 
-// workloadPriorityClass is a Kueue WorkloadPriorityClass: the queue-side
-// twin of a PriorityClass (seed 000: coordinate Kueue workload priority with
-// Kubernetes pod priority so both express the same business priority).
-type workloadPriorityClass struct {
-	Name        string
-	Value       int
-	Description string
-}
-
-// workloadPriorityClasses are aligned with the PriorityClasses: same names,
-// values and descriptions.
-var workloadPriorityClasses = []workloadPriorityClass{
-	{PriorityClassTrainingBatch, TrainingBatchValue, TrainingBatchDescription},
-	{PriorityClassInferenceCritical, InferenceCriticalValue, InferenceCriticalDescription},
-}
-
 // toleration renders a taint as the toleration that tolerates exactly it.
 func toleration(t gpupool.Taint) map[string]any {
 	return map[string]any{"key": t.Key, "operator": "Equal", "value": t.Value, "effect": t.Effect}
@@ -83,67 +67,89 @@ func cpuFlavorSpec() map[string]any { return map[string]any{} }
 // resource) whose flavors are the pools the team lists, in teamPools order,
 // with nominalQuota from gpuQuota and the team's borrowing/lending limits;
 // then one group for cpu and memory with the CPU flavor and the team's cpu
-// and memory quota. Kueue lets a resource and a flavor belong to one group
-// only, so GPU work is charged GPUs on its pool's flavor and cpu/memory on
-// the CPU flavor, and CPU-only work never touches a GPU flavor.
+// and memory quota and limits. Kueue lets a resource and a flavor belong to
+// one group only, so GPU work is charged GPUs on its pool's flavor and
+// cpu/memory on the CPU flavor, and CPU-only work never touches a GPU
+// flavor.
 //
-// Preemption: withinClusterQueue LowerPriority (inference-critical displaces
-// training-batch inside a team); reclaimWithinCohort Any (a team always gets
-// its nominal quota back from borrowers); borrowWithinCohort Never (a
-// borrowing workload never preempts another team, and Kueue ignores the
-// field under fair sharing, which aksml enables). flavorFungibility tries the
-// next flavor before borrowing or preempting, so a team uses its own quota on
-// every flavor before it takes another team's.
+// Preemption is the team's (Preemption; defaults withinClusterQueue
+// LowerPriority, reclaimWithinCohort Any, borrowWithinCohort Never).
+// flavorFungibility tries the next flavor before borrowing or preempting, so
+// a team uses its own quota on every flavor before it takes another team's.
 func clusterQueueSpec(t Team, pools []gpupool.Spec, cohort string) map[string]any {
-	var groups []any
-	mine := teamPools(t, pools)
-	for _, r := range gpuResources(pools) {
-		var flavors []any
-		for _, p := range mine {
-			if GPUResourceName(p) == r {
-				flavors = append(flavors, map[string]any{
-					"name":      FlavorName(p.Name),
-					"resources": []any{gpuQuota(t, p.Name, r)},
-				})
-			}
-		}
-		if len(flavors) > 0 {
-			groups = append(groups, map[string]any{"coveredResources": []any{r}, "flavors": flavors})
-		}
-	}
-	groups = append(groups, map[string]any{
-		"coveredResources": []any{CPUResource, MemoryResource},
-		"flavors": []any{map[string]any{
-			"name": CPUFlavorName,
-			"resources": []any{
-				map[string]any{"name": CPUResource, "nominalQuota": t.CPU},
-				map[string]any{"name": MemoryResource, "nominalQuota": t.Memory},
-			},
-		}},
-	})
+	groups := gpuGroups(teamPools(t, pools), pools, func(p gpupool.Spec, r string) map[string]any { return gpuQuota(t, p.Name, r) })
+	groups = append(groups, cpuGroup(
+		withLimits(map[string]any{"name": CPUResource, "nominalQuota": t.CPU}, t.CPUBorrowingLimit, t.CPULendingLimit),
+		withLimits(map[string]any{"name": MemoryResource, "nominalQuota": t.Memory}, t.MemoryBorrowingLimit, t.MemoryLendingLimit),
+	))
 	return map[string]any{
 		"namespaceSelector": map[string]any{"matchLabels": map[string]any{NamespaceNameLabel: t.Name}},
 		"queueingStrategy":  QueueingStrategy,
 		"cohortName":        cohort,
 		"resourceGroups":    groups,
 		"flavorFungibility": map[string]any{"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
-		"preemption": map[string]any{
-			"withinClusterQueue":  "LowerPriority",
-			"reclaimWithinCohort": "Any",
-			"borrowWithinCohort":  map[string]any{"policy": "Never"},
-		},
-		"fairSharing": map[string]any{"weight": strconv.Itoa(t.Weight)},
+		"preemption":        t.Preemption.spec(),
+		"fairSharing":       map[string]any{"weight": strconv.Itoa(t.Weight)},
 	}
 }
 
+// gpuGroups are the GPU resource groups of a ClusterQueue: one per GPU
+// resource of pools, listing the flavors of mine (in order) that offer it,
+// each with quota(pool, resource).
+func gpuGroups(mine, pools []gpupool.Spec, quota func(gpupool.Spec, string) map[string]any) []any {
+	var groups []any
+	for _, r := range gpuResources(pools) {
+		var flavors []any
+		for _, p := range mine {
+			if GPUResourceName(p) == r {
+				flavors = append(flavors, flavorQuota(FlavorName(p.Name), quota(p, r)))
+			}
+		}
+		if len(flavors) > 0 {
+			groups = append(groups, map[string]any{"coveredResources": []any{r}, "flavors": flavors})
+		}
+	}
+	return groups
+}
+
+// flavorQuota is one flavor of a resource group with its resources' quota.
+func flavorQuota(flavor string, resources ...map[string]any) map[string]any {
+	rs := make([]any, len(resources))
+	for i, r := range resources {
+		rs[i] = r
+	}
+	return map[string]any{"name": flavor, "resources": rs}
+}
+
+// cpuGroup is the resource group of cpu and memory on the CPU flavor.
+func cpuGroup(cpu, memory map[string]any) map[string]any {
+	return map[string]any{
+		"coveredResources": []any{CPUResource, MemoryResource},
+		"flavors":          []any{flavorQuota(CPUFlavorName, cpu, memory)},
+	}
+}
+
+// withLimits adds borrowingLimit and lendingLimit to a quota entry when set.
+func withLimits(q map[string]any, borrowing, lending string) map[string]any {
+	if borrowing != "" {
+		q["borrowingLimit"] = borrowing
+	}
+	if lending != "" {
+		q["lendingLimit"] = lending
+	}
+	return q
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
 // gpuQuota is the team's quota entry for resource r on the pool's flavor.
 func gpuQuota(t Team, pool, r string) map[string]any {
-	q := map[string]any{"name": r, "nominalQuota": strconv.Itoa(t.GPUQuota[pool])}
+	q := map[string]any{"name": r, "nominalQuota": itoa(t.GPUQuota[pool])}
 	if t.BorrowingLimit != nil {
-		q["borrowingLimit"] = strconv.Itoa(*t.BorrowingLimit)
+		q["borrowingLimit"] = itoa(*t.BorrowingLimit)
 	}
 	if t.LendingLimit != nil {
-		q["lendingLimit"] = strconv.Itoa(lendable(t, pool))
+		q["lendingLimit"] = itoa(lendable(t, pool))
 	}
 	return q
 }
@@ -153,9 +159,17 @@ func localQueueSpec(t Team) map[string]any {
 	return map[string]any{"clusterQueue": ClusterQueueName(t.Name)}
 }
 
+// FairSharingPreemptionStrategies are Kueue's default fair-sharing
+// preemption strategies, written out ("Fair Sharing",
+// https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/): a team preempts
+// another team's workload only if, with its new workload, its share stays
+// at or below the other team's share without the preempted workload; if
+// that frees too little, only while its share stays below the other's.
+var FairSharingPreemptionStrategies = []string{"LessThanOrEqualToFinalShare", "LessThanInitialShare"}
+
 // kueueValues are the Helm values aksml installs Kueue with: the upstream
 // controller configuration plus the selected job integrations, fair sharing
-// (so the teams' weights take effect) and waitForPodsReady (all-or-nothing
+// unless turned off (so the teams' weights take effect) and waitForPodsReady (all-or-nothing
 // admission: a workload whose pods are not all ready within PodsReadyTimeout
 // gives its quota back and is requeued), and a toleration to run on an AKS
 // system pool. The caller's KueueChartValues are merged over them.
@@ -175,7 +189,9 @@ func kueueValues(s SchedulerSpec) (map[string]any, error) {
 		"manageJobsWithoutQueueName": false,
 		"waitForPodsReady":           map[string]any{"timeout": PodsReadyTimeout, "blockAdmission": false},
 		"integrations":               map[string]any{"frameworks": s.KueueIntegrations},
-		"fairSharing":                map[string]any{"preemptionStrategies": []string{"LessThanOrEqualToFinalShare", "LessThanInitialShare"}},
+	}
+	if s.FairSharingEnabled() {
+		config["fairSharing"] = map[string]any{"preemptionStrategies": FairSharingPreemptionStrategies}
 	}
 	raw, err := yaml.Marshal(config)
 	if err != nil {

@@ -37,7 +37,8 @@ type QueuesArgs struct {
 }
 
 // Queues is the scheduling, quota and tenancy layer (C5): team namespaces,
-// PriorityClasses, ResourceQuotas, and the queues of the selected system.
+// PriorityClasses, ResourceQuotas, and the queues of the selected system
+// (with Kueue also the lending-only ClusterQueues).
 type Queues struct {
 	pulumi.ResourceState
 
@@ -53,6 +54,9 @@ type Queues struct {
 	// FlavorNames maps each GPU pool name to its Kueue ResourceFlavor.
 	// Empty when Kueue is not the system.
 	FlavorNames pulumi.StringMapOutput `pulumi:"flavorNames"`
+	// LenderQueueNames maps each lending-only member
+	// (aksml:scheduler.lenders) to its ClusterQueue. Empty without lenders.
+	LenderQueueNames pulumi.StringMapOutput `pulumi:"lenderQueueNames"`
 	// System is the queueing system in use: kueue, volcano or none.
 	System pulumi.StringOutput `pulumi:"system"`
 }
@@ -91,14 +95,16 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	c.Namespaces = b.namespaceNames.ToStringMapOutput()
 	c.QueueNames = b.queueNames.ToStringMapOutput()
 	c.FlavorNames = b.flavorNames.ToStringMapOutput()
+	c.LenderQueueNames = b.lenderQueues.ToStringMapOutput()
 	c.LocalQueueName = pulumi.String(localQueue).ToStringOutput()
 	c.System = pulumi.String(string(sched.System)).ToStringOutput()
 	return c, ctx.RegisterResourceOutputs(c, pulumi.Map{
-		"namespaces":     c.Namespaces,
-		"queueNames":     c.QueueNames,
-		"flavorNames":    c.FlavorNames,
-		"localQueueName": c.LocalQueueName,
-		"system":         c.System,
+		"namespaces":       c.Namespaces,
+		"queueNames":       c.QueueNames,
+		"flavorNames":      c.FlavorNames,
+		"lenderQueueNames": c.LenderQueueNames,
+		"localQueueName":   c.LocalQueueName,
+		"system":           c.System,
 	})
 }
 
@@ -115,6 +121,7 @@ type builder struct {
 	namespaces       map[string]*corev1.Namespace
 	namespaceNames   pulumi.StringMap
 	queueNames       pulumi.StringMap
+	lenderQueues     pulumi.StringMap
 	flavorNames      pulumi.StringMap
 }
 
@@ -122,6 +129,7 @@ func (b *builder) build() error {
 	b.namespaces = map[string]*corev1.Namespace{}
 	b.namespaceNames = pulumi.StringMap{}
 	b.queueNames = pulumi.StringMap{}
+	b.lenderQueues = pulumi.StringMap{}
 	b.flavorNames = pulumi.StringMap{}
 
 	for _, t := range b.teams {
@@ -136,7 +144,7 @@ func (b *builder) build() error {
 
 		if _, err := corev1.NewResourceQuota(b.ctx, b.name+"-quota-"+t.Name, &corev1.ResourceQuotaArgs{
 			Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(ResourceQuotaName), Namespace: ns.Metadata.Name(), Labels: pulumi.ToStringMap(teamLabels(t))},
-			Spec:     &corev1.ResourceQuotaSpecArgs{Hard: pulumi.ToStringMap(resourceQuotaHard(t, b.teams, b.pools, b.sched.System))},
+			Spec:     &corev1.ResourceQuotaSpecArgs{Hard: pulumi.ToStringMap(resourceQuotaHard(t, b.teams, b.sched.Lenders, b.pools, b.sched.System))},
 		}, pulumi.Parent(b.parent)); err != nil {
 			return err
 		}
@@ -169,23 +177,20 @@ func teamLabels(t Team) map[string]string {
 
 func partOf() pulumi.StringMap { return pulumi.StringMap{PartOfLabel: pulumi.String(PartOfValue)} }
 
-// priorityClasses registers the seed's two PriorityClasses.
+// priorityClasses registers a PriorityClass per priority level
+// (aksml:scheduler.priorities; default the seed's two).
 func (b *builder) priorityClasses() error {
-	classes := []struct {
-		name, policy, description string
-		value                     int
-	}{
-		{PriorityClassTrainingBatch, TrainingBatchPreemptionPolicy, TrainingBatchDescription, TrainingBatchValue},
-		{PriorityClassInferenceCritical, InferenceCriticalPreemptionPolicy, InferenceCriticalDescription, InferenceCriticalValue},
-	}
-	for _, pc := range classes {
-		if _, err := schedulingv1.NewPriorityClass(b.ctx, b.name+"-priority-"+pc.name, &schedulingv1.PriorityClassArgs{
-			Metadata:         &metav1.ObjectMetaArgs{Name: pulumi.String(pc.name), Labels: partOf()},
-			Value:            pulumi.Int(pc.value),
+	for _, pc := range b.sched.Priorities {
+		args := &schedulingv1.PriorityClassArgs{
+			Metadata:         &metav1.ObjectMetaArgs{Name: pulumi.String(pc.Name), Labels: partOf()},
+			Value:            pulumi.Int(pc.Value),
 			GlobalDefault:    pulumi.Bool(false),
-			PreemptionPolicy: pulumi.String(pc.policy),
-			Description:      pulumi.String(pc.description),
-		}, pulumi.Parent(b.parent)); err != nil {
+			PreemptionPolicy: pulumi.String(string(pc.PreemptionPolicy)),
+		}
+		if pc.Description != "" {
+			args.Description = pulumi.String(pc.Description)
+		}
+		if _, err := schedulingv1.NewPriorityClass(b.ctx, b.name+"-priority-"+pc.Name, args, pulumi.Parent(b.parent)); err != nil {
 			return err
 		}
 	}
@@ -270,12 +275,29 @@ func (b *builder) kueue() error {
 	}
 	objects = append(objects, cpu, cohort)
 
-	for _, w := range workloadPriorityClasses {
+	// A WorkloadPriorityClass per priority level, the queue-side twin of
+	// its PriorityClass: same name, value and description (seed 000:
+	// coordinate Kueue workload priority with Kubernetes pod priority).
+	for _, w := range b.sched.Priorities {
+		fields := map[string]any{"value": w.Value}
+		if w.Description != "" {
+			fields["description"] = w.Description
+		}
 		if _, err := b.customResource("wpc-"+w.Name, KueueAPIVersion, "WorkloadPriorityClass",
-			&metav1.ObjectMetaArgs{Name: pulumi.String(w.Name), Labels: partOf()},
-			map[string]any{"value": w.Value, "description": w.Description}, deps); err != nil {
+			&metav1.ObjectMetaArgs{Name: pulumi.String(w.Name), Labels: partOf()}, fields, deps); err != nil {
 			return err
 		}
+	}
+
+	for _, l := range b.sched.Lenders {
+		labels := map[string]string{PartOfLabel: PartOfValue, LenderLabel: l.Name}
+		cq, err := b.customResource("cq-lender-"+l.Name, KueueAPIVersion, "ClusterQueue",
+			&metav1.ObjectMetaArgs{Name: pulumi.String(ClusterQueueName(l.Name)), Labels: pulumi.ToStringMap(labels)},
+			map[string]any{"spec": lenderClusterQueueSpec(l, b.pools, b.sched.Cohort)}, objects)
+		if err != nil {
+			return err
+		}
+		b.lenderQueues[l.Name] = cq.Metadata.Name().Elem()
 	}
 
 	for _, t := range b.teams {

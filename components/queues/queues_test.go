@@ -382,12 +382,12 @@ func TestResourceQuotas(t *testing.T) {
 func TestAdmissibleGPUs(t *testing.T) {
 	pools := defaultedPools()
 	teams := volcanoTeams()
-	assert.Equal(t, map[string]int{"nvidia.com/gpu": 6, "nvidia.com/mig-1g.10gb": 7}, AdmissibleGPUs(teams[0], teams, pools, SystemNone), "none: nominal only")
+	assert.Equal(t, map[string]int{"nvidia.com/gpu": 6, "nvidia.com/mig-1g.10gb": 7}, AdmissibleGPUs(teams[0], teams, nil, pools, SystemNone), "none: nominal only")
 	// volcano: team-a gpu 6 + min(2, team-b 2); team-b gpu 2 + team-a 6 (no limit).
-	assert.Equal(t, map[string]int{"nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 7}, AdmissibleGPUs(teams[0], teams, pools, SystemVolcano))
-	assert.Equal(t, map[string]int{"nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 7}, AdmissibleGPUs(teams[1], teams, pools, SystemVolcano))
+	assert.Equal(t, map[string]int{"nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 7}, AdmissibleGPUs(teams[0], teams, nil, pools, SystemVolcano))
+	assert.Equal(t, map[string]int{"nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 7}, AdmissibleGPUs(teams[1], teams, nil, pools, SystemVolcano))
 	teams[1].BorrowingLimit = ptr(0)
-	assert.Equal(t, map[string]int{"nvidia.com/gpu": 2, "nvidia.com/mig-1g.10gb": 0}, AdmissibleGPUs(teams[1], teams, pools, SystemKueue), "borrowingLimit 0 turns borrowing off")
+	assert.Equal(t, map[string]int{"nvidia.com/gpu": 2, "nvidia.com/mig-1g.10gb": 0}, AdmissibleGPUs(teams[1], teams, nil, pools, SystemKueue), "borrowingLimit 0 turns borrowing off")
 }
 
 func TestVolcanoMode(t *testing.T) {
@@ -520,4 +520,106 @@ func TestRetainNamespaces(t *testing.T) {
 	for _, ns := range []string{"q-ns-team-a", "q-ns-team-b"} {
 		assert.True(t, m.get(t, namespaceType, ns).RetainOnDelete, "%s keeps its checkpoint claims on destroy", ns)
 	}
+}
+
+func TestPriorityLevelsCreatePairs(t *testing.T) {
+	args := kueueArgs()
+	args.Scheduler.Priorities = []PriorityLevel{
+		{Name: "high", Value: 1000, Description: "Deadline work."},
+		{Name: "low", Value: 10, PreemptionPolicy: PreemptNever},
+	}
+	m, _, err := run(t, args)
+	require.NoError(t, err)
+
+	require.Len(t, m.ofType(priorityClassType), 2, "the levels replace the defaults")
+	require.Len(t, m.ofType(wpcType), 2)
+	high := m.get(t, priorityClassType, "q-priority-high").Inputs
+	assert.Equal(t, 1000.0, high["value"])
+	assert.Equal(t, "PreemptLowerPriority", high["preemptionPolicy"], "Kubernetes' default policy")
+	assert.Equal(t, "Deadline work.", high["description"])
+	low := m.get(t, priorityClassType, "q-priority-low").Inputs
+	assert.Equal(t, "Never", low["preemptionPolicy"])
+	assert.Nil(t, low["description"])
+	for _, name := range []string{"high", "low"} {
+		pc := m.get(t, priorityClassType, "q-priority-"+name).Inputs
+		wpc := m.get(t, wpcType, "q-wpc-"+name).Inputs
+		assert.Equal(t, name, dig(t, wpc, "metadata", "name"))
+		assert.Equal(t, pc["value"], wpc["value"], "%s: the WorkloadPriorityClass carries the PriorityClass's value", name)
+		assert.Equal(t, pc["description"], wpc["description"])
+	}
+}
+
+func TestPriorityLevelsWithoutKueue(t *testing.T) {
+	args := &QueuesArgs{Teams: volcanoTeams(), Pools: testPools(), Scheduler: SchedulerSpec{System: SystemVolcano,
+		Priorities: []PriorityLevel{{Name: "urgent", Value: 5000}}}}
+	m, _, err := run(t, args)
+	require.NoError(t, err)
+	assert.Len(t, m.ofType(priorityClassType), 1)
+	assert.Empty(t, m.ofType(wpcType), "WorkloadPriorityClasses are Kueue objects")
+}
+
+func TestTeamPreemptionAndResourceLimits(t *testing.T) {
+	teams := testTeams()
+	teams[1].Preemption = Preemption{WithinClusterQueue: PolicyNever, ReclaimWithinCohort: PolicyLowerPriority,
+		BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyLowerPriority, MaxPriorityThreshold: ptr(10000)}}
+	teams[1].CPUBorrowingLimit, teams[1].CPULendingLimit = "8", "16"
+	teams[1].MemoryBorrowingLimit, teams[1].MemoryLendingLimit = "32Gi", "64Gi"
+	args := kueueArgs()
+	args.Teams = teams
+	args.Scheduler.FairSharing = ptr(false)
+	m, _, err := run(t, args)
+	require.NoError(t, err)
+
+	spec := dig(t, m.get(t, clusterQueueType, "q-cq-team-b").Inputs, "spec").(map[string]any)
+	assert.Equal(t, map[string]any{
+		"withinClusterQueue":  "Never",
+		"reclaimWithinCohort": "LowerPriority",
+		"borrowWithinCohort":  map[string]any{"policy": "LowerPriority", "maxPriorityThreshold": 10000.0},
+	}, spec["preemption"])
+	assert.Equal(t, []any{
+		map[string]any{"name": "cpu", "nominalQuota": "32", "borrowingLimit": "8", "lendingLimit": "16"},
+		map[string]any{"name": "memory", "nominalQuota": "128Gi", "borrowingLimit": "32Gi", "lendingLimit": "64Gi"},
+	}, dig(t, spec, "resourceGroups", 1, "flavors", 0, "resources"))
+
+	var config map[string]any
+	chart := m.ofType(chartType)[0].Inputs
+	require.NoError(t, yaml.Unmarshal([]byte(dig(t, chart, "values", "managerConfig", "controllerManagerConfigYaml").(string)), &config))
+	assert.NotContains(t, config, "fairSharing", "fairSharing false leaves it out of Kueue's configuration")
+}
+
+func TestLendingOnlyMember(t *testing.T) {
+	args := kueueArgs()
+	args.Scheduler.Lenders = []Lender{{Name: "shared", GPUQuota: map[string]int{"a100": 2}, CPU: "16"}}
+	m, out, err := run(t, args)
+	require.NoError(t, err)
+
+	lender := m.get(t, clusterQueueType, "q-cq-lender-shared")
+	assert.Equal(t, "shared-gpu", dig(t, lender.Inputs, "metadata", "name"))
+	assert.Equal(t, "shared", dig(t, lender.Inputs, "metadata", "labels", LenderLabel))
+	spec := dig(t, lender.Inputs, "spec").(map[string]any)
+	assert.NotContains(t, spec, "namespaceSelector", "an unset namespaceSelector admits no namespace")
+	assert.NotContains(t, spec, "preemption")
+	assert.Equal(t, "aksml", spec["cohortName"])
+	assert.Equal(t, []any{
+		map[string]any{"coveredResources": []any{"nvidia.com/gpu"}, "flavors": []any{
+			map[string]any{"name": "gpu-a100", "resources": []any{map[string]any{"name": "nvidia.com/gpu", "nominalQuota": "2", "borrowingLimit": "0"}}},
+		}},
+		map[string]any{"coveredResources": []any{"cpu", "memory"}, "flavors": []any{map[string]any{"name": "cpu", "resources": []any{
+			map[string]any{"name": "cpu", "nominalQuota": "16", "borrowingLimit": "0"},
+			map[string]any{"name": "memory", "nominalQuota": "0", "borrowingLimit": "0"},
+		}}}},
+	}, spec["resourceGroups"])
+	for _, dep := range []string{"q-flavor-gpu-a100", "q-flavor-cpu", "q-cohort"} {
+		assert.True(t, dependsOn(lender, dep), "the lender must depend on %s", dep)
+	}
+	for _, typ := range []string{localQueueType, namespaceType, quotaType} {
+		for _, r := range m.ofType(typ) {
+			assert.NotContains(t, r.Name, "shared", "a lender has no %s", typ)
+		}
+	}
+	assert.NotContains(t, out.QueueNames, "shared", "queueNames lists teams only")
+
+	// team-b: a100 2 + min(no limit, team-a lends 3 + shared lends 2) = 7.
+	b := m.get(t, quotaType, "q-quota-team-b").Inputs
+	assert.Equal(t, "7", dig(t, b, "spec", "hard", "requests.nvidia.com/gpu"))
 }

@@ -84,14 +84,14 @@ func borrowLimit(t Team) int {
 // the capability of the team's Volcano Queue.
 //
 //   - kueue: per pool the team lists, nominal + min(borrowingLimit, what the
-//     other teams listing that pool lend on it);
+//     other teams listing that pool and the lenders lend on it);
 //   - volcano: per resource, nominal + min(borrowingLimit, the other teams'
 //     nominal quota) (Volcano queues are reclaimable, so all idle quota lends);
 //   - none: nominal quota only.
 //
 // Every GPU resource of the pools has an entry, 0 where the team has none.
 // Teams and pools must be defaulted.
-func AdmissibleGPUs(t Team, teams []Team, pools []gpupool.Spec, system System) map[string]int {
+func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec, system System) map[string]int {
 	out := map[string]int{}
 	for _, r := range gpuResources(pools) {
 		out[r] = 0
@@ -99,7 +99,7 @@ func AdmissibleGPUs(t Team, teams []Team, pools []gpupool.Spec, system System) m
 	switch system {
 	case SystemKueue:
 		for _, p := range teamPools(t, pools) {
-			others := 0
+			others := lenderQuota(lenders, p.Name)
 			for _, u := range teams {
 				if _, ok := u.GPUQuota[p.Name]; ok && u.Name != t.Name {
 					others += lendable(u, p.Name)
@@ -139,10 +139,10 @@ func nominalByResource(t Team, pools []gpupool.Spec) map[string]int {
 	return out
 }
 
-// totalNominal is the team's nominal GPU quota over all pools.
-func totalNominal(t Team) int {
+// totalQuota is a gpuQuota's sum over all pools.
+func totalQuota(quota map[string]int) int {
 	total := 0
-	for _, n := range t.GPUQuota {
+	for _, n := range quota {
 		total += n
 	}
 	return total
@@ -151,9 +151,9 @@ func totalNominal(t Team) int {
 // resourceQuotaHard is the `hard` of the team namespace's ResourceQuota:
 // `requests.<gpu resource>` = AdmissibleGPUs. Extended resources can only be
 // limited on requests (their requests always equal their limits).
-func resourceQuotaHard(t Team, teams []Team, pools []gpupool.Spec, system System) map[string]string {
+func resourceQuotaHard(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec, system System) map[string]string {
 	hard := map[string]string{}
-	for r, n := range AdmissibleGPUs(t, teams, pools, system) {
+	for r, n := range AdmissibleGPUs(t, teams, lenders, pools, system) {
 		hard["requests."+r] = strconv.Itoa(n)
 	}
 	return hard

@@ -1,6 +1,8 @@
 package queues
 
 import (
+	"slices"
+
 	"github.com/aksml/aksml/components/gpupool"
 )
 
@@ -68,6 +70,26 @@ type Team struct {
 	// GPU pool (capped at the pool's nominal quota; the rest is reserved for
 	// the team). Default unset: all unused quota can be lent. Kueue only.
 	LendingLimit *int `json:"lendingLimit,omitempty"`
+	// CPUBorrowingLimit is the most cpu the team may borrow from the
+	// cohort's unused cpu quota, a Kubernetes quantity. Default unset: no
+	// limit; "0" turns cpu borrowing off. Kueue only.
+	CPUBorrowingLimit string `json:"cpuBorrowingLimit,omitempty"`
+	// CPULendingLimit is the most unused cpu quota the team lends to the
+	// cohort, at most CPU. Default unset: all unused cpu quota can be lent.
+	// Kueue only.
+	CPULendingLimit string `json:"cpuLendingLimit,omitempty"`
+	// MemoryBorrowingLimit is the most memory the team may borrow, a
+	// Kubernetes quantity. Default unset: no limit; "0" turns memory
+	// borrowing off. Kueue only.
+	MemoryBorrowingLimit string `json:"memoryBorrowingLimit,omitempty"`
+	// MemoryLendingLimit is the most unused memory quota the team lends, at
+	// most Memory. Default unset: all unused memory quota can be lent.
+	// Kueue only.
+	MemoryLendingLimit string `json:"memoryLendingLimit,omitempty"`
+	// Preemption is the team's Kueue preemption policy. Defaults:
+	// withinClusterQueue LowerPriority, reclaimWithinCohort Any,
+	// borrowWithinCohort Never. Kueue only.
+	Preemption Preemption `json:"preemption,omitempty"`
 	// Weight is the team's fair-sharing weight when teams compete for unused
 	// quota (Kueue ClusterQueue fairSharing.weight, Volcano Queue weight),
 	// 1..65535. Default 1.
@@ -93,6 +115,7 @@ func (t *Team) Default() {
 	if t.PodSecurity == "" {
 		t.PodSecurity = DefaultPodSecurity
 	}
+	t.Preemption.Default()
 }
 
 // SchedulerSpec selects and configures the cluster's queueing system. It is
@@ -128,6 +151,19 @@ type SchedulerSpec struct {
 	// VolcanoChartValues are Helm values merged over the ones aksml sets.
 	// Escape hatch; Volcano only.
 	VolcanoChartValues map[string]any `json:"volcanoChartValues,omitempty"`
+	// FairSharing turns Kueue's fair sharing on: teams share unused quota
+	// by their weights, and preemption across teams follows their shares
+	// (see Preemption). Default true. Kueue only, used when aksml installs
+	// Kueue.
+	FairSharing *bool `json:"fairSharing,omitempty"`
+	// Priorities are the priority levels: each a PriorityClass and, with
+	// Kueue, a WorkloadPriorityClass of the same name. Default
+	// DefaultPriorities (training-batch 10000 Never, inference-critical
+	// 100000 PreemptLowerPriority). Setting it replaces the defaults.
+	Priorities []PriorityLevel `json:"priorities,omitempty"`
+	// Lenders are lending-only cohort members: quota without a namespace,
+	// queue or workloads that the teams borrow. Default none. Kueue only.
+	Lenders []Lender `json:"lenders,omitempty"`
 }
 
 // Default fills unset fields with their documented defaults. Settings of a
@@ -140,8 +176,20 @@ func (s *SchedulerSpec) Default() {
 	if s.OvercommitRatio == 0 {
 		s.OvercommitRatio = DefaultOvercommitRatio
 	}
+	if len(s.Priorities) == 0 {
+		s.Priorities = DefaultPriorities()
+	}
+	s.Priorities = slices.Clone(s.Priorities)
+	for i := range s.Priorities {
+		if s.Priorities[i].PreemptionPolicy == "" {
+			s.Priorities[i].PreemptionPolicy = PreemptLowerPriority
+		}
+	}
 	switch s.System {
 	case SystemKueue:
+		if s.FairSharing == nil {
+			s.FairSharing = ptr(true)
+		}
 		if s.InstallKueue == nil {
 			s.InstallKueue = ptr(true)
 		}
@@ -160,6 +208,11 @@ func (s *SchedulerSpec) Default() {
 
 // Kueue reports whether Kueue is the queueing system.
 func (s SchedulerSpec) Kueue() bool { return s.System == SystemKueue }
+
+// FairSharingEnabled reports whether Kueue runs with fair sharing.
+func (s SchedulerSpec) FairSharingEnabled() bool {
+	return s.Kueue() && s.FairSharing != nil && *s.FairSharing
+}
 
 // Volcano reports whether Volcano is the queueing system.
 func (s SchedulerSpec) Volcano() bool { return s.System == SystemVolcano }

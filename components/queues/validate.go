@@ -36,8 +36,6 @@ func DefaultPaths() Paths {
 var (
 	dnsLabelRE     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	dnsSubdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	// quantityRE is a non-negative Kubernetes resource quantity.
-	quantityRE = regexp.MustCompile(`^(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$`)
 )
 
 // reservedNamespaces cannot be team namespaces.
@@ -60,17 +58,23 @@ func ValidateTeams(teams []Team, pools []gpupool.Spec, sched SchedulerSpec, path
 	for i, t := range teams {
 		path := paths.Teams.Index(i)
 		errs = append(errs, validateTeam(t, poolNames, sched, path)...)
+		errs = append(errs, t.Preemption.validate(sched, path.Child("preemption"))...)
 		if j, dup := seen[t.Name]; dup && t.Name != "" {
 			errs = append(errs, field.Invalid(path.Child("name"), "team %q is already defined at %s; team names must be unique", t.Name, paths.Teams.Index(j)))
 		} else {
 			seen[t.Name] = i
 		}
 	}
+	errs = append(errs, validateLenders(sched.Lenders, teams, poolNames, sched, paths.Scheduler.Child("lenders"), paths.Teams)...)
 	ratio := sched.OvercommitRatio
 	if !validRatio(ratio) {
 		ratio = DefaultOvercommitRatio
 	}
-	return append(errs, CheckCapacity(teams, pools, ratio, paths)...)
+	lenders := sched.Lenders
+	if !sched.Kueue() {
+		lenders = nil
+	}
+	return append(errs, CheckCapacity(teams, lenders, pools, ratio, paths)...)
 }
 
 // validRatio reports whether an overcommit ratio is a finite number >= 1.
@@ -120,7 +124,11 @@ func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 		if len(s.KueueChartValues) > 0 {
 			errs = append(errs, other("kueueChartValues", SystemKueue))
 		}
+		if s.FairSharing != nil {
+			errs = append(errs, other("fairSharing", SystemKueue))
+		}
 	}
+	errs = append(errs, validatePriorities(s.Priorities, path.Child("priorities"))...)
 	if !s.Volcano() {
 		if s.InstallVolcano != nil {
 			errs = append(errs, other("installVolcano", SystemVolcano))
@@ -152,23 +160,11 @@ func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 // validateTeam checks one defaulted team.
 func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validateTeamName(t.Name, path.Child("name"))...)
-
-	for _, pool := range sortedKeys(t.GPUQuota) {
-		p := path.Child("gpuQuota").Key(pool)
-		if !slices.Contains(poolNames, pool) {
-			errs = append(errs, field.Invalid(p, "pool %q is not in aksml:gpuPools; use one of %s", pool, listOrNone(poolNames)))
-		}
-		if n := t.GPUQuota[pool]; n < 0 {
-			errs = append(errs, field.Invalid(p, "%d is negative; use 0 or more GPUs", n))
-		}
-	}
-
+	errs = append(errs, validateQueueName(t.Name, "team", path.Child("name"))...)
+	errs = append(errs, validateGPUQuota(t.GPUQuota, poolNames, path.Child("gpuQuota"))...)
 	errs = append(errs, validateQuantity(t.CPU, "cpu", `"64" or "500m"`, path.Child("cpu"))...)
-	errs = append(errs, validateQuantity(t.Memory, "memory", `"256Gi"`, path.Child("memory"))...)
-	if strings.HasSuffix(t.Memory, "m") {
-		errs = append(errs, field.Invalid(path.Child("memory"), "%q is in millibytes; use a binary suffix such as Mi or Gi", t.Memory))
-	}
+	errs = append(errs, validateMemory(t.Memory, path.Child("memory"))...)
+	errs = append(errs, validateResourceLimits(t, sched, path)...)
 
 	if t.BorrowingLimit != nil {
 		p := path.Child("borrowingLimit")
@@ -188,8 +184,8 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 			errs = append(errs, field.Invalid(p, "%d is negative; use 0 to lend nothing, or remove it to lend all unused quota", *t.LendingLimit))
 		case !sched.Kueue():
 			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (seed 000): remove lendingLimit, or set system kueue", sched.System))
-		case *t.LendingLimit > totalNominal(t):
-			errs = append(errs, field.Invalid(p, "%d exceeds the team's nominal GPU quota (%d); a team cannot lend more than it holds: lower lendingLimit or raise gpuQuota", *t.LendingLimit, totalNominal(t)))
+		case *t.LendingLimit > totalQuota(t.GPUQuota):
+			errs = append(errs, field.Invalid(p, "%d exceeds the team's nominal GPU quota (%d); a team cannot lend more than it holds: lower lendingLimit or raise gpuQuota", *t.LendingLimit, totalQuota(t.GPUQuota)))
 		}
 	}
 
@@ -216,28 +212,91 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 	return errs
 }
 
-// validateTeamName checks that name is a usable team namespace.
-func validateTeamName(name string, path field.Path) field.ErrorList {
+// validateQueueName checks that name is a usable team namespace or lender
+// name (kind "team" or "lender"); both name a ClusterQueue `<name>-gpu`.
+func validateQueueName(name, kind string, path field.Path) field.ErrorList {
 	switch {
-	case name == "":
+	case name == "" && kind == "team":
 		return field.ErrorList{field.Required(path, "a team name; it is also the namespace name (lowercase letters, digits and '-', at most 30 characters)")}
+	case name == "":
+		return field.ErrorList{field.Required(path, fmt.Sprintf("a %s name; it names the ClusterQueue <name>-gpu (lowercase letters, digits and '-', at most 30 characters)", kind))}
 	case len(name) > MaxTeamNameLength || !dnsLabelRE.MatchString(name):
-		return field.ErrorList{field.Invalid(path, "%q is not a valid team name: use lowercase letters, digits and '-', start and end with a letter or digit, at most %d characters", name, MaxTeamNameLength)}
-	case slices.Contains(reservedNamespaces, name) || strings.HasPrefix(name, "kube-"):
+		return field.ErrorList{field.Invalid(path, "%q is not a valid %s name: use lowercase letters, digits and '-', start and end with a letter or digit, at most %d characters", name, kind, MaxTeamNameLength)}
+	case kind == "team" && (slices.Contains(reservedNamespaces, name) || strings.HasPrefix(name, "kube-")):
 		return field.ErrorList{field.Invalid(path, "%q is a system namespace; choose another team name (not default, kube-*, %s or %s)", name, KueueNamespace, VolcanoNamespace)}
 	}
 	return nil
 }
 
+// validateGPUQuota checks a gpuQuota map against the pool names.
+func validateGPUQuota(quota map[string]int, poolNames []string, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, pool := range sortedKeys(quota) {
+		p := path.Key(pool)
+		if !slices.Contains(poolNames, pool) {
+			errs = append(errs, field.Invalid(p, "pool %q is not in aksml:gpuPools; use one of %s", pool, listOrNone(poolNames)))
+		}
+		if n := quota[pool]; n < 0 {
+			errs = append(errs, field.Invalid(p, "%d is negative; use 0 or more GPUs", n))
+		}
+	}
+	return errs
+}
+
 // validateQuantity checks a required, non-negative Kubernetes quantity.
 func validateQuantity(q, what, example string, path field.Path) field.ErrorList {
 	if q == "" {
-		return field.ErrorList{field.Required(path, fmt.Sprintf("the team's %s quota as a Kubernetes quantity, e.g. %s", what, example))}
+		return field.ErrorList{field.Required(path, fmt.Sprintf("the %s quota as a Kubernetes quantity, e.g. %s", what, example))}
 	}
-	if !quantityRE.MatchString(q) {
+	if _, ok := field.ParseQuantity(q); !ok {
 		return field.ErrorList{field.Invalid(path, "%q is not a Kubernetes quantity; write e.g. %s", q, example)}
 	}
 	return nil
+}
+
+// validateMemory checks a required memory quantity.
+func validateMemory(q string, path field.Path) field.ErrorList {
+	errs := validateQuantity(q, "memory", `"256Gi"`, path)
+	if strings.HasSuffix(q, "m") {
+		errs = append(errs, field.Invalid(path, "%q is in millibytes; use a binary suffix such as Mi or Gi", q))
+	}
+	return errs
+}
+
+// validateResourceLimits checks the team's cpu and memory borrowing and
+// lending limits: Kueue only, quantities, and a lending limit at most the
+// nominal quota (Kueue rejects a ClusterQueue whose lendingLimit exceeds
+// its nominalQuota, so this must fail at preview, not during the update).
+func validateResourceLimits(t Team, sched SchedulerSpec, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	limits := []struct {
+		key, value, nominal, what string
+		lending                   bool
+	}{
+		{"cpuBorrowingLimit", t.CPUBorrowingLimit, t.CPU, "cpu", false},
+		{"cpuLendingLimit", t.CPULendingLimit, t.CPU, "cpu", true},
+		{"memoryBorrowingLimit", t.MemoryBorrowingLimit, t.Memory, "memory", false},
+		{"memoryLendingLimit", t.MemoryLendingLimit, t.Memory, "memory", true},
+	}
+	for _, l := range limits {
+		if l.value == "" {
+			continue
+		}
+		p := path.Child(l.key)
+		v, ok := field.ParseQuantity(l.value)
+		nominal, nominalOK := field.ParseQuantity(l.nominal)
+		switch {
+		case !sched.Kueue():
+			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (seed 000): remove %s, or set system kueue", sched.System, l.key))
+		case !ok:
+			errs = append(errs, field.Invalid(p, "%q is not a Kubernetes quantity; write e.g. \"8\" for cpu or \"32Gi\" for memory", l.value))
+		case l.what == "memory" && strings.HasSuffix(l.value, "m"):
+			errs = append(errs, field.Invalid(p, "%q is in millibytes; use a binary suffix such as Mi or Gi", l.value))
+		case l.lending && nominalOK && v > nominal:
+			errs = append(errs, field.Invalid(p, "%s exceeds the team's nominal %s quota (%s); a team cannot lend more than it holds: lower %s or raise %s", l.value, l.what, l.nominal, l.key, l.what))
+		}
+	}
+	return errs
 }
 
 // CheckCapacity is the capacity check (C5.4): on every GPU pool the teams'
@@ -249,7 +308,7 @@ func validateQuantity(q, what, example string, path field.Path) field.ErrorList 
 // outside the catalogue or an unknown MIG profile are skipped (gpupool
 // validation reports them).
 // Inputs must be defaulted.
-func CheckCapacity(teams []Team, pools []gpupool.Spec, overcommitRatio float64, paths Paths) field.ErrorList {
+func CheckCapacity(teams []Team, lenders []Lender, pools []gpupool.Spec, overcommitRatio float64, paths Paths) field.ErrorList {
 	var errs field.ErrorList
 	for i, p := range pools {
 		if _, known := p.SKU(); !known || (p.MIGEnabled() && !slices.Contains(gpupool.MIGProfiles, p.MIG.Profile)) {
@@ -261,6 +320,12 @@ func CheckCapacity(teams []Team, pools []gpupool.Spec, overcommitRatio float64, 
 			if n := t.GPUQuota[p.Name]; n > 0 {
 				total += n
 				parts = append(parts, fmt.Sprintf("%s %d", t.Name, n))
+			}
+		}
+		for _, l := range lenders {
+			if n := l.GPUQuota[p.Name]; n > 0 {
+				total += n
+				parts = append(parts, fmt.Sprintf("lender %s %d", l.Name, n))
 			}
 		}
 		capacity := PoolCapacity(p)

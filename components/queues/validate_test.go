@@ -118,6 +118,92 @@ func TestValidateTeams(t *testing.T) {
 			wantErr: []string{"aksml:teams[1].flavorOrder: is a kueue setting"}},
 		{name: "quota beyond capacity", teams: func(ts []Team) []Team { ts[1].GPUQuota["a100"] = 8; return ts },
 			wantErr: []string{`aksml:teams: nominal nvidia.com/gpu quota on pool "a100" is 12 (team-a 4, team-b 8)`}},
+
+		{name: "fairSharing with volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: SystemVolcano, FairSharing: ptr(true)},
+			wantErr: []string{`aksml:scheduler.fairSharing: is a kueue setting but system is "volcano"`}},
+		{name: "custom priorities", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Priorities: []PriorityLevel{{Name: "high", Value: 1000}, {Name: "low", Value: 10, PreemptionPolicy: PreemptNever}}}},
+		{name: "invalid priorities", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Priorities: []PriorityLevel{
+			{Value: 1}, {Name: "High_Prio", Value: 2}, {Name: "system-top", Value: 3}, {Name: "low", Value: 2_000_000_000}, {Name: "low", Value: 5, PreemptionPolicy: "Always"}}},
+			wantErr: []string{
+				"aksml:scheduler.priorities[0].name: is required",
+				`aksml:scheduler.priorities[1].name: "High_Prio" is not a valid PriorityClass name`,
+				`aksml:scheduler.priorities[2].name: "system-top": the system- prefix is reserved`,
+				"aksml:scheduler.priorities[3].value: 2000000000 is out of range",
+				`aksml:scheduler.priorities[4].name: "low" is already defined at aksml:scheduler.priorities[3]`,
+				`aksml:scheduler.priorities[4].preemptionPolicy: "Always" is not supported; use one of "PreemptLowerPriority", "Never"`,
+			}},
+		{name: "custom preemption", teams: func(ts []Team) []Team {
+			ts[0].Preemption = Preemption{WithinClusterQueue: PolicyLowerOrNewerEqualPriority, ReclaimWithinCohort: PolicyLowerPriority,
+				BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyLowerPriority, MaxPriorityThreshold: ptr(100)}}
+			return ts
+		}, sched: SchedulerSpec{FairSharing: ptr(false)}},
+		{name: "unknown preemption policies", teams: func(ts []Team) []Team {
+			ts[0].Preemption = Preemption{WithinClusterQueue: PolicyAny, ReclaimWithinCohort: PolicyLowerOrNewerEqualPriority, BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyAny}}
+			return ts
+		}, wantErr: []string{
+			`aksml:teams[0].preemption.withinClusterQueue: "Any" is not supported`,
+			`aksml:teams[0].preemption.reclaimWithinCohort: "LowerOrNewerEqualPriority" is not supported`,
+			`aksml:teams[0].preemption.borrowWithinCohort.policy: "Any" is not supported`,
+		}},
+		{name: "borrowWithinCohort under fair sharing", teams: func(ts []Team) []Team {
+			ts[1].Preemption.BorrowWithinCohort.Policy = PolicyLowerPriority
+			return ts
+		}, wantErr: []string{"aksml:teams[1].preemption.borrowWithinCohort.policy: Kueue ignores borrowWithinCohort under fair sharing"}},
+		{name: "borrowWithinCohort without reclaim", teams: func(ts []Team) []Team {
+			ts[1].Preemption = Preemption{ReclaimWithinCohort: PolicyNever, BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyLowerPriority}}
+			return ts
+		}, sched: SchedulerSpec{FairSharing: ptr(false)}, wantErr: []string{"aksml:teams[1].preemption.borrowWithinCohort.policy: LowerPriority needs reclaimWithinCohort LowerPriority or Any"}},
+		{name: "maxPriorityThreshold without LowerPriority and out of range", teams: func(ts []Team) []Team {
+			ts[0].Preemption.BorrowWithinCohort.MaxPriorityThreshold = ptr(5)
+			ts[1].Preemption.BorrowWithinCohort = BorrowWithinCohort{Policy: PolicyLowerPriority, MaxPriorityThreshold: ptr(2_000_000_000)}
+			return ts
+		}, sched: SchedulerSpec{FairSharing: ptr(false)}, wantErr: []string{
+			"aksml:teams[0].preemption.borrowWithinCohort.maxPriorityThreshold: only applies with policy LowerPriority",
+			"aksml:teams[1].preemption.borrowWithinCohort.maxPriorityThreshold: 2000000000 is out of range",
+		}},
+		{name: "preemption with volcano", teams: func([]Team) []Team {
+			ts := volcanoTeams()
+			ts[0].Preemption.ReclaimWithinCohort = PolicyNever
+			return ts
+		}, sched: volcano,
+			wantErr: []string{`aksml:teams[0].preemption: is a kueue setting but aksml:scheduler.system is "volcano"`}},
+		{name: "cpu and memory limits", teams: func(ts []Team) []Team {
+			ts[0].CPUBorrowingLimit, ts[0].CPULendingLimit, ts[0].MemoryBorrowingLimit, ts[0].MemoryLendingLimit = "8", "64", "32Gi", "128Gi"
+			return ts
+		}},
+		{name: "invalid cpu and memory limits", teams: func(ts []Team) []Team {
+			ts[0].CPUBorrowingLimit, ts[0].CPULendingLimit, ts[0].MemoryBorrowingLimit, ts[0].MemoryLendingLimit = "eight", "65", "32m", "512Gi"
+			return ts
+		}, wantErr: []string{
+			`aksml:teams[0].cpuBorrowingLimit: "eight" is not a Kubernetes quantity`,
+			"aksml:teams[0].cpuLendingLimit: 65 exceeds the team's nominal cpu quota (64)",
+			`aksml:teams[0].memoryBorrowingLimit: "32m" is in millibytes`,
+			"aksml:teams[0].memoryLendingLimit: 512Gi exceeds the team's nominal memory quota (256Gi)",
+		}},
+		{name: "cpu limit with volcano", teams: func([]Team) []Team { ts := volcanoTeams(); ts[1].CPUBorrowingLimit = "4"; return ts }, sched: volcano,
+			wantErr: []string{`aksml:teams[1].cpuBorrowingLimit: is a kueue setting but aksml:scheduler.system is "volcano"`}},
+		{name: "lenders", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Lenders: []Lender{{Name: "shared", GPUQuota: map[string]int{"a100": 2}, CPU: "16", Memory: "64Gi"}}}},
+		{name: "invalid lenders", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Lenders: []Lender{
+			{Name: "team-a", GPUQuota: map[string]int{"a100": 1}},
+			{Name: "Shared", GPUQuota: map[string]int{"nope": 1, "a100spot": -1}},
+			{Name: "idle"},
+			{Name: "idle", CPU: "lots", Memory: "1m"},
+			{GPUQuota: map[string]int{"a100": 1}},
+		}}, wantErr: []string{
+			`aksml:scheduler.lenders[0].name: "team-a" is the name of team aksml:teams[0]; both would own ClusterQueue team-a-gpu`,
+			`aksml:scheduler.lenders[1].name: "Shared" is not a valid lender name`,
+			`aksml:scheduler.lenders[1].gpuQuota["a100spot"]: -1 is negative`,
+			`aksml:scheduler.lenders[1].gpuQuota["nope"]: pool "nope" is not in aksml:gpuPools`,
+			"aksml:scheduler.lenders[2]: is required: capacity to lend",
+			`aksml:scheduler.lenders[3].name: "idle" is already defined at aksml:scheduler.lenders[2]`,
+			`aksml:scheduler.lenders[3].cpu: "lots" is not a Kubernetes quantity`,
+			`aksml:scheduler.lenders[3].memory: "1m" is in millibytes`,
+			"aksml:scheduler.lenders[4].name: is required",
+		}},
+		{name: "lenders with volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: SystemVolcano, Lenders: []Lender{{Name: "shared", GPUQuota: map[string]int{"a100": 1}}}},
+			wantErr: []string{`aksml:scheduler.lenders: is a kueue setting but system is "volcano"`}},
+		{name: "lender quota counts in the capacity check", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Lenders: []Lender{{Name: "shared", GPUQuota: map[string]int{"a100": 3}}}},
+			wantErr: []string{`aksml:teams: nominal nvidia.com/gpu quota on pool "a100" is 9 (team-a 4, team-b 2, lender shared 3) but the pool holds 8 GPUs`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,7 +274,7 @@ func TestCheckCapacity(t *testing.T) {
 			for i := range pools {
 				pools[i].Default()
 			}
-			errs := CheckCapacity([]Team{a, b}, pools, tc.overcommit, DefaultPaths())
+			errs := CheckCapacity([]Team{a, b}, nil, pools, tc.overcommit, DefaultPaths())
 			if tc.wantErr == "" {
 				require.Empty(t, errs)
 				return

@@ -18,7 +18,7 @@ import (
 //   - weight: the team's share when teams compete (proportion plugin).
 func volcanoQueueSpec(t Team, teams []Team, pools []gpupool.Spec) map[string]any {
 	capability := map[string]any{CPUResource: t.CPU, MemoryResource: t.Memory}
-	for r, n := range AdmissibleGPUs(t, teams, pools, SystemVolcano) {
+	for r, n := range AdmissibleGPUs(t, teams, nil, pools, SystemVolcano) {
 		capability[r] = strconv.Itoa(n)
 	}
 	deserved := map[string]any{CPUResource: t.CPU, MemoryResource: t.Memory}

@@ -13,6 +13,8 @@ const (
 	TeamLabel = "aksml.io/team"
 	// QueueNameLabel is the Kueue queue label a workload is submitted with.
 	QueueNameLabel = "kueue.x-k8s.io/queue-name"
+	// WorkloadPriorityClassLabel names a workload's Kueue WorkloadPriorityClass.
+	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
 	// SkipAwaitAnnotation tells the Pulumi Kubernetes provider not to wait
 	// for an object to become ready (for a Job: to complete).
 	SkipAwaitAnnotation = "pulumi.com/skipAwait"

@@ -298,25 +298,92 @@ func resolveARM(v any, params map[string]any) any {
 }
 
 // armPoolName returns the pool name of an agentPools resource: the last
-// segment of a literal "cluster/pool" name, or, for an expression such as
-// "[format('{0}/{1}', parameters('clusterName'), parameters('poolName'))]",
-// the value of the last parameter it references.
+// segment of its "cluster/pool" name, literal or built by a format() or
+// concat() expression whose arguments are string literals and parameters,
+// e.g. "[format('{0}/{1}', parameters('clusterName'), 'gpua100')]" (how
+// components/gpupool names its pools) or "[concat(parameters('c'), '/',
+// parameters('p'))]". An expression it cannot evaluate is returned as is,
+// so the rules name it rather than a wrong pool.
 func armPoolName(name any, params map[string]any) string {
 	s := str(name)
-	if strings.HasPrefix(s, "[") {
-		refs := armParameterRef.FindAllStringSubmatch(s, -1)
-		if len(refs) == 0 {
+	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+		v, ok := evalARMName(strings.TrimSpace(s[1:len(s)-1]), params)
+		if !ok {
 			return s
 		}
-		if v := str(params[refs[len(refs)-1][1]]); v != "" {
-			return v
-		}
-		return s
+		s = v
 	}
 	if i := strings.LastIndex(s, "/"); i >= 0 {
 		return s[i+1:]
 	}
 	return s
+}
+
+// evalARMName evaluates format(fmt, args...) and concat(args...) over string
+// literals and parameters('x') ("Template functions - string",
+// https://learn.microsoft.com/azure/azure-resource-manager/templates/template-functions-string).
+func evalARMName(expr string, params map[string]any) (string, bool) {
+	fn, rest, ok := strings.Cut(expr, "(")
+	if !ok || !strings.HasSuffix(rest, ")") {
+		return "", false
+	}
+	var args []string
+	for _, a := range splitARMArgs(rest[:len(rest)-1]) {
+		v, ok := evalARMArg(a, params)
+		if !ok {
+			return "", false
+		}
+		args = append(args, v)
+	}
+	switch strings.TrimSpace(strings.ToLower(fn)) {
+	case "concat":
+		return strings.Join(args, ""), true
+	case "format":
+		if len(args) == 0 {
+			return "", false
+		}
+		out := args[0]
+		for i, a := range args[1:] {
+			out = strings.ReplaceAll(out, fmt.Sprintf("{%d}", i), a)
+		}
+		return out, true
+	}
+	return "", false
+}
+
+// evalARMArg evaluates a string literal or parameters('x') with a string value.
+func evalARMArg(a string, params map[string]any) (string, bool) {
+	a = strings.TrimSpace(a)
+	if len(a) >= 2 && strings.HasPrefix(a, "'") && strings.HasSuffix(a, "'") {
+		return strings.ReplaceAll(a[1:len(a)-1], "''", "'"), true
+	}
+	if m := armParameterRef.FindStringSubmatch(a); m != nil && m[0] == a {
+		v, ok := params[m[1]].(string)
+		return v, ok && v != ""
+	}
+	return "", false
+}
+
+// splitARMArgs splits a function's argument list at top-level commas,
+// outside string literals and nested calls.
+func splitARMArgs(s string) []string {
+	var out []string
+	depth, quoted, start := 0, false, 0
+	for i, r := range s {
+		switch {
+		case r == '\'':
+			quoted = !quoted
+		case quoted:
+		case r == '(':
+			depth++
+		case r == ')':
+			depth--
+		case r == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
 }
 
 // poolFromProperties reads the agent pool fields shared by the AgentPool

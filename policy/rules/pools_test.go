@@ -110,6 +110,16 @@ func TestPoolsOfDeploymentStackShapes(t *testing.T) {
 		require.Len(t, poolsOf(in), 1)
 		assert.Equal(t, "gpusym", poolsOf(in)[0].Name)
 	})
+	t.Run("pool name literal next to the cluster parameter (components/gpupool)", func(t *testing.T) {
+		in := resource(r.Type, "gpu", obj{
+			"template": obj{"resources": arr{obj{
+				"type": "Microsoft.ContainerService/managedClusters/agentPools", "name": "[format('{0}/{1}', parameters('clusterName'), 'gpua100')]",
+				"properties": pool["properties"],
+			}}},
+			"parameters": obj{"clusterName": obj{"value": "aks-dev"}},
+		})
+		assert.Equal(t, "gpua100", poolsOf(in)[0].Name, "the cluster name is not the pool name")
+	})
 	t.Run("unresolvable name expression stays visible", func(t *testing.T) {
 		in := resource(r.Type, "gpu", obj{"template": obj{"resources": arr{obj{
 			"type": "Microsoft.ContainerService/managedClusters/agentPools", "name": "[format('{0}/{1}', parameters('c'), parameters('p'))]",

@@ -223,3 +223,44 @@ var ruleQueueSingleSystem = Rule{
 			describe(*kueue), describe(*volcano))}}
 	},
 }
+
+var ruleQueuePriorityClasses = Rule{
+	ID:       "AKSML-QUE-004",
+	Title:    "Workloads name priority classes the stack defines",
+	Severity: Mandatory,
+	Seed:     "seed 000 \"Configurar prioridades de treinamento e inferência\" (PriorityClass and WorkloadPriorityClass pairs); SPEC C5.2, C5.3",
+	Stack: func(s *Stack) []Finding {
+		// Checked only against a stack that defines priority classes itself: a
+		// stack of workloads alone relies on the platform stack's classes.
+		pcs, wpcs := map[string]bool{}, map[string]bool{}
+		for _, r := range s.Resources {
+			switch {
+			case isKind(r, "scheduling.k8s.io", "PriorityClass"):
+				pcs[objName(r)] = true
+			case isKind(r, KueueGroup, "WorkloadPriorityClass"):
+				wpcs[objName(r)] = true
+			}
+		}
+		var out []Finding
+		for _, r := range s.Resources {
+			if want := workloadLabels(r)[WorkloadPriorityClassLabel]; want != "" && len(wpcs) > 0 && !wpcs[want] {
+				out = append(out, Finding{URN: resourceRef(r), Message: fmt.Sprintf(
+					"%s names WorkloadPriorityClass %q (label %s), which the stack does not define (it defines %s); Kueue keeps such a job suspended with only a log line: name a defined level or add the level",
+					describe(r), want, WorkloadPriorityClassLabel, strings.Join(sortedKeys(wpcs), ", "))})
+			}
+			if len(pcs) == 0 {
+				continue
+			}
+			for _, t := range podTemplates(r) {
+				pc := str(t.spec["priorityClassName"])
+				if pc == "" || strings.HasPrefix(pc, "system-") || pcs[pc] {
+					continue
+				}
+				out = append(out, Finding{URN: resourceRef(r), Message: fmt.Sprintf(
+					"%s%s sets priorityClassName %q, which the stack does not define (it defines %s); the API server rejects its pods: name a defined PriorityClass or add it",
+					describe(r), t.where(), pc, strings.Join(sortedKeys(pcs), ", "))})
+			}
+		}
+		return out
+	},
+}

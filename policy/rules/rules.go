@@ -83,7 +83,7 @@ func All() []Rule {
 		ruleJobSkipAwait, ruleJobQueueLabel, ruleJobSuspend, ruleJobRunPolicy, ruleJobPDB,
 		ruleNetNCCLPolicy, ruleNetNCCLEnv,
 		ruleStorageCheckpointRetain,
-		ruleQueueCapacity, ruleQueueFlavorPools, ruleQueueSingleSystem,
+		ruleQueueCapacity, ruleQueueFlavorPools, ruleQueueSingleSystem, ruleQueuePriorityClasses,
 		ruleSecretKubeconfigOutput, ruleSecretProviderKubeconfig,
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })

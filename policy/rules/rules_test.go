@@ -324,6 +324,18 @@ var violations = []ruleCase{
 		},
 		want: []string{"both Kueue (ResourceFlavor gpu-a100) and Volcano (Queue research)", "pick one"}},
 
+	{id: "AKSML-QUE-004", name: "job names a WorkloadPriorityClass the stack does not define",
+		mutate: func(s *Stack) {
+			add(s, kube("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass", "", "inference-critical", nil, nil))
+			set(s, "team-a-train", obj{"kueue.x-k8s.io/queue-name": "gpu-queue", "kueue.x-k8s.io/priority-class": "urgent"}, "metadata", "labels")
+		},
+		want: []string{`names WorkloadPriorityClass "urgent"`, "defines inference-critical", "name a defined level"}},
+	{id: "AKSML-QUE-004", name: "pods name a PriorityClass the stack does not define",
+		mutate: func(s *Stack) {
+			add(s, kube("scheduling.k8s.io/v1", "PriorityClass", "", "inference-critical", nil, nil))
+		},
+		want: []string{`sets priorityClassName "training-batch"`, "defines inference-critical", "name a defined PriorityClass"}},
+
 	{id: "AKSML-SEC-001", name: "plain kubeconfig output",
 		mutate: func(s *Stack) { s.Outputs["kubeconfig"] = Output{Value: "apiVersion: v1\n"} },
 		want:   []string{`stack output "kubeconfig" is not secret`, "pulumi.ToSecret"}},
@@ -511,6 +523,13 @@ var compliant = []ruleCase{
 		set(s, "gpu-a100", obj{"kubernetes.azure.com/agentpool": "gpuv100"}, "spec", "nodeLabels")
 	}},
 	{id: "AKSML-QUE-003", name: "Kueue only", mutate: func(s *Stack) {}},
+	{id: "AKSML-QUE-004", name: "no priority classes in the stack (a workloads-only stack)", mutate: func(s *Stack) {}},
+	{id: "AKSML-QUE-004", name: "every class defined", mutate: func(s *Stack) {
+		for _, name := range []string{"training-batch", "inference-critical"} {
+			add(s, kube("scheduling.k8s.io/v1", "PriorityClass", "", name, nil, nil), kube("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass", "", name, nil, nil))
+		}
+		set(s, "team-a-train", obj{"kueue.x-k8s.io/queue-name": "gpu-queue", "kueue.x-k8s.io/priority-class": "training-batch"}, "metadata", "labels")
+	}},
 
 	{id: "AKSML-SEC-001", name: "other outputs in plain text", mutate: func(s *Stack) {}},
 	{id: "AKSML-SEC-002", name: "provider reading a kubeconfig file path", mutate: func(s *Stack) {

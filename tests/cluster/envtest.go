@@ -33,6 +33,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 )
 
 // FieldManager is the server-side apply field manager used by Env.Apply.
@@ -76,8 +78,14 @@ type Options struct {
 	Kueue bool
 
 	// KueueFrameworks are the Kueue job integrations to enable (Kueue's
-	// integrations.frameworks). Empty means DefaultKueueFrameworks.
+	// integrations.frameworks) when KueueConfig is nil. Empty means
+	// DefaultKueueFrameworks.
 	KueueFrameworks []string
+
+	// KueueConfig is the Kueue controller configuration to run with, for example the
+	// one a stack installs (see KueueConfigFromChartValues). nil means Kueue's
+	// defaults with KueueFrameworks.
+	KueueConfig *configapi.Configuration
 
 	// SharedCRDDir overrides SharedCRDDir() (the directory with the non-Go-module CRDs).
 	SharedCRDDir string
@@ -116,6 +124,9 @@ type Env struct {
 	// KueueWebhooks lists the Kueue webhook paths installed into the API server (empty
 	// unless Options.Kueue).
 	KueueWebhooks []string
+	// KueueConfig is the controller configuration the in-process Kueue runs with (nil
+	// unless Options.Kueue).
+	KueueConfig *configapi.Configuration
 
 	opts     Options
 	testEnv  *envtest.Environment

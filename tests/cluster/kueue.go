@@ -52,7 +52,9 @@ import (
 	"sigs.k8s.io/kueue/pkg/metrics"
 	"sigs.k8s.io/kueue/pkg/scheduler"
 	preemptexpectations "sigs.k8s.io/kueue/pkg/scheduler/preemption/expectations"
+	"sigs.k8s.io/kueue/pkg/scheduler/preemption/fairsharing"
 	"sigs.k8s.io/kueue/pkg/util/kubeversion"
+	"sigs.k8s.io/kueue/pkg/util/waitforpodsready"
 	"sigs.k8s.io/kueue/pkg/webhooks"
 
 	// Kueue job integrations, as linked by sigs.k8s.io/kueue/pkg/controller/jobs except
@@ -209,12 +211,16 @@ func (e *Env) startKueue(ctx context.Context) error {
 		return fmt.Errorf("new manager: %w", err)
 	}
 
-	frameworks := e.opts.KueueFrameworks
-	if len(frameworks) == 0 {
-		frameworks = DefaultKueueFrameworks
+	cfg := e.opts.KueueConfig.DeepCopy()
+	if cfg == nil {
+		frameworks := e.opts.KueueFrameworks
+		if len(frameworks) == 0 {
+			frameworks = DefaultKueueFrameworks
+		}
+		cfg = &configapi.Configuration{Integrations: &configapi.Integrations{Frameworks: frameworks}}
+		mgr.GetScheme().Default(cfg)
 	}
-	cfg := &configapi.Configuration{Integrations: &configapi.Integrations{Frameworks: frameworks}}
-	mgr.GetScheme().Default(cfg)
+	e.KueueConfig = cfg.DeepCopy()
 
 	kctx, cancel := context.WithCancel(context.Background())
 	e.kueue = &kueueRunner{cancel: cancel, done: make(chan error, 1)}
@@ -267,19 +273,47 @@ func (e *Env) startKueue(ctx context.Context) error {
 
 // setupKueue registers Kueue's indexes, controllers, job integrations, webhooks and
 // scheduler with mgr, following cmd/kueue/main.go without leader election, internal cert
-// management, metrics, MultiKueue or provisioning requests.
+// management, metrics, MultiKueue or provisioning requests. The admission settings of cfg
+// reach the same cache, queue manager and scheduler options as in cmd/kueue/main.go:
+// waitForPodsReady (blockAdmission, requeuing timestamp), fairSharing, admissionFairSharing
+// and resources (excluded prefixes, transformations); KueueHonouredSettings lists them.
 func setupKueue(ctx context.Context, mgr manager.Manager, cfg *configapi.Configuration, log logr.Logger) error {
+	if len(cfg.FeatureGates) > 0 {
+		return fmt.Errorf("kueue featureGates %v: the in-process Kueue shares the process's feature gates and does not set them", cfg.FeatureGates)
+	}
 	lqMetrics := metrics.NewLocalQueueMetricsConfig(cfg.Metrics.LocalQueueMetrics)
-	cCache := schdcache.New(mgr.GetClient(), schdcache.WithLocalQueueMetrics(lqMetrics))
+	cacheOptions := []schdcache.Option{
+		schdcache.WithPodsReadyTracking(blockForPodsReady(cfg)),
+		schdcache.WithResourceMetrics(cfg.Metrics.EnableClusterQueueResources),
+		schdcache.WithLocalQueueMetrics(lqMetrics),
+	}
+	queueOptions := []qcache.Option{
+		qcache.WithPodsReadyRequeuingTimestamp(podsReadyRequeuingTimestamp(cfg)),
+		qcache.WithLocalQueueMetrics(lqMetrics),
+	}
+	if cfg.Resources != nil && len(cfg.Resources.ExcludeResourcePrefixes) > 0 {
+		cacheOptions = append(cacheOptions, schdcache.WithExcludedResourcePrefixes(cfg.Resources.ExcludeResourcePrefixes))
+		queueOptions = append(queueOptions, qcache.WithExcludedResourcePrefixes(cfg.Resources.ExcludeResourcePrefixes))
+	}
+	if cfg.Resources != nil && len(cfg.Resources.Transformations) > 0 {
+		cacheOptions = append(cacheOptions, schdcache.WithResourceTransformations(cfg.Resources.Transformations))
+		queueOptions = append(queueOptions, qcache.WithResourceTransformations(cfg.Resources.Transformations))
+	}
+	if cfg.FairSharing != nil {
+		cacheOptions = append(cacheOptions, schdcache.WithFairSharing(fairsharing.Enabled(cfg.FairSharing)))
+	}
+	if cfg.AdmissionFairSharing != nil {
+		queueOptions = append(queueOptions, qcache.WithAdmissionFairSharing(cfg.AdmissionFairSharing))
+		cacheOptions = append(cacheOptions, schdcache.WithAdmissionFairSharing(cfg.AdmissionFairSharing))
+	}
+	cCache := schdcache.New(mgr.GetClient(), cacheOptions...)
 	requeuer := qcache.NewRequeuer()
 	if err := mgr.Add(requeuer); err != nil {
 		return err
 	}
 	preemption := preemptexpectations.New()
-	queues := qcache.NewManager(mgr.GetClient(), cCache, requeuer,
-		qcache.WithPreemptionExpectations(preemption),
-		qcache.WithLocalQueueMetrics(lqMetrics),
-	)
+	queueOptions = append(queueOptions, qcache.WithPreemptionExpectations(preemption))
+	queues := qcache.NewManager(mgr.GetClient(), cCache, requeuer, queueOptions...)
 
 	if err := indexer.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return fmt.Errorf("kueue indexes: %w", err)
@@ -344,6 +378,7 @@ func setupKueue(ctx context.Context, mgr manager.Manager, cfg *configapi.Configu
 	//lint:ignore SA1019 required by sigs.k8s.io/kueue/pkg/scheduler.New
 	recorder := mgr.GetEventRecorderFor(constants.AdmissionName) //nolint:staticcheck // see above
 	sched := scheduler.New(queues, cCache, mgr.GetClient(), recorder,
+		scheduler.WithPodsReadyRequeuingTimestamp(podsReadyRequeuingTimestamp(cfg)),
 		scheduler.WithFairSharing(cfg.FairSharing),
 		scheduler.WithAdmissionFairSharing(cfg.AdmissionFairSharing),
 		scheduler.WithPreemptionExpectations(preemption),
@@ -351,8 +386,20 @@ func setupKueue(ctx context.Context, mgr manager.Manager, cfg *configapi.Configu
 	if err := mgr.Add(sched); err != nil {
 		return err
 	}
-	log.Info("kueue set up", "frameworks", cfg.Integrations.Frameworks)
+	log.Info("kueue set up", "frameworks", cfg.Integrations.Frameworks, "fairSharing", cfg.FairSharing != nil, "waitForPodsReady", cfg.WaitForPodsReady != nil)
 	return nil
+}
+
+// blockForPodsReady and podsReadyRequeuingTimestamp are cmd/kueue/main.go's.
+func blockForPodsReady(cfg *configapi.Configuration) bool {
+	return waitforpodsready.Enabled(cfg.WaitForPodsReady) && cfg.WaitForPodsReady.BlockAdmission != nil && *cfg.WaitForPodsReady.BlockAdmission
+}
+
+func podsReadyRequeuingTimestamp(cfg *configapi.Configuration) configapi.RequeuingTimestamp {
+	if cfg.WaitForPodsReady != nil && cfg.WaitForPodsReady.RequeuingStrategy != nil && cfg.WaitForPodsReady.RequeuingStrategy.Timestamp != nil {
+		return *cfg.WaitForPodsReady.RequeuingStrategy.Timestamp
+	}
+	return configapi.EvictionTimestamp
 }
 
 func keepWebhook(srv *recordingServer, cc admissionv1.WebhookClientConfig, installed map[string]bool) bool {

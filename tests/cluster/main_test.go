@@ -31,10 +31,17 @@ func testEnv(t *testing.T) *Env {
 			sharedErr = err
 			return
 		}
+		// Kueue runs with the configuration the dev stack installs (fair sharing,
+		// waitForPodsReady, its integrations), not with Kueue's defaults.
+		kueueConfig, err := DeployedKueueConfig()
+		if err != nil {
+			sharedErr = err
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		start := time.Now()
-		sharedEnv, sharedErr = Start(ctx, Options{AssetsDir: assets, ControllerManager: true, Kueue: true})
+		sharedEnv, sharedErr = Start(ctx, Options{AssetsDir: assets, ControllerManager: true, Kueue: true, KueueConfig: kueueConfig})
 		if sharedErr == nil {
 			fmt.Fprintf(os.Stderr, "cluster: environment started in %s (logs: %s)\n", time.Since(start).Round(time.Millisecond), sharedEnv.Dir)
 		}

@@ -52,7 +52,13 @@ func run() error {
 	defer stop()
 
 	fmt.Println("sandbox: starting etcd, kube-apiserver, kube-controller-manager and Kueue (about 10 s)...")
-	env, err := cluster.Start(ctx, cluster.Options{ControllerManager: true, Kueue: true})
+	// Kueue runs with the configuration aksml installs it with (the dev stack's chart
+	// values: fair sharing, waitForPodsReady, integrations), as in the tests.
+	kueueConfig, err := cluster.DeployedKueueConfig()
+	if err != nil {
+		return err
+	}
+	env, err := cluster.Start(ctx, cluster.Options{ControllerManager: true, Kueue: true, KueueConfig: kueueConfig})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,105 @@
+package queues
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+// PreemptionPolicy is a PriorityClass's preemptionPolicy: whether pods of
+// the class evict lower-priority pods to be scheduled ("PriorityClass",
+// https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/#non-preempting-priority-class).
+type PreemptionPolicy string
+
+// Valid PriorityClass preemption policies.
+const (
+	// PreemptLowerPriority lets pods of the class evict lower-priority pods
+	// (Kubernetes' default).
+	PreemptLowerPriority PreemptionPolicy = "PreemptLowerPriority"
+	// PreemptNever: pods of the class wait for room, they never evict.
+	PreemptNever PreemptionPolicy = "Never"
+)
+
+// PreemptionPolicies lists the valid PriorityClass preemption policies.
+var PreemptionPolicies = []PreemptionPolicy{PreemptLowerPriority, PreemptNever}
+
+// Priority value bounds: Kubernetes reserves values above one billion for
+// system-critical classes ("PriorityClass", link above), and Kueue's
+// WorkloadPriorityClass value is an int32.
+const (
+	// MaxPriorityValue is the highest value a user PriorityClass may take.
+	MaxPriorityValue = 1_000_000_000
+	// MinPriorityValue is the lowest int32.
+	MinPriorityValue = -2_147_483_648
+)
+
+// PriorityLevel is one business priority. Each level creates a
+// PriorityClass (pod priority, C5.2) and, with Kueue, a
+// WorkloadPriorityClass (queue priority, C5.3) of the same name, value and
+// description, so that the queue and the pods express the same priority
+// (seed 000: coordinate Kueue workload priority with Kubernetes pod
+// priority). It is an entry of `aksml:scheduler.priorities`.
+type PriorityLevel struct {
+	// Name is the PriorityClass and WorkloadPriorityClass name, and what
+	// workloads name in `priority`: a DNS subdomain, not starting with
+	// `system-`. Required.
+	Name string `json:"name"`
+	// Value is the priority: higher runs first and, where preemption allows,
+	// evicts lower. -2147483648..1000000000. Required.
+	Value int `json:"value"`
+	// PreemptionPolicy is the PriorityClass's preemptionPolicy:
+	// PreemptLowerPriority (default, Kubernetes' default) or Never. It acts
+	// on the kube-scheduler; Kueue's admission-time preemption follows the
+	// ClusterQueue's preemption settings (Team.Preemption) and the value.
+	PreemptionPolicy PreemptionPolicy `json:"preemptionPolicy,omitempty"`
+	// Description says when to use the level. Default none.
+	Description string `json:"description,omitempty"`
+}
+
+// DefaultPriorities are the seed's two levels (C5.2): training-batch
+// (10000, Never) and inference-critical (100000, PreemptLowerPriority).
+func DefaultPriorities() []PriorityLevel {
+	return []PriorityLevel{
+		{Name: PriorityClassTrainingBatch, Value: TrainingBatchValue, PreemptionPolicy: TrainingBatchPreemptionPolicy, Description: TrainingBatchDescription},
+		{Name: PriorityClassInferenceCritical, Value: InferenceCriticalValue, PreemptionPolicy: InferenceCriticalPreemptionPolicy, Description: InferenceCriticalDescription},
+	}
+}
+
+// PriorityNames returns the names of the levels, in order.
+func PriorityNames(levels []PriorityLevel) []string {
+	out := make([]string, len(levels))
+	for i, l := range levels {
+		out[i] = l.Name
+	}
+	return out
+}
+
+// validatePriorities checks defaulted priority levels.
+func validatePriorities(levels []PriorityLevel, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]int{}
+	for i, l := range levels {
+		p := path.Index(i)
+		switch {
+		case l.Name == "":
+			errs = append(errs, field.Required(p.Child("name"), "the PriorityClass name workloads refer to, e.g. training-batch"))
+		case len(l.Name) > 253 || !dnsSubdomainRE.MatchString(l.Name):
+			errs = append(errs, field.Invalid(p.Child("name"), "%q is not a valid PriorityClass name: use lowercase letters, digits, '-' and '.', at most 253 characters", l.Name))
+		case strings.HasPrefix(l.Name, "system-"):
+			errs = append(errs, field.Invalid(p.Child("name"), "%q: the system- prefix is reserved by Kubernetes; choose another name", l.Name))
+		}
+		if j, dup := seen[l.Name]; dup && l.Name != "" {
+			errs = append(errs, field.Invalid(p.Child("name"), "%q is already defined at %s; priority names must be unique", l.Name, path.Index(j)))
+		} else {
+			seen[l.Name] = i
+		}
+		if l.Value < MinPriorityValue || l.Value > MaxPriorityValue {
+			errs = append(errs, field.Invalid(p.Child("value"), "%d is out of range; use %d to %d (higher values are reserved for system-critical pods)", l.Value, MinPriorityValue, MaxPriorityValue))
+		}
+		if !slices.Contains(PreemptionPolicies, l.PreemptionPolicy) {
+			errs = append(errs, field.NotSupported(p.Child("preemptionPolicy"), l.PreemptionPolicy, PreemptionPolicies))
+		}
+	}
+	return errs
+}
