@@ -144,6 +144,45 @@ func TestProdStack(t *testing.T) {
 	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 2, "GPU pool stack and alert rule group")
 }
 
+// TestPoolWritesAreSerial checks, from the dependencies the stacks
+// register, that no two agent-pool writes overlap (AKS answers a second
+// concurrent pool operation with 409 OperationNotAllowed): each typed pool
+// waits for the one before it, the template stack waits for the last typed
+// pool, and inside the template each pool depends on the previous one.
+func TestPoolWritesAreSerial(t *testing.T) {
+	for _, stack := range []string{"dev", "prod"} {
+		t.Run(stack, func(t *testing.T) {
+			st := synthStack(t, stack)
+			pools := byType(st, ":AgentPool")
+			require.GreaterOrEqual(t, len(pools), 2)
+			for i := 1; i < len(pools); i++ {
+				assert.Contains(t, pools[i].DependsOn, pools[i-1].URN, "%s waits for %s", pools[i].Name, pools[i-1].Name)
+			}
+			var gpuStack *rules.Resource
+			for _, r := range byType(st, ":DeploymentStackAtResourceGroup") {
+				if strings.HasSuffix(r.Name, "-gpupools-stack") {
+					gpuStack = &r
+				}
+			}
+			require.NotNil(t, gpuStack)
+			assert.Contains(t, gpuStack.DependsOn, pools[len(pools)-1].URN, "the template pools are written after the last typed pool")
+			resources, _ := gpuStack.Get("template.resources").([]any)
+			for i, r := range resources {
+				deps, _ := r.(map[string]any)["dependsOn"].([]any)
+				if i == 0 {
+					assert.Empty(t, deps)
+					continue
+				}
+				prev := resources[i-1].(map[string]any)["name"].(string)
+				trimmed := strings.TrimSuffix(prev, "')]")
+				prevPool := trimmed[strings.LastIndex(trimmed, "'")+1:]
+				require.Len(t, deps, 1)
+				assert.Contains(t, deps[0], "'"+prevPool+"')]", "template pool %d waits for %s", i, prevPool)
+			}
+		})
+	}
+}
+
 // TestInvalidConfigRegistersNothing proves validation runs before any
 // resource is registered.
 func TestInvalidConfigRegistersNothing(t *testing.T) {
@@ -173,7 +212,7 @@ func TestExistingClusterMode(t *testing.T) {
 		assert.False(t, strings.HasPrefix(r.Type, "azure-native:"), "existing-cluster mode registered %s", r.Type)
 	}
 	assert.NotEmpty(t, byType(st, "kueue.x-k8s.io/v1beta2:ClusterQueue"))
-	assert.Len(t, byType(st, "storage.k8s.io/v1:StorageClass"), 3)
+	assert.Len(t, byType(st, "storage.k8s.io/v1:StorageClass"), 4)
 	assert.NotEmpty(t, byType(st, "apps/v1:DaemonSet"), "the device plugin is installed for the DriverOnly pool")
 	providers := byType(st, "pulumi:providers:kubernetes")
 	require.Len(t, providers, 1)

@@ -61,6 +61,14 @@ type Pool struct {
 	// Unknown lists the properties whose values are not known before
 	// deployment (rules do not report on them).
 	Unknown []string
+	// InTemplate is true for an agentPools resource of an ARM template
+	// (deployment stack or deployment), which ARM writes on every update
+	// of the template.
+	InTemplate bool
+	// DependsOn are the names the template resource's dependsOn entries
+	// end in (the pool of a resourceId(...) expression or resource ID);
+	// only set when InTemplate.
+	DependsOn []string
 }
 
 // IsUnknown reports whether the property is not known before deployment.
@@ -112,15 +120,24 @@ func (p Pool) GPUsPerNode() int {
 	return sku.GPUsPerNode
 }
 
+// Ceiling is the most nodes the pool runs: maxCount, or count for a pool
+// without the autoscaler (AKS-managed GPU pools). nil when not known.
+func (p Pool) Ceiling() *int {
+	if p.MaxCount == nil && !p.AutoScaling {
+		return p.Count
+	}
+	return p.MaxCount
+}
+
 // Capacity is how many units of NVIDIA resources (GPUs, or MIG instances
-// on a MIG pool) the pool offers at maxCount: maxCount × GPUs/node, times the
-// instances per GPU of its MIG profile. ok is false when maxCount, the size
-// or the profile is not known.
+// on a MIG pool) the pool offers at Ceiling: nodes × GPUs/node, times the
+// instances per GPU of its MIG profile. ok is false when the ceiling, the
+// size or the profile is not known.
 func (p Pool) Capacity() (units int, ok bool) {
-	if p.MaxCount == nil || p.GPUsPerNode() == 0 {
+	if p.Ceiling() == nil || p.GPUsPerNode() == 0 {
 		return 0, false
 	}
-	units = *p.MaxCount * p.GPUsPerNode()
+	units = *p.Ceiling() * p.GPUsPerNode()
 	if p.GPUInstanceProfile != "" {
 		_, perGPU := p.migSpec().MIGDevicesPerGPU()
 		if perGPU == 0 {
@@ -133,7 +150,7 @@ func (p Pool) Capacity() (units int, ok bool) {
 
 // capacityText explains Capacity in messages: "gpua100 4 × 1 GPU".
 func (p Pool) capacityText() string {
-	text := fmt.Sprintf("%s %d × %d GPU", p.Name, *p.MaxCount, p.GPUsPerNode())
+	text := fmt.Sprintf("%s %d × %d GPU", p.Name, *p.Ceiling(), p.GPUsPerNode())
 	if p.GPUInstanceProfile != "" {
 		_, perGPU := p.migSpec().MIGDevicesPerGPU()
 		text += fmt.Sprintf(" × %d %s instances", perGPU, p.GPUInstanceProfile)
@@ -238,7 +255,12 @@ func templatePools(r Resource) []Pool {
 			continue
 		}
 		props := mapOf(resolveARM(rm["properties"], params))
-		out = append(out, poolFromProperties(r, armPoolName(rm["name"], params), props))
+		p := poolFromProperties(r, armPoolName(rm["name"], params), props)
+		p.InTemplate = true
+		for _, d := range listOf(rm["dependsOn"]) {
+			p.DependsOn = append(p.DependsOn, armPoolName(d, params))
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -297,6 +319,10 @@ func resolveARM(v any, params map[string]any) any {
 	return v
 }
 
+// armLastLiteralArg matches an ARM expression whose last argument is a
+// string literal, e.g. "[format('{0}/{1}', parameters('c'), 'gpumgd')]".
+var armLastLiteralArg = regexp.MustCompile(`,\s*'([^']*)'\s*\)\]$`)
+
 // armPoolName returns the pool name of an agentPools resource: the last
 // segment of a literal "cluster/pool" name, or, for an expression such as
 // "[format('{0}/{1}', parameters('clusterName'), parameters('poolName'))]",
@@ -304,6 +330,11 @@ func resolveARM(v any, params map[string]any) any {
 func armPoolName(name any, params map[string]any) string {
 	s := str(name)
 	if strings.HasPrefix(s, "[") {
+		// The last argument of the name expression is the pool: a literal
+		// ('gpumgd') or a parameter (parameters('poolName')).
+		if m := armLastLiteralArg.FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
 		refs := armParameterRef.FindAllStringSubmatch(s, -1)
 		if len(refs) == 0 {
 			return s
