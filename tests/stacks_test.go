@@ -141,7 +141,7 @@ func TestProdStack(t *testing.T) {
 		}
 	}
 	assert.Empty(t, byType(st, "batch/v1:Job"), "prod declares no example workloads")
-	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 2, "GPU pool stack and alert rule group")
+	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 3, "GPU pool stack, Azure Monitor stack and alert rule group")
 }
 
 // TestPoolWritesAreSerial checks, from the dependencies the stacks
@@ -178,6 +178,56 @@ func TestPoolWritesAreSerial(t *testing.T) {
 				prevPool := trimmed[strings.LastIndex(trimmed, "'")+1:]
 				require.Len(t, deps, 1)
 				assert.Contains(t, deps[0], "'"+prevPool+"')]", "template pool %d waits for %s", i, prevPool)
+			}
+		})
+	}
+}
+
+// TestManagedPrometheusIsConnected checks that on AKS the metrics add-on
+// has somewhere to write: the monitor stack holds the DCE, the DCR sending
+// Microsoft-PrometheusMetrics to the workspace and the association on the
+// cluster, and prod's rule group and Grafana use that workspace.
+func TestManagedPrometheusIsConnected(t *testing.T) {
+	for stack, want := range map[string][]string{
+		"dev": {"Microsoft.Monitor/accounts", "Microsoft.Insights/dataCollectionEndpoints", "Microsoft.Insights/dataCollectionRules",
+			"Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations"},
+		"prod": {"Microsoft.Insights/dataCollectionEndpoints", "Microsoft.Insights/dataCollectionRules",
+			"Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations", "Microsoft.Dashboard/grafana"},
+	} {
+		t.Run(stack, func(t *testing.T) {
+			st := synthStack(t, stack)
+			var mon *rules.Resource
+			for _, r := range byType(st, ":DeploymentStackAtResourceGroup") {
+				if r.Name == "azure-monitor-stack" {
+					mon = &r
+				}
+			}
+			require.NotNil(t, mon)
+			var types []string
+			for _, r := range mon.Get("template.resources").([]any) {
+				types = append(types, r.(map[string]any)["type"].(string))
+			}
+			assert.Equal(t, want, types)
+			cluster := byType(st, ":ManagedCluster")[0]
+			assert.Contains(t, mon.DependsOn, cluster.URN, "the association waits for the cluster")
+			assert.Equal(t, true, cluster.Get("azureMonitorProfile.metrics.enabled"))
+			if stack == "prod" {
+				ws := "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-observability/providers/Microsoft.Monitor/accounts/amw-aksml-prod"
+				assert.Equal(t, ws, mon.Get("parameters.workspaceId.value"))
+				readers := byType(st, "authorization:RoleAssignment")
+				var grafanaReader bool
+				for _, r := range readers {
+					if r.Inputs["scope"] == ws {
+						grafanaReader = true
+						assert.Contains(t, r.Inputs["roleDefinitionId"], "b0d8363b-8ddd-447d-831f-62ca05bff136")
+					}
+				}
+				assert.True(t, grafanaReader, "Grafana's identity reads the workspace")
+				for _, r := range byType(st, ":DeploymentStackAtResourceGroup") {
+					if r.Name == "alert-rules-rulegroup" {
+						assert.Equal(t, ws, r.Get("parameters.azureMonitorWorkspaceId.value"), "the rule group evaluates the same workspace")
+					}
+				}
 			}
 		})
 	}

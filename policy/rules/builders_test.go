@@ -129,6 +129,37 @@ func managedPoolStack(name string) Resource {
 	})
 }
 
+// managedCluster is an AKS cluster with managed Prometheus metrics on.
+func managedCluster() Resource {
+	return resource("azure-native:containerservice:ManagedCluster", "aks", obj{
+		"resourceName":        "aks",
+		"azureMonitorProfile": obj{"metrics": obj{"enabled": true}},
+	})
+}
+
+// monitorStack is a deployment stack wiring managed Prometheus as
+// Microsoft's onboarding template does (DCR to the workspace, DCRA on the
+// cluster) with a rule group scoped to the workspace.
+func monitorStack() Resource {
+	ws := "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.Monitor/accounts/amw"
+	return resource("azure-native:resources/v20240301:DeploymentStackAtResourceGroup", "monitor", obj{
+		"template": obj{
+			"parameters": obj{"workspaceId": obj{"type": "string"}},
+			"resources": arr{
+				obj{"type": "Microsoft.Insights/dataCollectionRules", "name": "MSProm-westeurope-aks", "properties": obj{
+					"dataSources":  obj{"prometheusForwarder": arr{obj{"name": "PrometheusDataSource", "streams": arr{"Microsoft-PrometheusMetrics"}}}},
+					"destinations": obj{"monitoringAccounts": arr{obj{"name": "MonitoringAccount1", "accountResourceId": "[parameters('workspaceId')]"}}},
+					"dataFlows":    arr{obj{"streams": arr{"Microsoft-PrometheusMetrics"}, "destinations": arr{"MonitoringAccount1"}}},
+				}},
+				obj{"type": "Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations", "name": "aks/microsoft.insights/MSProm-westeurope-aks",
+					"properties": obj{"dataCollectionRuleId": "[resourceId('Microsoft.Insights/dataCollectionRules', 'MSProm-westeurope-aks')]"}},
+				obj{"type": "Microsoft.AlertsManagement/prometheusRuleGroups", "name": "aks-alerts", "properties": obj{"scopes": arr{"[parameters('workspaceId')]"}}},
+			},
+		},
+		"parameters": obj{"workspaceId": obj{"value": ws}},
+	})
+}
+
 // offManagedPools is a node affinity that keeps a DaemonSet off gpuh100.
 func offManagedPools() obj {
 	return obj{"nodeAffinity": obj{"requiredDuringSchedulingIgnoredDuringExecution": obj{

@@ -234,11 +234,7 @@ func gpuPools(s *Stack) []Pool {
 // `template` and `parameters`, as the deployment stack and deployment
 // resources take them).
 func templatePools(r Resource) []Pool {
-	template := mapOf(decodeJSON(r.Inputs["template"]))
-	if template == nil {
-		template = mapOf(decodeJSON(get(r.Inputs, "properties.template")))
-	}
-	params := armParameters(template, mapOf(decodeJSON(r.Inputs["parameters"])))
+	template, params := armTemplate(r)
 	var resources []any
 	switch rs := template["resources"].(type) {
 	case []any:
@@ -263,6 +259,16 @@ func templatePools(r Resource) []Pool {
 		out = append(out, p)
 	}
 	return out
+}
+
+// armTemplate returns the ARM template a deployment stack or deployment
+// carries and its parameter values merged with the template's defaults.
+func armTemplate(r Resource) (template, params map[string]any) {
+	template = mapOf(decodeJSON(r.Inputs["template"]))
+	if template == nil {
+		template = mapOf(decodeJSON(get(r.Inputs, "properties.template")))
+	}
+	return template, armParameters(template, mapOf(decodeJSON(r.Inputs["parameters"])))
 }
 
 // armParameters merges template parameter defaults with the values passed

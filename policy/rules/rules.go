@@ -86,6 +86,7 @@ func All() []Rule {
 		ruleQueueCapacity, ruleQueueFlavorPools, ruleQueueSingleSystem,
 		ruleSecretKubeconfigOutput, ruleSecretProviderKubeconfig,
 		ruleARMSerialPools, ruleARMAutoscaledNoCount, ruleARMManagedCount,
+		ruleMonPrometheusWired, ruleMonRuleGroupScope,
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

@@ -82,6 +82,24 @@ var violations = []ruleCase{
 	{id: "AKSML-ARM-003", name: "managed pool without count",
 		mutate: func(s *Stack) { set(s, "gpuh100", nil, at(armPool, "count")...) },
 		want:   []string{"pool gpuh100", "without count"}},
+	{id: "AKSML-MON-001", name: "managed Prometheus without any data collection",
+		mutate: func(s *Stack) { add(s, managedCluster()) },
+		want:   []string{"ManagedCluster aks enables managed Prometheus", "data collection rule forwarding Microsoft-PrometheusMetrics", "association on the cluster"}},
+	{id: "AKSML-MON-001", name: "rule to nowhere",
+		mutate: func(s *Stack) {
+			m := monitorStack()
+			dcr := m.Inputs["template"].(obj)["resources"].(arr)[0].(obj)
+			dcr["properties"].(obj)["dataFlows"] = arr{}
+			add(s, managedCluster(), m)
+		},
+		want: []string{"ManagedCluster aks", "forwarding Microsoft-PrometheusMetrics"}},
+	{id: "AKSML-MON-002", name: "rule group scoped to the cluster only",
+		mutate: func(s *Stack) {
+			m := monitorStack()
+			m.Inputs["template"].(obj)["resources"].(arr)[2].(obj)["properties"] = obj{"scopes": arr{"/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks"}}
+			add(s, m)
+		},
+		want: []string{"rule group aks-alerts", "no Azure Monitor workspace", "properties.scopes"}},
 	{id: "AKSML-GPU-004", name: "spot pool labelled inference",
 		mutate: func(s *Stack) { set(s, "gpuspot", "inference", "nodeLabels", "workload") },
 		want:   []string{"AgentPool gpuspot is a spot pool labelled workload=inference", "Regular pool"}},
@@ -387,6 +405,13 @@ var compliant = []ruleCase{
 	{id: "AKSML-ARM-001", name: "typed pools are not template pools", mutate: func(s *Stack) { set(s, "gpua100", arr{}, "dependsOn") }},
 	{id: "AKSML-ARM-002", name: "typed autoscaled pool with count (ignored after creation)", mutate: func(s *Stack) { set(s, "gpua100", 2.0, "count") }},
 	{id: "AKSML-ARM-003", name: "managed count unknown before deployment", mutate: func(s *Stack) { set(s, "gpuh100", Unknown, at(armPool, "count")...) }},
+	{id: "AKSML-MON-001", name: "managed Prometheus wired as Microsoft's template", mutate: func(s *Stack) { add(s, managedCluster(), monitorStack()) }},
+	{id: "AKSML-MON-001", name: "metrics off", mutate: func(s *Stack) {
+		c := managedCluster()
+		c.Inputs["azureMonitorProfile"] = obj{"metrics": obj{"enabled": false}}
+		add(s, c)
+	}},
+	{id: "AKSML-MON-002", name: "rule group scoped through a parameter", mutate: func(s *Stack) { add(s, monitorStack()) }},
 	{id: "AKSML-GPU-004", name: "spot batch-inference pool", mutate: func(s *Stack) { set(s, "gpuspot", "batch-inference", "nodeLabels", "purpose") }},
 	{id: "AKSML-GPU-004", name: "Regular inference pool", mutate: func(s *Stack) { set(s, "gpua100", "inference", "nodeLabels", "workload") }},
 	{id: "AKSML-GPU-005", name: "Regular pool with minCount 1 in prod", env: EnvProd, mutate: func(s *Stack) { set(s, "gpua100", 1.0, "minCount") }},
