@@ -75,7 +75,7 @@ func TestDevStack(t *testing.T) {
 	assert.Contains(t, providers[0].SecretInputs, "kubeconfig")
 
 	// One of each workload kind, none of them awaited by pulumi up.
-	for _, kind := range []string{"batch/v1:Job", "batch/v1:CronJob", "kubeflow.org/v1:PyTorchJob", "kubeflow.org/v1:TFJob", "kaito.sh/v1alpha1:Workspace"} {
+	for _, kind := range []string{"batch/v1:Job", "batch/v1:CronJob", "kubeflow.org/v1:PyTorchJob", "kubeflow.org/v1:TFJob"} {
 		objs := byType(st, kind)
 		require.NotEmpty(t, objs, kind)
 		for _, o := range objs {
