@@ -1,6 +1,7 @@
 package gpupool
 
 import (
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -621,4 +623,35 @@ func TestManagedPoolCapacityAndCostFollowCount(t *testing.T) {
 	assert.Equal(t, round2(3*sku.PricePerHour), s.IdleCostPerHour(), "a managed pool runs its count all the time")
 	assert.Equal(t, s.IdleCostPerHour(), s.MaxCostPerHour())
 	assert.Nil(t, s.MinCount, "Default gives a managed pool no minCount")
+}
+
+// TestTemplatePoolsMatchThePublishedSpec checks every template pool body
+// (Managed, None, spot, MIG, tags) against AgentPool in the published
+// 2026-02-02-preview spec: every property declared, none read-only, every
+// enum value valid.
+func TestTemplatePoolsMatchThePublishedSpec(t *testing.T) {
+	dir, ok := armdeploy.SpecsDir()
+	if !ok {
+		t.Skip("shared/azure-specs not found above the working directory")
+	}
+	spec, err := armdeploy.LoadOpenAPISpec(filepath.Join(dir, "specification/containerservice/resource-manager/Microsoft.ContainerService/aks/preview",
+		AgentPoolAPIVersion, "managedClusters.json"))
+	require.NoError(t, err)
+	pools := map[string]map[string]any{
+		"gpumgd": TemplateProperties(specOf(func(s *Spec) {
+			s.Name = "gpumgd"
+			managed(s, 2)
+			s.MIG = &MIGSpec{Strategy: MIGStrategyMixed, Profile: MIG1g}
+		}), map[string]string{"team": "ml"}),
+		"gpubyo": TemplateProperties(specOf(func(s *Spec) {
+			s.Name = "gpubyo"
+			s.GPUStack = GPUStackNone
+			s.Priority = PrioritySpot
+			s.Zones = []string{"1"}
+		}), nil),
+		"gpuplain": TemplateProperties(specOf(func(s *Spec) { s.Name = "gpuplain"; managed(s, 0) }), nil),
+	}
+	for _, r := range PoolsTemplate(pools)["resources"].([]map[string]any) {
+		assert.Empty(t, spec.CheckResource("AgentPool", r), r["name"])
+	}
 }
