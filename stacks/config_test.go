@@ -203,6 +203,20 @@ func TestParseInvalid(t *testing.T) {
 		{name: "shm larger than memory", mutate: func(m map[string]any) {
 			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "4Gi", "gpus": 1}, "shmSize": "8Gi"}}
 		}, wantErr: []string{"aksml:workloads[0].shmSize"}},
+		// managed GPU pools and monitoring
+		{name: "managed pool with the autoscaler's keys", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["gpuStack"] = "Managed" },
+			wantErr: []string{"aksml:gpuPools[0].count: is required", "ManagedGPUExperiencePreview", "aksml:gpuPools[0].maxCount: is not allowed on a gpuStack Managed pool"}},
+		{name: "count on an autoscaled pool", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["count"] = 1 },
+			wantErr: []string{"aksml:gpuPools[0].count: count is only for gpuStack Managed pools"}},
+		{name: "grafana without a name", mutate: func(m map[string]any) {
+			m["observability"] = map[string]any{"grafana": map[string]any{"enabled": true}}
+		},
+			wantErr: []string{"aksml:observability.grafana.name: is required"}},
+		{name: "grafana on an existing cluster", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"context": "kind"}
+			m["observability"] = map[string]any{"grafana": map[string]any{"enabled": true, "name": "amg-ml"}}
+		}, wantErr: []string{"aksml:observability.grafana.enabled: Azure Managed Grafana is created next to the AKS cluster's Azure Monitor workspace"}},
 		// operators behind custom resources
 		{name: "PyTorchJob without the Training Operator", mutate: func(m map[string]any) { m["workloads"] = []any{pytorchWorkload()} },
 			wantErr: []string{"aksml:workloads[0].kind: PyTorchJob needs the Kubeflow Training Operator", "aksml:trainingOperator.enabled: true", "aksml:existingCluster.installed: [trainingOperator]"}},
