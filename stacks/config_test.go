@@ -203,6 +203,45 @@ func TestParseInvalid(t *testing.T) {
 		{name: "shm larger than memory", mutate: func(m map[string]any) {
 			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "4Gi", "gpus": 1}, "shmSize": "8Gi"}}
 		}, wantErr: []string{"aksml:workloads[0].shmSize"}},
+		// managed GPU pools and monitoring
+		{name: "managed pool with the autoscaler's keys", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["gpuStack"] = "Managed" },
+			wantErr: []string{"aksml:gpuPools[0].count: is required", "ManagedGPUExperiencePreview", "aksml:gpuPools[0].maxCount: is not allowed on a gpuStack Managed pool"}},
+		{name: "count on an autoscaled pool", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["count"] = 1 },
+			wantErr: []string{"aksml:gpuPools[0].count: count is only for gpuStack Managed pools"}},
+		{name: "grafana without a name", mutate: func(m map[string]any) {
+			m["observability"] = map[string]any{"grafana": map[string]any{"enabled": true}}
+		},
+			wantErr: []string{"aksml:observability.grafana.name: is required"}},
+		{name: "grafana on an existing cluster", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"context": "kind"}
+			m["observability"] = map[string]any{"grafana": map[string]any{"enabled": true, "name": "amg-ml"}}
+		}, wantErr: []string{"aksml:observability.grafana.enabled: Azure Managed Grafana is created next to the AKS cluster's Azure Monitor workspace"}},
+		// operators behind custom resources
+		{name: "PyTorchJob without the Training Operator", mutate: func(m map[string]any) { m["workloads"] = []any{pytorchWorkload()} },
+			wantErr: []string{"aksml:workloads[0].kind: PyTorchJob needs the Kubeflow Training Operator", "aksml:trainingOperator.enabled: true", "aksml:existingCluster.installed: [trainingOperator]"}},
+		{name: "TFJob without the Training Operator", mutate: func(m map[string]any) {
+			w := pytorchWorkload()
+			w["kind"], w["workers"] = "TFJob", 2
+			delete(w, "replicas")
+			m["workloads"] = []any{w}
+		}, wantErr: []string{"aksml:workloads[0].kind: TFJob needs the Kubeflow Training Operator"}},
+		{name: "KAITO workload on an aksml cluster", mutate: func(m map[string]any) { m["workloads"] = []any{kaitoWorkload()} },
+			wantErr: []string{"aksml:workloads[0].kind: FineTuningWorkspace needs the KAITO operator, which aksml cannot install on a cluster it creates", "aiToolchainOperatorProfile", "aksml:existingCluster.installed: [kaito]"}},
+		{name: "KAITO workload on an existing cluster without KAITO", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"context": "kind", "installed": []any{"trainingOperator"}}
+			m["workloads"] = []any{kaitoWorkload()}
+		}, wantErr: []string{"aksml:workloads[0].kind: FineTuningWorkspace needs the KAITO operator (kaito.sh Workspace CRD)", "aksml:existingCluster.installed: [kaito]"}},
+		{name: "unknown installed operator", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"context": "kind", "installed": []any{"kaito", "volcano", "kaito"}}
+		}, wantErr: []string{`aksml:existingCluster.installed[1]: "volcano" is not supported`, `aksml:existingCluster.installed[2]: "kaito" is listed twice`}},
+		{name: "Training Operator installed twice", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"context": "kind", "installed": []any{"trainingOperator"}}
+			m["trainingOperator"] = map[string]any{"enabled": true}
+		}, wantErr: []string{"aksml:trainingOperator.enabled: aksml:existingCluster.installed says the cluster already runs the Training Operator"}},
 		// production rules
 		{name: "prod without hardening", stack: "prod", mutate: func(m map[string]any) { m["environment"] = "prod" }, wantErr: []string{
 			"aksml:cluster.entraID.disableLocalAccounts", "aksml:cluster.defender.enabled", "aksml:cluster.maintenanceWindow",
@@ -245,4 +284,34 @@ func TestParseListsEveryProblem(t *testing.T) {
 		assert.Contains(t, msg, want)
 	}
 	assert.GreaterOrEqual(t, strings.Count(msg, "\n  - "), 3)
+}
+
+func pytorchWorkload() map[string]any {
+	return map[string]any{"kind": "PyTorchJob", "name": "ddp", "team": "team-a", "pool": "t4", "image": "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime",
+		"command": []any{"python", "train.py"}, "resources": map[string]any{"cpu": "3", "memory": "16Gi", "gpus": 1}, "replicas": 2}
+}
+
+func kaitoWorkload() map[string]any {
+	return map[string]any{"kind": "FineTuningWorkspace", "name": "phi", "team": "team-a", "instanceType": "Standard_NC24ads_A100_v4",
+		"preset": "phi-3-mini-4k-instruct", "inputURLs": []any{"https://example.com/data.json"},
+		"outputImage": "myregistry.azurecr.io/adapters/phi:v1", "outputImagePushSecret": "acr-push"}
+}
+
+// TestOperatorsDeclaredOrInstalled accepts Kubeflow and KAITO workloads
+// when their operators are installed by aksml or declared by an existing
+// cluster.
+func TestOperatorsDeclaredOrInstalled(t *testing.T) {
+	tree := baseTree(t)
+	tree["trainingOperator"] = map[string]any{"enabled": true}
+	tree["workloads"] = []any{pytorchWorkload()}
+	_, err := Parse("dev", rawConfig(t, tree))
+	require.NoError(t, err, "aksml installs the Training Operator")
+
+	tree = baseTree(t)
+	delete(tree, "cluster")
+	tree["existingCluster"] = map[string]any{"context": "kind", "installed": []any{"kaito", "trainingOperator"}}
+	tree["workloads"] = []any{pytorchWorkload(), kaitoWorkload()}
+	c, err := Parse("dev", rawConfig(t, tree))
+	require.NoError(t, err, "the existing cluster runs both operators")
+	assert.True(t, c.ExistingCluster.Has("kaito"))
 }

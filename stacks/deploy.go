@@ -3,6 +3,7 @@ package stacks
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -211,11 +212,38 @@ func (p *platform) teamNames() []string {
 	return out
 }
 
-// observability creates the PodMonitors and dashboard on the cluster and,
-// on AKS, the Azure Monitor Prometheus rule groups.
+// observability creates, on AKS, the Azure Monitor side of managed
+// Prometheus (workspace, data collection endpoint, rule and association,
+// optional Grafana) and the Prometheus rule groups; and on every cluster
+// the PodMonitors and dashboard.
 func (p *platform) observability(ctx *pulumi.Context) error {
 	spec := p.cfg.Observability
-	if spec.Enabled != nil && !*spec.Enabled {
+	var workspaceID, workspaceLocation pulumi.StringOutput
+	if p.cluster != nil {
+		// Always registered on AKS, also with observability off (its
+		// template is then empty): removing the component would detach,
+		// not delete, what its deployment stack created.
+		mon, err := observability.NewAzureMonitor(ctx, "azure-monitor", &observability.AzureMonitorArgs{
+			ResourceGroupName:    p.cluster.ResourceGroupName,
+			ClusterName:          p.cluster.Name,
+			ClusterResourceID:    p.cluster.ResourceID,
+			ClusterLocation:      p.cfg.Cluster.Location,
+			DefaultWorkspaceName: defaultWorkspaceName(p.cfg.Cluster.Name),
+			Spec:                 spec,
+			Tags:                 p.cfg.Tags,
+		}, pulumi.Parent(p.cluster))
+		if err != nil {
+			return err
+		}
+		workspaceID, workspaceLocation = mon.WorkspaceID, mon.WorkspaceLocation
+		if spec.IsEnabled() {
+			p.outputs["azureMonitorWorkspaceId"] = mon.WorkspaceID
+			if spec.Grafana != nil && spec.Grafana.Enabled {
+				p.outputs["grafanaEndpoint"] = mon.GrafanaEndpoint
+			}
+		}
+	}
+	if !spec.IsEnabled() {
 		return nil
 	}
 	var stacks []gpupool.GPUStack
@@ -244,12 +272,13 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 		return nil
 	}
 	rules, err := observability.NewAlertRules(ctx, "alert-rules", &observability.AlertRulesArgs{
-		ResourceGroupName: p.cluster.ResourceGroupName,
-		Location:          pulumi.String(p.cfg.Cluster.Location),
-		ClusterName:       p.cluster.Name,
-		ClusterResourceID: p.cluster.ResourceID,
-		Spec:              spec,
-		TeamNamespaces:    p.teamNames(),
+		ResourceGroupName:       p.cluster.ResourceGroupName,
+		Location:                workspaceLocation,
+		ClusterName:             p.cluster.Name,
+		ClusterResourceID:       p.cluster.ResourceID,
+		AzureMonitorWorkspaceID: workspaceID,
+		Spec:                    spec,
+		TeamNamespaces:          p.teamNames(),
 	}, pulumi.Parent(p.cluster))
 	if err != nil {
 		return err
@@ -302,3 +331,13 @@ func (p *platform) costSummary() {
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// defaultWorkspaceName is the Azure Monitor workspace aksml creates for a
+// cluster: amw-<cluster>, '_' replaced by '-', at most 44 characters.
+func defaultWorkspaceName(cluster string) string {
+	n := "amw-" + strings.ReplaceAll(cluster, "_", "-")
+	if len(n) > 44 {
+		n = n[:44]
+	}
+	return strings.TrimRight(n, "-")
+}

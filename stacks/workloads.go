@@ -8,6 +8,7 @@ import (
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
+	"github.com/aksml/aksml/components/cluster"
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
@@ -224,7 +225,11 @@ func (c *Config) validateWorkloads() field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("name"), "%q is already used in team %q by %s", w.Name, w.Team, key("workloads").Index(j)))
 		}
 		seen[id] = i
+		errs = append(errs, c.validateOperator(w, p)...)
 		errs = append(errs, c.buildWorkload(w, pulumi.String(w.Team), nil).Validate(p)...)
+	}
+	if c.TrainingOperator.Enabled && c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator) {
+		errs = append(errs, field.Invalid(key("trainingOperator").Child("enabled"), "aksml:existingCluster.installed says the cluster already runs the Training Operator; two installs would fight over its CRDs and webhook, so set enabled: false or remove trainingOperator from installed"))
 	}
 	return errs
 }
@@ -246,6 +251,37 @@ func (c *Config) validatePriority(w WorkloadSpec, path field.Path) field.ErrorLi
 		return field.ErrorList{field.Required(path, fmt.Sprintf("a priority level: the default %q is not in aksml:scheduler.priorities; use one of %s", workloads.DefaultPriorityClass, strings.Join(levels, ", ")))}
 	case w.Priority != "" && !slices.Contains(levels, w.Priority):
 		return field.ErrorList{field.Invalid(path, "%q is not a level of aksml:scheduler.priorities; use one of %s, or define the level", w.Priority, strings.Join(levels, ", "))}
+	}
+	return nil
+}
+
+// validateOperator checks that the operator whose custom resource the
+// workload creates is installed, so that pulumi up never fails after the
+// cluster exists for want of a CRD.
+//
+// KAITO: the managed cluster API aksml uses (containerservice 2024-10-01,
+// the typed SDK's newest GA) has no aiToolchainOperatorProfile (published
+// spec aks/stable/2024-10-01/managedClusters.json; it appears only in
+// preview versions), and the KAITO Helm chart's node provisioner needs an
+// Azure managed identity with a federated credential and a role on the
+// cluster's resource group, which aksml does not create. So aksml cannot
+// install KAITO honestly and accepts a FineTuningWorkspace only on an
+// existing cluster that declares it in aksml:existingCluster.installed.
+func (c *Config) validateOperator(w WorkloadSpec, p field.Path) field.ErrorList {
+	switch w.Kind {
+	case KindPyTorchJob, KindTFJob:
+		if c.TrainingOperator.Enabled || (c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator)) {
+			return nil
+		}
+		return field.ErrorList{field.Invalid(p.Child("kind"), "%s needs the Kubeflow Training Operator's CRDs, which aksml:trainingOperator.enabled is false and nothing else provides; set aksml:trainingOperator.enabled: true (aksml installs v1.8.1), or, on an existing cluster that already runs it, declare aksml:existingCluster.installed: [%s]", w.Kind, cluster.InstalledTrainingOperator)}
+	case KindFineTuningWorkspace:
+		if c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledKAITO) {
+			return nil
+		}
+		if c.ExistingCluster != nil {
+			return field.ErrorList{field.Invalid(p.Child("kind"), "%s needs the KAITO operator (kaito.sh Workspace CRD); install KAITO on the cluster and declare aksml:existingCluster.installed: [%s], or remove the workload", w.Kind, cluster.InstalledKAITO)}
+		}
+		return field.ErrorList{field.Invalid(p.Child("kind"), "%s needs the KAITO operator, which aksml cannot install on a cluster it creates: the AKS API it uses (2024-10-01) has no aiToolchainOperatorProfile and the KAITO chart's node provisioner needs an Azure identity aksml does not create; remove the workload, or deploy it with aksml:existingCluster on a cluster that runs KAITO and declare aksml:existingCluster.installed: [%s]", w.Kind, cluster.InstalledKAITO)}
 	}
 	return nil
 }

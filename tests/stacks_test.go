@@ -75,7 +75,7 @@ func TestDevStack(t *testing.T) {
 	assert.Contains(t, providers[0].SecretInputs, "kubeconfig")
 
 	// One of each workload kind, none of them awaited by pulumi up.
-	for _, kind := range []string{"batch/v1:Job", "batch/v1:CronJob", "kubeflow.org/v1:PyTorchJob", "kubeflow.org/v1:TFJob", "kaito.sh/v1alpha1:Workspace"} {
+	for _, kind := range []string{"batch/v1:Job", "batch/v1:CronJob", "kubeflow.org/v1:PyTorchJob", "kubeflow.org/v1:TFJob"} {
 		objs := byType(st, kind)
 		require.NotEmpty(t, objs, kind)
 		for _, o := range objs {
@@ -141,7 +141,96 @@ func TestProdStack(t *testing.T) {
 		}
 	}
 	assert.Empty(t, byType(st, "batch/v1:Job"), "prod declares no example workloads")
-	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 2, "GPU pool stack and alert rule group")
+	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 3, "GPU pool stack, Azure Monitor stack and alert rule group")
+}
+
+// TestPoolWritesAreSerial checks, from the dependencies the stacks
+// register, that no two agent-pool writes overlap (AKS answers a second
+// concurrent pool operation with 409 OperationNotAllowed): each typed pool
+// waits for the one before it, the template stack waits for the last typed
+// pool, and inside the template each pool depends on the previous one.
+func TestPoolWritesAreSerial(t *testing.T) {
+	for _, stack := range []string{"dev", "prod"} {
+		t.Run(stack, func(t *testing.T) {
+			st := synthStack(t, stack)
+			pools := byType(st, ":AgentPool")
+			require.GreaterOrEqual(t, len(pools), 2)
+			for i := 1; i < len(pools); i++ {
+				assert.Contains(t, pools[i].DependsOn, pools[i-1].URN, "%s waits for %s", pools[i].Name, pools[i-1].Name)
+			}
+			var gpuStack *rules.Resource
+			for _, r := range byType(st, ":DeploymentStackAtResourceGroup") {
+				if strings.HasSuffix(r.Name, "-gpupools-stack") {
+					gpuStack = &r
+				}
+			}
+			require.NotNil(t, gpuStack)
+			assert.Contains(t, gpuStack.DependsOn, pools[len(pools)-1].URN, "the template pools are written after the last typed pool")
+			resources, _ := gpuStack.Get("template.resources").([]any)
+			for i, r := range resources {
+				deps, _ := r.(map[string]any)["dependsOn"].([]any)
+				if i == 0 {
+					assert.Empty(t, deps)
+					continue
+				}
+				prev := resources[i-1].(map[string]any)["name"].(string)
+				trimmed := strings.TrimSuffix(prev, "')]")
+				prevPool := trimmed[strings.LastIndex(trimmed, "'")+1:]
+				require.Len(t, deps, 1)
+				assert.Contains(t, deps[0], "'"+prevPool+"')]", "template pool %d waits for %s", i, prevPool)
+			}
+		})
+	}
+}
+
+// TestManagedPrometheusIsConnected checks that on AKS the metrics add-on
+// has somewhere to write: the monitor stack holds the DCE, the DCR sending
+// Microsoft-PrometheusMetrics to the workspace and the association on the
+// cluster, and prod's rule group and Grafana use that workspace.
+func TestManagedPrometheusIsConnected(t *testing.T) {
+	for stack, want := range map[string][]string{
+		"dev": {"Microsoft.Monitor/accounts", "Microsoft.Insights/dataCollectionEndpoints", "Microsoft.Insights/dataCollectionRules",
+			"Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations"},
+		"prod": {"Microsoft.Insights/dataCollectionEndpoints", "Microsoft.Insights/dataCollectionRules",
+			"Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations", "Microsoft.Dashboard/grafana"},
+	} {
+		t.Run(stack, func(t *testing.T) {
+			st := synthStack(t, stack)
+			var mon *rules.Resource
+			for _, r := range byType(st, ":DeploymentStackAtResourceGroup") {
+				if r.Name == "azure-monitor-stack" {
+					mon = &r
+				}
+			}
+			require.NotNil(t, mon)
+			var types []string
+			for _, r := range mon.Get("template.resources").([]any) {
+				types = append(types, r.(map[string]any)["type"].(string))
+			}
+			assert.Equal(t, want, types)
+			cluster := byType(st, ":ManagedCluster")[0]
+			assert.Contains(t, mon.DependsOn, cluster.URN, "the association waits for the cluster")
+			assert.Equal(t, true, cluster.Get("azureMonitorProfile.metrics.enabled"))
+			if stack == "prod" {
+				ws := "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-observability/providers/Microsoft.Monitor/accounts/amw-aksml-prod"
+				assert.Equal(t, ws, mon.Get("parameters.workspaceId.value"))
+				readers := byType(st, "authorization:RoleAssignment")
+				var grafanaReader bool
+				for _, r := range readers {
+					if r.Inputs["scope"] == ws {
+						grafanaReader = true
+						assert.Contains(t, r.Inputs["roleDefinitionId"], "b0d8363b-8ddd-447d-831f-62ca05bff136")
+					}
+				}
+				assert.True(t, grafanaReader, "Grafana's identity reads the workspace")
+				for _, r := range byType(st, ":DeploymentStackAtResourceGroup") {
+					if r.Name == "alert-rules-rulegroup" {
+						assert.Equal(t, ws, r.Get("parameters.azureMonitorWorkspaceId.value"), "the rule group evaluates the same workspace")
+					}
+				}
+			}
+		})
+	}
 }
 
 // TestInvalidConfigRegistersNothing proves validation runs before any
@@ -173,7 +262,7 @@ func TestExistingClusterMode(t *testing.T) {
 		assert.False(t, strings.HasPrefix(r.Type, "azure-native:"), "existing-cluster mode registered %s", r.Type)
 	}
 	assert.NotEmpty(t, byType(st, "kueue.x-k8s.io/v1beta2:ClusterQueue"))
-	assert.Len(t, byType(st, "storage.k8s.io/v1:StorageClass"), 3)
+	assert.Len(t, byType(st, "storage.k8s.io/v1:StorageClass"), 4)
 	assert.NotEmpty(t, byType(st, "apps/v1:DaemonSet"), "the device plugin is installed for the DriverOnly pool")
 	providers := byType(st, "pulumi:providers:kubernetes")
 	require.Len(t, providers, 1)

@@ -1,7 +1,8 @@
 // Package armdeploy deploys ARM resources that the typed azure-native SDK
 // (v2.88.0) cannot express, such as AKS agent pools at API
-// 2026-01-02-preview (gpuProfile.nvidia, SPEC C2.3) or
-// Microsoft.AlertsManagement/prometheusRuleGroups (SPEC C6.3).
+// 2026-02-02-preview (gpuProfile.nvidia, SPEC C2.3), the Azure Monitor
+// data collection resources or Microsoft.AlertsManagement/prometheusRuleGroups
+// (SPEC C6.3).
 //
 // NewTemplateStack wraps an ARM template, built in Go as plain maps (see
 // Template, Param and Output), in a resource-group deployment stack
@@ -41,6 +42,14 @@
 //
 // azure-native v3 lifts this: its generic resources:Resource takes an
 // apiVersion and deletes with it.
+//
+// OpenAPISpec checks template resource bodies against the published REST
+// spec of their API version (Azure/azure-rest-api-specs, kept in
+// shared/azure-specs): every property declared by the definition, none
+// read-only, every enum value known (values missing from an extensible enum
+// only when the caller names them with their source). The gpupool and
+// observability tests run it over every template they build; it skips when
+// the specs are not present.
 //
 // Parameter values may be Pulumi inputs (cluster names, workspace IDs); the
 // stack waits for them, and a secret input makes the parameters secret.

@@ -183,7 +183,7 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 // Policy as the Spec says.
 func ManagedClusterArgs(s Spec, resourceGroupName pulumi.StringInput, tags map[string]string) *containerservice.ManagedClusterArgs {
 	pools := containerservice.ManagedClusterAgentPoolProfileArray{
-		poolProfile(SystemPoolName, "System", s.SystemPool.VMSize, s.SystemPool.MinCount, s.SystemPool.MaxCount, s.SystemPool.Zones, s.SystemPool.OSDiskSizeGB, nil, []string{SystemPoolTaint}),
+		poolProfile(SystemPoolName, "System", s.SystemPool.VMSize, s.SystemPool.Min(), s.SystemPool.MaxCount, s.SystemPool.Zones, s.SystemPool.OSDiskSizeGB, nil, []string{SystemPoolTaint}),
 	}
 	if !s.CPUPool.Disabled {
 		pools = append(pools, poolProfile(CPUPoolName, "User", s.CPUPool.VMSize, s.CPUPool.Min(), s.CPUPool.MaxCount, s.CPUPool.Zones, s.CPUPool.OSDiskSizeGB,
@@ -322,15 +322,17 @@ func securityProfile(s Spec) containerservice.ManagedClusterSecurityProfileArgs 
 // profileArgs is the provider type of the autoscaler profile.
 type profileArgs = containerservice.ManagedClusterPropertiesAutoScalerProfileArgs
 
-// autoscalerSetting is one autoscaler setting: whether it is a boolean and
-// how it is written into the provider arguments.
+// autoscalerSetting is one autoscaler setting: whether it is a boolean, how
+// its string value is checked (validate.go) and how it is written into the
+// provider arguments.
 type autoscalerSetting struct {
 	boolean bool
+	check   func(v string) string
 	set     func(a *profileArgs, v string)
 }
 
-func stringSetting(f func(*profileArgs) *pulumi.StringPtrInput) autoscalerSetting {
-	return autoscalerSetting{set: func(a *profileArgs, v string) { *f(a) = pulumi.String(v) }}
+func stringSetting(check func(string) string, f func(*profileArgs) *pulumi.StringPtrInput) autoscalerSetting {
+	return autoscalerSetting{check: check, set: func(a *profileArgs, v string) { *f(a) = pulumi.String(v) }}
 }
 
 func boolSetting(f func(*profileArgs) *pulumi.BoolPtrInput) autoscalerSetting {
@@ -340,26 +342,26 @@ func boolSetting(f func(*profileArgs) *pulumi.BoolPtrInput) autoscalerSetting {
 // autoscalerSettings are the settings AutoscalerProfile may set, by their
 // AKS name.
 var autoscalerSettings = map[string]autoscalerSetting{
-	"balance-similar-node-groups":           stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.BalanceSimilarNodeGroups }),
+	"balance-similar-node-groups":           stringSetting(checkBoolString, func(a *profileArgs) *pulumi.StringPtrInput { return &a.BalanceSimilarNodeGroups }),
 	"daemonset-eviction-for-empty-nodes":    boolSetting(func(a *profileArgs) *pulumi.BoolPtrInput { return &a.DaemonsetEvictionForEmptyNodes }),
 	"daemonset-eviction-for-occupied-nodes": boolSetting(func(a *profileArgs) *pulumi.BoolPtrInput { return &a.DaemonsetEvictionForOccupiedNodes }),
-	"expander":                              stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.Expander }),
+	"expander":                              stringSetting(checkExpander, func(a *profileArgs) *pulumi.StringPtrInput { return &a.Expander }),
 	"ignore-daemonsets-utilization":         boolSetting(func(a *profileArgs) *pulumi.BoolPtrInput { return &a.IgnoreDaemonsetsUtilization }),
-	"max-empty-bulk-delete":                 stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxEmptyBulkDelete }),
-	KeyMaxGracefulTerminationSec:            stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxGracefulTerminationSec }),
-	"max-node-provision-time":               stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxNodeProvisionTime }),
-	"max-total-unready-percentage":          stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxTotalUnreadyPercentage }),
-	"new-pod-scale-up-delay":                stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.NewPodScaleUpDelay }),
-	"ok-total-unready-count":                stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.OkTotalUnreadyCount }),
-	KeyScaleDownDelayAfterAdd:               stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownDelayAfterAdd }),
-	"scale-down-delay-after-delete":         stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownDelayAfterDelete }),
-	"scale-down-delay-after-failure":        stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownDelayAfterFailure }),
-	KeyScaleDownUnneededTime:                stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownUnneededTime }),
-	"scale-down-unready-time":               stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownUnreadyTime }),
-	"scale-down-utilization-threshold":      stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownUtilizationThreshold }),
-	KeyScanInterval:                         stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScanInterval }),
-	"skip-nodes-with-local-storage":         stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.SkipNodesWithLocalStorage }),
-	"skip-nodes-with-system-pods":           stringSetting(func(a *profileArgs) *pulumi.StringPtrInput { return &a.SkipNodesWithSystemPods }),
+	"max-empty-bulk-delete":                 stringSetting(checkInt(1, 1000), func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxEmptyBulkDelete }),
+	KeyMaxGracefulTerminationSec:            stringSetting(checkInt(0, 86400), func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxGracefulTerminationSec }),
+	"max-node-provision-time":               stringSetting(checkPositiveMinutes, func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxNodeProvisionTime }),
+	"max-total-unready-percentage":          stringSetting(checkInt(0, 100), func(a *profileArgs) *pulumi.StringPtrInput { return &a.MaxTotalUnreadyPercentage }),
+	"new-pod-scale-up-delay":                stringSetting(checkDuration, func(a *profileArgs) *pulumi.StringPtrInput { return &a.NewPodScaleUpDelay }),
+	"ok-total-unready-count":                stringSetting(checkInt(0, 1000000), func(a *profileArgs) *pulumi.StringPtrInput { return &a.OkTotalUnreadyCount }),
+	KeyScaleDownDelayAfterAdd:               stringSetting(checkMinutes, func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownDelayAfterAdd }),
+	"scale-down-delay-after-delete":         stringSetting(checkMinutes, func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownDelayAfterDelete }),
+	"scale-down-delay-after-failure":        stringSetting(checkMinutes, func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownDelayAfterFailure }),
+	KeyScaleDownUnneededTime:                stringSetting(checkMinutes, func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownUnneededTime }),
+	"scale-down-unready-time":               stringSetting(checkMinutes, func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownUnreadyTime }),
+	"scale-down-utilization-threshold":      stringSetting(checkRatio, func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScaleDownUtilizationThreshold }),
+	KeyScanInterval:                         stringSetting(checkScanInterval, func(a *profileArgs) *pulumi.StringPtrInput { return &a.ScanInterval }),
+	"skip-nodes-with-local-storage":         stringSetting(checkBoolString, func(a *profileArgs) *pulumi.StringPtrInput { return &a.SkipNodesWithLocalStorage }),
+	"skip-nodes-with-system-pods":           stringSetting(checkBoolString, func(a *profileArgs) *pulumi.StringPtrInput { return &a.SkipNodesWithSystemPods }),
 }
 
 func autoscalerProfile(p map[string]string) profileArgs {

@@ -20,7 +20,7 @@ import (
 
 const (
 	adminGroup = "00000000-0000-0000-0000-000000000001"
-	workspace  = "/subscriptions/sub/resourceGroups/rg-ops/providers/Microsoft.OperationalInsights/workspaces/law-ml"
+	workspace  = "/subscriptions/00000000-0000-0000-0000-0000000000ab/resourceGroups/rg-ops/providers/Microsoft.OperationalInsights/workspaces/law-ml"
 	kubeconfig = "apiVersion: v1\nkind: Config\nclusters: []\n"
 )
 
@@ -74,7 +74,7 @@ func TestSpecValidate(t *testing.T) {
 		{name: "unknown upgrade channel", mutate: func(s *Spec) { s.UpgradeChannel = "weekly" }, wantErr: []string{`aksml:cluster.upgradeChannel: "weekly" is not supported`}},
 		{name: "unknown node OS channel", mutate: func(s *Spec) { s.NodeOSUpgradeChannel = "nodeimage" }, wantErr: []string{`aksml:cluster.nodeOSUpgradeChannel: "nodeimage" is not supported`}},
 		{name: "bad system vmSize", mutate: func(s *Spec) { s.SystemPool.VMSize = "D4ds_v5" }, wantErr: []string{`aksml:cluster.systemPool.vmSize: "D4ds_v5" is not an Azure VM size`}},
-		{name: "system maxCount below minCount", mutate: func(s *Spec) { s.SystemPool.MinCount = 3; s.SystemPool.MaxCount = 2 }, wantErr: []string{"aksml:cluster.systemPool.maxCount: maxCount (2) must be between minCount (3) and 1000"}},
+		{name: "system maxCount below minCount", mutate: func(s *Spec) { s.SystemPool.MinCount = intp(3); s.SystemPool.MaxCount = 2 }, wantErr: []string{"aksml:cluster.systemPool.maxCount: maxCount (2) must be between minCount (3) and 1000"}},
 		{name: "system bad zone", mutate: func(s *Spec) { s.SystemPool.Zones = []string{"0"} }, wantErr: []string{`aksml:cluster.systemPool.zones[0]: "0" is not an availability zone`}},
 		{name: "system OS disk too small", mutate: func(s *Spec) { s.SystemPool.OSDiskSizeGB = 10 }, wantErr: []string{"aksml:cluster.systemPool.osDiskSizeGB: 10 is out of range"}},
 		{name: "cpu minCount negative", mutate: func(s *Spec) { s.CPUPool.MinCount = intp(-1) }, wantErr: []string{"aksml:cluster.cpuPool.minCount: -1 is out of range"}},
@@ -106,6 +106,35 @@ func TestSpecValidate(t *testing.T) {
 		{name: "maintenance bad interval", mutate: func(s *Spec) {
 			s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00", IntervalWeeks: 5}
 		}, wantErr: []string{"aksml:cluster.maintenanceWindow.intervalWeeks: 5 is out of range"}},
+		{name: "system minCount 0 is rejected, not replaced", mutate: func(s *Spec) { s.SystemPool.MinCount = intp(0) },
+			wantErr: []string{"aksml:cluster.systemPool.minCount: 0 is out of range; use 1 to 1000"}},
+		{name: "node-image channel with its forced node OS channel", mutate: func(s *Spec) { s.UpgradeChannel = "node-image" }},
+		{name: "node-image channel with another node OS channel", mutate: func(s *Spec) { s.UpgradeChannel = "node-image"; s.NodeOSUpgradeChannel = "SecurityPatch" },
+			wantErr: []string{"aksml:cluster.nodeOSUpgradeChannel: SecurityPatch cannot be combined with upgradeChannel node-image"}},
+		{name: "defender workspace with a non-GUID subscription", mutate: func(s *Spec) {
+			s.Defender = Defender{Enabled: true, LogAnalyticsWorkspaceID: "/subscriptions/prod/resourceGroups/rg/providers/Microsoft.OperationalInsights/workspaces/law"}
+		}, wantErr: []string{"aksml:cluster.defender.logAnalyticsWorkspaceId:", "<subscription-guid>"}},
+		{name: "valid autoscaler values", mutate: func(s *Spec) {
+			s.AutoscalerProfile = map[string]string{"expander": "least-waste", "scan-interval": "30", "scale-down-utilization-threshold": "0.6",
+				"new-pod-scale-up-delay": "0s", "max-node-provision-time": "20m", "max-total-unready-percentage": "45", "skip-nodes-with-system-pods": "false",
+				"scale-down-delay-after-delete": "0m", "max-empty-bulk-delete": "10", "ok-total-unready-count": "3", "max-graceful-termination-sec": "600"}
+		}},
+		{name: "unknown expander", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"expander": "cheapest"} },
+			wantErr: []string{`aksml:cluster.autoscalerProfile["expander"]: "cheapest" is not an expander; use one of least-waste, most-pods, priority, random`}},
+		{name: "delay in seconds (AKS refused 0s)", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"scale-down-delay-after-add": "0s"} },
+			wantErr: []string{`aksml:cluster.autoscalerProfile["scale-down-delay-after-add"]: "0s" is not a whole number of minutes`}},
+		{name: "bad autoscaler values", mutate: func(s *Spec) {
+			s.AutoscalerProfile = map[string]string{"scan-interval": "0s", "scale-down-utilization-threshold": "1.5", "new-pod-scale-up-delay": "soon",
+				"max-node-provision-time": "0m", "max-total-unready-percentage": "101", "balance-similar-node-groups": "yes", "max-graceful-termination-sec": "-1"}
+		}, wantErr: []string{
+			`["scan-interval"]: "0s" is not a positive whole number of seconds`,
+			`["scale-down-utilization-threshold"]: "1.5" is not a ratio`,
+			`["new-pod-scale-up-delay"]: "soon" is not a duration`,
+			`["max-node-provision-time"]: "0m" must be at least 1m`,
+			`["max-total-unready-percentage"]: "101" is not a whole number from 0 to 100`,
+			`["balance-similar-node-groups"]: "yes" is not 'true' or 'false'`,
+			`["max-graceful-termination-sec"]: "-1" is not a whole number from 0 to 86400`,
+		}},
 		{name: "every problem at once", mutate: func(s *Spec) { s.Location = ""; s.Mode = ModeAutomatic; s.Defender.Enabled = true }, wantErr: []string{
 			"3 problems", "aksml:cluster.location:", "aksml:cluster.mode:", "aksml:cluster.defender.logAnalyticsWorkspaceId:",
 		}},
@@ -153,7 +182,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "aks-ml", s.DNSPrefix)
 	assert.Equal(t, "stable", s.UpgradeChannel)
 	assert.Equal(t, "NodeImage", s.NodeOSUpgradeChannel)
-	assert.Equal(t, SystemPool{VMSize: "Standard_D4ds_v5", MinCount: 2, MaxCount: 3, OSDiskSizeGB: 128}, s.SystemPool)
+	assert.Equal(t, SystemPool{VMSize: "Standard_D4ds_v5", MinCount: intp(2), MaxCount: 3, OSDiskSizeGB: 128}, s.SystemPool)
 	assert.Equal(t, "Standard_D8ds_v5", s.CPUPool.VMSize)
 	assert.Equal(t, 1, *s.CPUPool.MinCount)
 	assert.Equal(t, 5, s.CPUPool.MaxCount)

@@ -6,6 +6,15 @@
 //
 // Spec is the config-facing description (stack config `aksml:cluster`);
 // Default fills it and Validate returns every problem with its config path.
+// Besides shapes and ranges, Validate checks what AKS would otherwise refuse
+// during `pulumi up`: upgradeChannel node-image with a node OS channel other
+// than NodeImage ("Auto-upgrade node OS images", node channel known
+// limitations, https://learn.microsoft.com/azure/aks/auto-upgrade-node-os-image);
+// autoscaler profile values against the property descriptions of the
+// published 2024-10-01 spec (expander enum, minutes-only delays, whole
+// seconds, ratios, counts); systemPool.minCount 0 (a system pool needs a
+// node; the value is rejected, never replaced by the default); and a
+// Defender workspace ID whose subscription is not a GUID.
 // NewCluster registers, as children of one aksml:cluster:Cluster:
 //
 //   - the resource group (`<name>-rg`), unless resourceGroup.existing is

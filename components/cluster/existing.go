@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
@@ -25,21 +26,54 @@ type ExistingClusterSpec struct {
 	// and every Kubernetes object with it. Default Context, or
 	// "existing-cluster" when Context is empty.
 	ClusterIdentifier string `json:"clusterIdentifier,omitempty"`
+	// Installed declares the operators the cluster already runs, whose
+	// custom resources aksml workloads create: InstalledKAITO (KAITO
+	// Workspace CRD, for FineTuningWorkspace) and InstalledTrainingOperator
+	// (Kubeflow PyTorchJob/TFJob CRDs). Default none. aksml installs
+	// neither of them on an existing cluster unless told to (the Training
+	// Operator with aksml:trainingOperator.enabled).
+	Installed []string `json:"installed,omitempty"`
 }
 
-// Validate checks that KubeconfigPath, when set, is a readable file.
+// Operators an existing cluster may declare in ExistingClusterSpec.Installed.
+const (
+	// InstalledKAITO is the Kubernetes AI Toolchain Operator (KAITO).
+	InstalledKAITO = "kaito"
+	// InstalledTrainingOperator is the Kubeflow Training Operator.
+	InstalledTrainingOperator = "trainingOperator"
+)
+
+// InstalledOperators lists the valid values of ExistingClusterSpec.Installed.
+var InstalledOperators = []string{InstalledKAITO, InstalledTrainingOperator}
+
+// Has reports whether the cluster declares the operator as installed.
+func (s ExistingClusterSpec) Has(operator string) bool { return slices.Contains(s.Installed, operator) }
+
+// Validate checks that KubeconfigPath, when set, is a readable file, and
+// that Installed names known operators once each.
 func (s ExistingClusterSpec) Validate(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, op := range s.Installed {
+		switch {
+		case !slices.Contains(InstalledOperators, op):
+			errs = append(errs, field.NotSupported(path.Child("installed").Index(i), op, InstalledOperators))
+		case seen[op]:
+			errs = append(errs, field.Invalid(path.Child("installed").Index(i), "%q is listed twice", op))
+		}
+		seen[op] = true
+	}
 	if s.KubeconfigPath == "" {
-		return nil
+		return errs
 	}
 	info, err := os.Stat(s.KubeconfigPath)
 	switch {
 	case err != nil:
-		return field.ErrorList{field.Invalid(path.Child("kubeconfigPath"), "cannot read %q: %v", s.KubeconfigPath, err)}
+		errs = append(errs, field.Invalid(path.Child("kubeconfigPath"), "cannot read %q: %v", s.KubeconfigPath, err))
 	case info.IsDir():
-		return field.ErrorList{field.Invalid(path.Child("kubeconfigPath"), "%q is a directory; give the kubeconfig file", s.KubeconfigPath)}
+		errs = append(errs, field.Invalid(path.Child("kubeconfigPath"), "%q is a directory; give the kubeconfig file", s.KubeconfigPath))
 	}
-	return nil
+	return errs
 }
 
 // ExistingProvider returns a Kubernetes provider named name for an existing

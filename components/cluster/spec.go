@@ -33,6 +33,14 @@ const (
 // Tiers lists the valid tiers.
 var Tiers = []Tier{TierFree, TierStandard, TierPremium}
 
+// UpgradeChannelNodeImage is the cluster upgrade channel that upgrades only
+// node images; with it AKS forces the node OS channel to
+// NodeOSChannelNodeImage.
+const (
+	UpgradeChannelNodeImage = "node-image"
+	NodeOSChannelNodeImage  = "NodeImage"
+)
+
 // UpgradeChannels lists the valid autoUpgradeProfile.upgradeChannel values.
 var UpgradeChannels = []string{"none", "patch", "stable", "rapid", "node-image"}
 
@@ -58,14 +66,23 @@ type ResourceGroup struct {
 type SystemPool struct {
 	// VMSize is the VM size. Default Standard_D4ds_v5.
 	VMSize string `json:"vmSize,omitempty"`
-	// MinCount is the autoscaler minimum, 1..1000. Default 2.
-	MinCount int `json:"minCount,omitempty"`
+	// MinCount is the autoscaler minimum, 1..1000 (a system pool always
+	// runs at least one node; 0 is rejected, never replaced). Default 2.
+	MinCount *int `json:"minCount,omitempty"`
 	// MaxCount is the autoscaler maximum, ≥ MinCount. Default 3.
 	MaxCount int `json:"maxCount,omitempty"`
 	// Zones are availability zones ("1", "2", "3"). Default none.
 	Zones []string `json:"zones,omitempty"`
 	// OSDiskSizeGB is the OS disk size, 30..2048. Default 128.
 	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty"`
+}
+
+// Min returns MinCount, or the default when unset.
+func (p SystemPool) Min() int {
+	if p.MinCount == nil {
+		return DefaultSystemMinCount
+	}
+	return *p.MinCount
 }
 
 // CPUPool is a User-mode pool of CPU VMs for everything that is neither a
@@ -221,11 +238,12 @@ func (s *Spec) Default() {
 	if sp.VMSize == "" {
 		sp.VMSize = DefaultSystemVMSize
 	}
-	if sp.MinCount == 0 {
-		sp.MinCount = DefaultSystemMinCount
+	if sp.MinCount == nil {
+		v := DefaultSystemMinCount
+		sp.MinCount = &v
 	}
 	if sp.MaxCount == 0 {
-		sp.MaxCount = max(DefaultSystemMaxCount, sp.MinCount)
+		sp.MaxCount = max(DefaultSystemMaxCount, sp.Min())
 	}
 	if sp.OSDiskSizeGB == 0 {
 		sp.OSDiskSizeGB = DefaultSystemOSDiskSizeGB
@@ -311,6 +329,10 @@ func (s Spec) clone() Spec {
 	c := s
 	c.SystemPool.Zones = append([]string(nil), s.SystemPool.Zones...)
 	c.CPUPool.Zones = append([]string(nil), s.CPUPool.Zones...)
+	if s.SystemPool.MinCount != nil {
+		v := *s.SystemPool.MinCount
+		c.SystemPool.MinCount = &v
+	}
 	if s.CPUPool.MinCount != nil {
 		v := *s.CPUPool.MinCount
 		c.CPUPool.MinCount = &v

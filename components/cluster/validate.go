@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"maps"
 	"net/netip"
 	"regexp"
@@ -18,7 +19,7 @@ var (
 	locationRE    = regexp.MustCompile(`^[a-z0-9]+$`)
 	versionRE     = regexp.MustCompile(`^\d+\.\d+(\.\d+)?$`)
 	guidRE        = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	workspaceRE   = regexp.MustCompile(`(?i)^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.OperationalInsights/workspaces/[^/]+$`)
+	workspaceRE   = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.OperationalInsights/workspaces/[^/]+$`)
 	startTimeRE   = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
 	utcOffsetRE   = regexp.MustCompile(`^[+-](0\d|1[0-4]):[0-5]\d$`)
 	vmSizeRE      = regexp.MustCompile(`^Standard_[A-Za-z0-9_]+$`)
@@ -61,12 +62,19 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("dnsPrefix"), "%q is not a valid DNS prefix: use 1-54 letters, digits or '-', starting and ending with a letter or digit", s.DNSPrefix))
 	}
 	errs = append(errs, s.validateVersion(path)...)
-	if !slices.Contains(NodeOSUpgradeChannels, s.NodeOSUpgradeChannel) {
+	switch {
+	case !slices.Contains(NodeOSUpgradeChannels, s.NodeOSUpgradeChannel):
 		errs = append(errs, field.NotSupported(path.Child("nodeOSUpgradeChannel"), s.NodeOSUpgradeChannel, NodeOSUpgradeChannels))
+	case s.UpgradeChannel == UpgradeChannelNodeImage && s.NodeOSUpgradeChannel != NodeOSChannelNodeImage:
+		// "Auto-upgrade node OS images", node channel known limitations
+		// (https://learn.microsoft.com/azure/aks/auto-upgrade-node-os-image):
+		// with cluster channel node-image AKS sets the node OS channel to
+		// NodeImage and refuses any other value.
+		errs = append(errs, field.Invalid(path.Child("nodeOSUpgradeChannel"), "%s cannot be combined with upgradeChannel node-image: AKS then forces the node OS channel to NodeImage; remove nodeOSUpgradeChannel (or set NodeImage), or choose another upgradeChannel", s.NodeOSUpgradeChannel))
 	}
 
 	sp := path.Child("systemPool")
-	errs = append(errs, validatePool(s.SystemPool.VMSize, s.SystemPool.MinCount, s.SystemPool.MaxCount, 1, s.SystemPool.Zones, s.SystemPool.OSDiskSizeGB, sp)...)
+	errs = append(errs, validatePool(s.SystemPool.VMSize, s.SystemPool.Min(), s.SystemPool.MaxCount, 1, s.SystemPool.Zones, s.SystemPool.OSDiskSizeGB, sp)...)
 	if !s.CPUPool.Disabled {
 		errs = append(errs, validatePool(s.CPUPool.VMSize, s.CPUPool.Min(), s.CPUPool.MaxCount, 0, s.CPUPool.Zones, s.CPUPool.OSDiskSizeGB, path.Child("cpuPool"))...)
 	}
@@ -81,7 +89,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		case s.Defender.LogAnalyticsWorkspaceID == "":
 			errs = append(errs, field.Required(wp, "the resource ID of the Log Analytics workspace Defender reports to, when defender.enabled is true"))
 		case !workspaceRE.MatchString(s.Defender.LogAnalyticsWorkspaceID):
-			errs = append(errs, field.Invalid(wp, "%q is not a Log Analytics workspace resource ID (/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>)", s.Defender.LogAnalyticsWorkspaceID))
+			errs = append(errs, field.Invalid(wp, "%q is not a Log Analytics workspace resource ID (/subscriptions/<subscription-guid>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>)", s.Defender.LogAnalyticsWorkspaceID))
 		}
 	}
 	errs = append(errs, validateAutoscaler(s.AutoscalerProfile, path.Child("autoscalerProfile"))...)
@@ -213,9 +221,99 @@ func validateAutoscaler(p map[string]string, path field.Path) field.ErrorList {
 			if _, err := strconv.ParseBool(p[k]); err != nil {
 				errs = append(errs, field.Invalid(path.Key(k), "%q is not true or false", p[k]))
 			}
+		case setting.check != nil:
+			if msg := setting.check(p[k]); msg != "" {
+				errs = append(errs, field.Invalid(path.Key(k), "%q %s", p[k], msg))
+			}
 		}
 	}
 	return errs
+}
+
+// Value checks of the autoscaler profile, from the property descriptions of
+// ManagedClusterProperties.autoScalerProfile in the published AKS spec
+// (Azure/azure-rest-api-specs aks/stable/2024-10-01/managedClusters.json).
+// AKS refuses other forms at `pulumi up` (e.g. scale-down-delay-after-add
+// "0s": that setting takes minutes only).
+var (
+	minutesRE  = regexp.MustCompile(`^[0-9]+m$`)
+	durationRE = regexp.MustCompile(`^[0-9]+[smh]$`)
+	secondsRE  = regexp.MustCompile(`^[0-9]+s?$`)
+)
+
+// Expanders are the valid values of the autoscaler's expander (enum of the
+// 2024-10-01 spec).
+var Expanders = []string{"least-waste", "most-pods", "priority", "random"}
+
+// checkMinutes accepts an integer followed by 'm' ("10m"): the spec says no
+// unit other than minutes is supported.
+func checkMinutes(v string) string {
+	if minutesRE.MatchString(v) {
+		return ""
+	}
+	return "is not a whole number of minutes; AKS takes only minutes here, written like 10m"
+}
+
+// checkPositiveMinutes is checkMinutes that also refuses 0m.
+func checkPositiveMinutes(v string) string {
+	if msg := checkMinutes(v); msg != "" {
+		return msg
+	}
+	if n, _ := strconv.Atoi(strings.TrimSuffix(v, "m")); n < 1 {
+		return "must be at least 1m"
+	}
+	return ""
+}
+
+// checkScanInterval accepts a positive whole number of seconds, with or
+// without the 's' suffix ("20s", the seed's value, or "20").
+func checkScanInterval(v string) string {
+	if n, err := strconv.Atoi(strings.TrimSuffix(v, "s")); err == nil && secondsRE.MatchString(v) && n >= 1 {
+		return ""
+	}
+	return "is not a positive whole number of seconds; write it like 20s"
+}
+
+// checkDuration accepts an integer followed by s, m or h ("0s", "30s").
+func checkDuration(v string) string {
+	if durationRE.MatchString(v) {
+		return ""
+	}
+	return "is not a duration; write an integer followed by s, m or h, e.g. 30s"
+}
+
+// checkInt returns a check for a whole number in [lo, hi].
+func checkInt(lo, hi int) func(string) string {
+	return func(v string) string {
+		if n, err := strconv.Atoi(v); err == nil && n >= lo && n <= hi {
+			return ""
+		}
+		return fmt.Sprintf("is not a whole number from %d to %d", lo, hi)
+	}
+}
+
+// checkRatio accepts a number in (0, 1], e.g. 0.5.
+func checkRatio(v string) string {
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 && f <= 1 {
+		return ""
+	}
+	return "is not a ratio; use a number greater than 0 and at most 1, e.g. 0.5"
+}
+
+// checkBoolString accepts the strings true and false.
+func checkBoolString(v string) string {
+	if v == "true" || v == "false" {
+		return ""
+	}
+	return "is not 'true' or 'false'"
+}
+
+// checkExpander accepts one of Expanders.
+func checkExpander(v string) string {
+	if slices.Contains(Expanders, v) {
+		return ""
+	}
+	return "is not an expander; use one of " + strings.Join(Expanders, ", ")
 }
 
 func validateMaintenance(w MaintenanceWindow, path field.Path) field.ErrorList {

@@ -51,3 +51,10 @@ const (
 	// MaxPoolCount is the largest maxCount AKS accepts for one pool.
 	MaxPoolCount = 1000
 )
+
+// ManagedGPUFeature is the subscription feature that AKS-managed GPU pools
+// (gpuStack Managed) need while they are in preview: `az feature register
+// --namespace Microsoft.ContainerService --name ManagedGPUExperiencePreview`
+// ("Create a fully managed GPU node pool on AKS (preview)",
+// https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes).
+const ManagedGPUFeature = "Microsoft.ContainerService/ManagedGPUExperiencePreview"

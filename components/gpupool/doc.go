@@ -8,10 +8,11 @@
 // inference) and returns every problem with its config path; ValidatePools
 // also checks that names are unique.
 //
-// NewGPUNodePools builds all the GPU pools of one cluster. Every pool is a
-// User pool with the cluster autoscaler on, minCount 0 by default, an
-// explicit maxCount, an initial count of minCount (seed 000
-// `--node-count 0`), the taint `sku=gpu:NoSchedule` (plus the AKS spot taint
+// NewGPUNodePools builds all the GPU pools of one cluster. Every DriverOnly
+// and None pool is a User pool with the cluster autoscaler on, minCount 0 by
+// default and an explicit maxCount; a Managed pool runs an explicit Count
+// with the autoscaler off (below). Every pool carries
+// the taint `sku=gpu:NoSchedule` (plus the AKS spot taint
 // on spot pools), the labels `accelerator=nvidia` and `workload=<class>`
 // (`workload=gpu-spot` on spot), and spot pools get eviction Delete and max
 // price -1 (seed 004). Two routes reach Azure, chosen by Spec.GPUStack:
@@ -19,20 +20,54 @@
 //   - DriverOnly (default): one typed containerservice AgentPool per pool at
 //     API 2024-10-01, the newest GA version in azure-native SDK v2.88.0. AKS
 //     installs the driver; components/gpustack installs the device plugin
-//     and DCGM exporter. `count` is ignored after creation (the autoscaler
-//     owns it). vmSize, gpuInstanceProfile (MIG), priority, zones and OS
+//     and DCGM exporter. The initial count is minCount (seed 000
+//     `--node-count 0`) and is ignored after creation (the autoscaler owns
+//     it). vmSize, gpuInstanceProfile (MIG), priority, zones and OS
 //     disk are in ReplaceOnChanges with DeleteBeforeReplace, so a preview
 //     shows "replace" for them and the old pool is deleted before the new
 //     one (same name) is created.
 //   - Managed and None: no typed SDK version has gpuProfile.nvidia (Managed)
 //     or gpuProfile.driver (None), so these pools are agentPools resources
-//     at API 2026-01-02-preview (AgentPoolAPIVersion, the version the Azure
-//     Verified Module uses) in ONE ARM template per cluster (PoolsTemplate),
-//     deployed by one deployment stack, `<name>-stack` (components/armdeploy).
-//     Each resource sets the same properties as the typed route plus
-//     gpuProfile {driver: Install, nvidia: {managementMode: Managed,
-//     migStrategy}} or {driver: None}; resources are sorted by pool name and
+//     at API 2026-02-02-preview (AgentPoolAPIVersion) in ONE ARM template
+//     per cluster (PoolsTemplate), deployed by one deployment stack,
+//     `<name>-stack` (components/armdeploy). 2026-02-02-preview is the
+//     version whose published spec carries gpuProfile.nvidia in every
+//     revision (Azure/azure-rest-api-specs, aks/preview/2026-02-02-preview/
+//     managedClusters.json: GPUProfile, NvidiaGPUProfile, ManagementMode
+//     enum Unmanaged|Managed, MigStrategy enum None|Single|Mixed); one
+//     revision of 2026-01-02-preview lacks it. Each resource sets the same
+//     properties as the typed route plus gpuProfile {driver: Install,
+//     nvidia: {managementMode: Managed, migStrategy}} for Managed or
+//     {driver: None, nvidia: {managementMode: Unmanaged}} for None (stated,
+//     not left to the API default); resources are sorted by pool name and
 //     each pool's resource ID is the template output `<pool>Id`.
+//
+// # Managed pools: explicit count, no autoscaler
+//
+// "Create a fully managed GPU node pool on AKS (preview)"
+// (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes) requires the
+// subscription feature Microsoft.ContainerService/ManagedGPUExperiencePreview
+// (ManagedGPUFeature; `az feature register --namespace
+// Microsoft.ContainerService --name ManagedGPUExperiencePreview`) and does
+// not support the cluster autoscaler on managed GPU pools while they are in
+// preview. A Managed pool therefore sends enableAutoScaling false and
+// count = Spec.Count, which config owns: validation requires `count` on
+// Managed pools and rejects minCount/maxCount there (and rejects `count` on
+// DriverOnly and None pools, whose count the autoscaler owns). Scale a
+// Managed pool by changing count; 0 keeps it with no nodes. The validation
+// messages and a preview-time info message name the feature registration.
+//
+// # Serial pool writes
+//
+// AKS refuses a second agent-pool operation on a cluster while one runs
+// (409 OperationNotAllowed; Azure/AKS#1913, cilium/cilium#25944; the Azure
+// Verified Module for AKS serialises its pool writes). So: the typed
+// AgentPools are registered in config order, each with DependsOn on the one
+// before; the deployment stack depends on the last typed pool; and inside
+// the template each pool has dependsOn on the previous pool's resourceId,
+// so ARM writes them one at a time. No two pool writes of one update
+// overlap. On destroy the order reverses (the stack first, then the typed
+// pools from last to first).
 //
 // # Why one shared stack, registered even when empty
 //
@@ -93,18 +128,20 @@
 //
 // # Node count
 //
-// The template sets count to minCount, and every update of the stack (a
-// change to any Managed or None pool of the cluster) writes every pool of
-// the template. AKS may refuse such a write for a pool the autoscaler has
-// scaled above minCount. Apply changes to Managed and None pools when those
-// pools are idle.
+// Every update of the stack (a change to any Managed or None pool of the
+// cluster) PUTs every pool of the template. An autoscaled (None) pool sends
+// no count, so such a write never resets the node count the autoscaler
+// chose (the Azure Verified Module sends no count when min/max are set); a
+// Managed pool sends its configured count, which is the count it should
+// have.
 //
 // # Outputs
 //
 // Per pool (GPUNodePools.Pools, by name), flat and always set: Name,
 // ResourceID (from the stack's outputs on the template route), VMSize,
-// GPUStack, MaxGPUs (maxCount × GPUs per node), IdleCostPerHour (0 at
-// minCount 0), MaxCostPerHour (maxCount × the catalogue price,
+// GPUStack, MaxGPUs (maxCount, or count on a Managed pool, × GPUs per
+// node), IdleCostPerHour (0 at minCount 0; count × price on a Managed
+// pool), MaxCostPerHour (maxCount or count × the catalogue price,
 // spot-discounted) and SpotDiscount; and the stack's StackName and
 // StackResourceID. Prices are indicative (PriceDate), for sizing, not
 // billing.

@@ -34,10 +34,16 @@ const (
 	SpotMaxPrice = -1.0
 	// AgentPoolResourceType is the ARM type of an AKS agent pool.
 	AgentPoolResourceType = "Microsoft.ContainerService/managedClusters/agentPools"
-	// AgentPoolAPIVersion is the AKS API that has gpuProfile.driver and
-	// gpuProfile.nvidia (seed 002; the version the Azure Verified Module
-	// uses). The typed SDK's newest is 2024-10-01, which has neither.
-	AgentPoolAPIVersion = "2026-01-02-preview"
+	// AgentPoolAPIVersion is the AKS API of the template pools: the version
+	// whose published spec carries gpuProfile.driver and gpuProfile.nvidia
+	// {managementMode, migStrategy} in every revision
+	// (Azure/azure-rest-api-specs
+	// specification/containerservice/resource-manager/Microsoft.ContainerService/aks/preview/2026-02-02-preview/managedClusters.json,
+	// definitions GPUProfile, NvidiaGPUProfile, ManagementMode). An older
+	// revision of 2026-01-02-preview lacks gpuProfile.nvidia, so that
+	// version is ambiguous. The typed SDK's newest GA is 2024-10-01, which
+	// has no gpuProfile at all.
+	AgentPoolAPIVersion = "2026-02-02-preview"
 	// ClusterNameParameter is the template parameter that names the cluster
 	// the template's pools join.
 	ClusterNameParameter = "clusterName"
@@ -47,6 +53,10 @@ const (
 	// ManagementModeManaged is gpuProfile.nvidia.managementMode of Managed
 	// pools: AKS installs the driver, device plugin and DCGM exporter.
 	ManagementModeManaged = "Managed"
+	// ManagementModeUnmanaged is gpuProfile.nvidia.managementMode of None
+	// pools, stated rather than left to the API default (enum
+	// ManagementMode: Unmanaged, Managed).
+	ManagementModeUnmanaged = "Unmanaged"
 )
 
 // StackDescription is the description of the shared deployment stack, shown
@@ -196,7 +206,44 @@ func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, o
 	if err := ctx.RegisterComponentResource(ComponentType, name, c, opts...); err != nil {
 		return nil, err
 	}
-	stack, err := resources.NewDeploymentStackAtResourceGroup(ctx, stackName, stackArgs, pulumi.Parent(c))
+	if len(templatePools) > 0 && hasManaged(specs) {
+		_ = ctx.Log.Info("gpuStack Managed pools are an AKS preview: register the "+ManagedGPUFeature+
+			" feature on the subscription first (az feature register --namespace Microsoft.ContainerService --name ManagedGPUExperiencePreview)", &pulumi.LogArgs{Resource: c})
+	}
+
+	// AKS refuses a second agent-pool operation on a cluster while one
+	// runs (409 OperationNotAllowed), so pool writes are serial: the typed
+	// pools in config order, each depending on the one before, then the
+	// template stack after the last of them; inside the template each pool
+	// depends on the one before (PoolsTemplate).
+	typed := map[string]*containerservice.AgentPool{}
+	var previous pulumi.Resource
+	for _, s := range specs {
+		a, ok := poolArgs[s.Name]
+		if !ok {
+			continue
+		}
+		poolOpts := []pulumi.ResourceOption{
+			pulumi.Parent(c),
+			pulumi.IgnoreChanges([]string{"count"}),
+			pulumi.ReplaceOnChanges(immutableProperties),
+			pulumi.DeleteBeforeReplace(true),
+		}
+		if previous != nil {
+			poolOpts = append(poolOpts, pulumi.DependsOn([]pulumi.Resource{previous}))
+		}
+		pool, err := containerservice.NewAgentPool(ctx, name+"-"+s.Name, a, poolOpts...)
+		if err != nil {
+			return nil, err
+		}
+		typed[s.Name] = pool
+		previous = pool
+	}
+	stackOpts := []pulumi.ResourceOption{pulumi.Parent(c)}
+	if previous != nil {
+		stackOpts = append(stackOpts, pulumi.DependsOn([]pulumi.Resource{previous}))
+	}
+	stack, err := resources.NewDeploymentStackAtResourceGroup(ctx, stackName, stackArgs, stackOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -206,15 +253,7 @@ func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, o
 	outputs := pulumi.Map{}
 	for _, s := range specs {
 		var poolName, resourceID pulumi.StringOutput
-		if a, ok := poolArgs[s.Name]; ok {
-			pool, err := containerservice.NewAgentPool(ctx, name+"-"+s.Name, a,
-				pulumi.Parent(c),
-				pulumi.IgnoreChanges([]string{"count"}),
-				pulumi.ReplaceOnChanges(immutableProperties),
-				pulumi.DeleteBeforeReplace(true))
-			if err != nil {
-				return nil, err
-			}
+		if pool, ok := typed[s.Name]; ok {
 			poolName, resourceID = pool.Name, pool.ID().ToStringOutput()
 		} else {
 			resourceID = armdeploy.OutputString(stack, poolIDOutput(s.Name))
@@ -304,20 +343,30 @@ func AgentPoolArgs(s Spec, resourceGroupName, clusterName pulumi.StringInput, ta
 // TemplateProperties returns the ARM `properties` of a Managed or None pool
 // at AgentPoolAPIVersion: the same settings as AgentPoolArgs plus
 // gpuProfile — {driver: Install, nvidia: {managementMode: Managed,
-// migStrategy}} for Managed, {driver: None} for None (seed 002).
+// migStrategy}} for Managed, {driver: None, nvidia: {managementMode:
+// Unmanaged}} for None (seed 002). A Managed pool runs exactly Count nodes
+// with the autoscaler off (the autoscaler is not supported on managed GPU
+// pools in preview); a None pool is autoscaled between minCount and
+// maxCount and sends no count, so a stack update never resets the node
+// count the autoscaler chose (the Azure Verified Module for AKS sends no
+// count when min/max are set).
 func TemplateProperties(s Spec, tags map[string]string) map[string]any {
 	props := map[string]any{
-		"mode":              PoolMode,
-		"type":              PoolType,
-		"osType":            PoolOSType,
-		"vmSize":            s.VMSize,
-		"enableAutoScaling": true,
-		"minCount":          s.Min(),
-		"maxCount":          s.MaxCount,
-		"count":             s.Min(),
-		"nodeLabels":        s.Labels(),
-		"nodeTaints":        s.TaintStrings(),
-		"osDiskSizeGB":      s.OSDiskSizeGB,
+		"mode":         PoolMode,
+		"type":         PoolType,
+		"osType":       PoolOSType,
+		"vmSize":       s.VMSize,
+		"nodeLabels":   s.Labels(),
+		"nodeTaints":   s.TaintStrings(),
+		"osDiskSizeGB": s.OSDiskSizeGB,
+	}
+	if s.IsManaged() {
+		props["enableAutoScaling"] = false
+		props["count"] = s.Nodes()
+	} else {
+		props["enableAutoScaling"] = true
+		props["minCount"] = s.Min()
+		props["maxCount"] = s.MaxCount
 	}
 	if len(s.Zones) > 0 {
 		props["availabilityZones"] = append([]string(nil), s.Zones...)
@@ -344,7 +393,10 @@ func TemplateProperties(s Spec, tags map[string]string) map[string]any {
 			},
 		}
 	case GPUStackNone:
-		props["gpuProfile"] = map[string]any{"driver": GPUDriverNone}
+		props["gpuProfile"] = map[string]any{
+			"driver": GPUDriverNone,
+			"nvidia": map[string]any{"managementMode": ManagementModeUnmanaged},
+		}
 	}
 	if len(tags) > 0 {
 		props["tags"] = tags
@@ -362,19 +414,35 @@ func PoolsTemplate(pools map[string]map[string]any) map[string]any {
 	names := slices.Sorted(maps.Keys(pools))
 	res := make([]map[string]any, 0, len(names))
 	outputs := map[string]any{}
-	for _, n := range names {
-		res = append(res, map[string]any{
+	for i, n := range names {
+		r := map[string]any{
 			"type":       AgentPoolResourceType,
 			"apiVersion": AgentPoolAPIVersion,
 			"name":       fmt.Sprintf("[format('{0}/{1}', parameters('%s'), '%s')]", ClusterNameParameter, n),
 			"properties": pools[n],
-		})
-		outputs[poolIDOutput(n)] = armdeploy.Output("string",
-			fmt.Sprintf("[resourceId('%s', parameters('%s'), '%s')]", AgentPoolResourceType, ClusterNameParameter, n))
+		}
+		if i > 0 {
+			// One pool write at a time: ARM deploys template resources in
+			// parallel unless dependsOn orders them.
+			r["dependsOn"] = []string{poolResourceID(names[i-1])}
+		}
+		res = append(res, r)
+		outputs[poolIDOutput(n)] = armdeploy.Output("string", poolResourceID(n))
 	}
 	tpl := armdeploy.Template(res, outputs)
 	tpl["parameters"] = map[string]any{ClusterNameParameter: armdeploy.Param("string")}
 	return tpl
+}
+
+// poolResourceID is the ARM expression of the resource ID of template pool
+// name in the cluster named by parameter clusterName.
+func poolResourceID(name string) string {
+	return fmt.Sprintf("[resourceId('%s', parameters('%s'), '%s')]", AgentPoolResourceType, ClusterNameParameter, name)
+}
+
+// hasManaged reports whether any pool is a gpuStack Managed pool.
+func hasManaged(specs []Spec) bool {
+	return slices.ContainsFunc(specs, Spec.IsManaged)
 }
 
 // poolIDOutput is the template output holding the resource ID of pool name.
@@ -385,6 +453,10 @@ func defaulted(s Spec) Spec {
 	if s.MinCount != nil {
 		v := *s.MinCount
 		s.MinCount = &v
+	}
+	if s.Count != nil {
+		v := *s.Count
+		s.Count = &v
 	}
 	if s.MIG != nil {
 		mig := *s.MIG

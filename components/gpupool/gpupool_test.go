@@ -1,6 +1,7 @@
 package gpupool
 
 import (
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -28,6 +30,15 @@ func specOf(mutate func(*Spec)) Spec {
 }
 
 func intp(v int) *int { return &v }
+
+// managed turns a spec into a valid gpuStack Managed pool of count nodes:
+// no autoscaler bounds (the autoscaler is not supported on managed pools).
+func managed(s *Spec, count int) {
+	s.GPUStack = GPUStackManaged
+	s.MaxCount = 0
+	s.MinCount = nil
+	s.Count = intp(count)
+}
 
 func TestSpecValidate(t *testing.T) {
 	root := field.NewPath("aksml:gpuPools").Index(0)
@@ -58,6 +69,17 @@ func TestSpecValidate(t *testing.T) {
 		{name: "bad zone", mutate: func(s *Spec) { s.Zones = []string{"1", "4"} }, wantErr: []string{`aksml:gpuPools[0].zones[1]: "4" is not an availability zone`}},
 		{name: "duplicate zone", mutate: func(s *Spec) { s.Zones = []string{"2", "2"} }, wantErr: []string{`aksml:gpuPools[0].zones[1]: zone "2" is listed twice`}},
 		{name: "unknown gpuStack", mutate: func(s *Spec) { s.GPUStack = "Operator" }, wantErr: []string{`aksml:gpuPools[0].gpuStack: "Operator" is not supported`}},
+		{name: "managed pool with count is valid", mutate: func(s *Spec) { managed(s, 2) }},
+		{name: "managed pool of zero nodes is valid", mutate: func(s *Spec) { managed(s, 0) }},
+		{name: "managed pool without count", mutate: func(s *Spec) { managed(s, 0); s.Count = nil },
+			wantErr: []string{"aksml:gpuPools[0].count: is required", "cluster autoscaler is not supported on AKS-managed GPU pools", "ManagedGPUExperiencePreview"}},
+		{name: "managed pool with autoscaler bounds", mutate: func(s *Spec) { managed(s, 1); s.MinCount = intp(0); s.MaxCount = 3 },
+			wantErr: []string{"aksml:gpuPools[0].minCount: is not allowed on a gpuStack Managed pool", "aksml:gpuPools[0].maxCount: is not allowed on a gpuStack Managed pool", "set count"}},
+		{name: "managed pool count out of range", mutate: func(s *Spec) { managed(s, 1001) }, wantErr: []string{"aksml:gpuPools[0].count: 1001 is out of range"}},
+		{name: "count on an autoscaled pool", mutate: func(s *Spec) { s.Count = intp(1) },
+			wantErr: []string{"aksml:gpuPools[0].count: count is only for gpuStack Managed pools", "DriverOnly"}},
+		{name: "count on a None pool", mutate: func(s *Spec) { s.GPUStack = GPUStackNone; s.Count = intp(1) },
+			wantErr: []string{"aksml:gpuPools[0].count: count is only for gpuStack Managed pools"}},
 		{name: "OS disk too small", mutate: func(s *Spec) { s.OSDiskSizeGB = 16 }, wantErr: []string{"aksml:gpuPools[0].osDiskSizeGB: 16 is out of range"}},
 		{name: "MIG on T4 rejected", mutate: func(s *Spec) {
 			s.VMSize = "Standard_NC4as_T4_v3"
@@ -309,7 +331,7 @@ func TestMIGPoolSetsInstanceProfile(t *testing.T) {
 func TestTransformsAndTags(t *testing.T) {
 	args := poolsArgs(
 		Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 1},
-		Spec{Name: "gpumgd", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 1, GPUStack: GPUStackManaged},
+		Spec{Name: "gpumgd", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, Count: intp(1), GPUStack: GPUStackManaged},
 	)
 	args.Tags = map[string]string{"costCenter": "ml"}
 	var transformed, propsTransformed []string
@@ -335,11 +357,11 @@ func TestTransformsAndTags(t *testing.T) {
 }
 
 func TestTemplatePoolsShareOneStack(t *testing.T) {
-	managed := Spec{Name: "gpumgd", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, MaxCount: 4, GPUStack: GPUStackManaged,
+	managedPool := Spec{Name: "gpumgd", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, Count: intp(2), GPUStack: GPUStackManaged,
 		MIG: &MIGSpec{Strategy: MIGStrategySingle, Profile: MIG3g}}
 	driverOnly := Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 2}
 	byo := Spec{Name: "gpubyo", VMSize: "Standard_ND96asr_v4", Workload: WorkloadTraining, MaxCount: 2, GPUStack: GPUStackNone, Priority: PrioritySpot}
-	m, out, err := runPools(t, poolsArgs(managed, driverOnly, byo))
+	m, out, err := runPools(t, poolsArgs(managedPool, driverOnly, byo))
 	require.NoError(t, err)
 
 	require.Len(t, m.byType(":AgentPool"), 1, "only the DriverOnly pool is a typed AgentPool")
@@ -364,13 +386,21 @@ func TestTemplatePoolsShareOneStack(t *testing.T) {
 	require.Len(t, pools, 2)
 	for i, name := range []string{"gpubyo", "gpumgd"} {
 		assert.Equal(t, "Microsoft.ContainerService/managedClusters/agentPools", pools[i]["type"].StringValue())
-		assert.Equal(t, "2026-01-02-preview", pools[i]["apiVersion"].StringValue())
+		assert.Equal(t, "2026-02-02-preview", pools[i]["apiVersion"].StringValue())
 		assert.Equal(t, "[format('{0}/{1}', parameters('clusterName'), '"+name+"')]", pools[i]["name"].StringValue(), "sorted by name, not config order")
 	}
 
+	assert.False(t, pools[0].HasValue("dependsOn"), "the first template pool waits for nothing inside the template")
+	assert.Equal(t, []string{"[resourceId('Microsoft.ContainerService/managedClusters/agentPools', parameters('clusterName'), 'gpubyo')]"},
+		stringsOf(pools[1]["dependsOn"]), "each template pool waits for the one before: one pool write at a time")
+
 	byoProps := pools[0]["properties"].ObjectValue()
 	assert.Equal(t, "None", byoProps["gpuProfile"].ObjectValue()["driver"].StringValue())
-	assert.False(t, byoProps["gpuProfile"].ObjectValue().HasValue("nvidia"))
+	assert.Equal(t, "Unmanaged", byoProps["gpuProfile"].ObjectValue()["nvidia"].ObjectValue()["managementMode"].StringValue(),
+		"a None pool states managementMode instead of relying on the API default")
+	assert.True(t, byoProps["enableAutoScaling"].BoolValue())
+	assert.Equal(t, 2.0, byoProps["maxCount"].NumberValue())
+	assert.False(t, byoProps.HasValue("count"), "an autoscaled pool sends no count, so updates never reset the autoscaler's choice")
 	assert.Equal(t, "Spot", byoProps["scaleSetPriority"].StringValue())
 	assert.Equal(t, "Delete", byoProps["scaleSetEvictionPolicy"].StringValue())
 	assert.Equal(t, -1.0, byoProps["spotMaxPrice"].NumberValue())
@@ -383,10 +413,10 @@ func TestTemplatePoolsShareOneStack(t *testing.T) {
 	assert.Equal(t, "MIG3g", props["gpuInstanceProfile"].StringValue())
 	assert.Equal(t, "Standard_NC24ads_A100_v4", props["vmSize"].StringValue())
 	assert.Equal(t, "User", props["mode"].StringValue())
-	assert.True(t, props["enableAutoScaling"].BoolValue())
-	assert.Equal(t, 0.0, props["count"].NumberValue())
-	assert.Equal(t, 0.0, props["minCount"].NumberValue())
-	assert.Equal(t, 4.0, props["maxCount"].NumberValue())
+	assert.False(t, props["enableAutoScaling"].BoolValue(), "the autoscaler is not supported on managed GPU pools (preview)")
+	assert.Equal(t, 2.0, props["count"].NumberValue(), "the count from config")
+	assert.False(t, props.HasValue("minCount"))
+	assert.False(t, props.HasValue("maxCount"))
 	assert.Equal(t, []string{"sku=gpu:NoSchedule"}, stringsOf(props["nodeTaints"]))
 	assert.False(t, props["nodeLabels"].ObjectValue().HasValue("nvidia.com/mig.config"), "AKS manages the MIG layout of Managed pools")
 
@@ -398,6 +428,7 @@ func TestTemplatePoolsShareOneStack(t *testing.T) {
 	require.Len(t, out, 3)
 	assert.Equal(t, "/subscriptions/s/agentPools/gpumgd", out["gpumgd"].resourceID, "read from the stack's outputs")
 	assert.Equal(t, "Managed", out["gpumgd"].gpuStack)
+	assert.Equal(t, 2, out["gpumgd"].maxGPUs, "count × GPUs per node")
 	assert.Equal(t, "/subscriptions/s/agentPools/gpubyo", out["gpubyo"].resourceID)
 	assert.Equal(t, 16, out["gpubyo"].maxGPUs)
 	assert.Equal(t, "gpu-gpunp-id", out["gpunp"].resourceID)
@@ -416,19 +447,21 @@ func TestStackRegisteredWithoutPools(t *testing.T) {
 }
 
 func TestPoolsTemplateWithoutAPoolOnlyDropsIt(t *testing.T) {
-	managed := specOf(func(s *Spec) { s.Name = "gpumgd"; s.GPUStack = GPUStackManaged })
+	mgd := specOf(func(s *Spec) { s.Name = "gpumgd"; managed(s, 1) })
 	byo := specOf(func(s *Spec) { s.Name = "gpubyo"; s.GPUStack = GPUStackNone })
 	both := PoolsTemplate(map[string]map[string]any{
-		managed.Name: TemplateProperties(managed, nil),
-		byo.Name:     TemplateProperties(byo, nil),
+		mgd.Name: TemplateProperties(mgd, nil),
+		byo.Name: TemplateProperties(byo, nil),
 	})
-	one := PoolsTemplate(map[string]map[string]any{managed.Name: TemplateProperties(managed, nil)})
+	one := PoolsTemplate(map[string]map[string]any{mgd.Name: TemplateProperties(mgd, nil)})
 
 	bothRes := both["resources"].([]map[string]any)
 	oneRes := one["resources"].([]map[string]any)
 	require.Len(t, bothRes, 2)
 	require.Len(t, oneRes, 1)
-	assert.Equal(t, bothRes[1], oneRes[0], "the remaining pool is unchanged")
+	assert.Equal(t, bothRes[1]["properties"], oneRes[0]["properties"], "the remaining pool is unchanged")
+	assert.Equal(t, bothRes[1]["name"], oneRes[0]["name"])
+	assert.NotContains(t, oneRes[0], "dependsOn", "the first pool of the chain waits for nothing")
 	assert.Equal(t, map[string]any{"gpumgdId": both["outputs"].(map[string]any)["gpumgdId"]}, one["outputs"])
 	assert.Equal(t, both["parameters"], one["parameters"])
 
@@ -457,7 +490,7 @@ func changedProperties(a, b map[string]any) []string {
 func TestImmutableChangeIsAPropertyOfThePoolInTheTemplate(t *testing.T) {
 	base := func(s *Spec) {
 		s.Name = "gpumgd"
-		s.GPUStack = GPUStackManaged
+		managed(s, 1)
 		s.MIG = &MIGSpec{Strategy: MIGStrategySingle, Profile: MIG1g}
 	}
 	tests := []struct {
@@ -466,7 +499,9 @@ func TestImmutableChangeIsAPropertyOfThePoolInTheTemplate(t *testing.T) {
 		want   []string
 	}{
 		{name: "vmSize", mutate: func(s *Spec) { s.VMSize = "Standard_NC48ads_A100_v4" }, want: []string{"vmSize"}},
-		{name: "gpuStack (None adds the MIG layout label)", mutate: func(s *Spec) { s.GPUStack = GPUStackNone }, want: []string{"gpuProfile", "nodeLabels"}},
+		{name: "gpuStack (None adds the MIG layout label and the autoscaler)", mutate: func(s *Spec) { s.GPUStack = GPUStackNone; s.Count = nil; s.MaxCount = 1 },
+			want: []string{"count", "enableAutoScaling", "gpuProfile", "maxCount", "minCount", "nodeLabels"}},
+		{name: "count", mutate: func(s *Spec) { s.Count = intp(3) }, want: []string{"count"}},
 		{name: "MIG strategy", mutate: func(s *Spec) { s.MIG.Strategy = MIGStrategyMixed }, want: []string{"gpuProfile"}},
 		{name: "MIG profile", mutate: func(s *Spec) { s.MIG.Profile = MIG3g }, want: []string{"gpuInstanceProfile"}},
 		{name: "priority", mutate: func(s *Spec) { s.Priority = PrioritySpot }, want: []string{"nodeLabels", "nodeTaints", "scaleSetEvictionPolicy", "scaleSetPriority", "spotMaxPrice"}},
@@ -496,9 +531,9 @@ func TestTemplatePropertiesWithoutGPUProfileForDriverOnly(t *testing.T) {
 
 func TestInvalidPoolsRegisterNothing(t *testing.T) {
 	valid := specOf(nil)
-	managed := specOf(func(s *Spec) { s.Name = "gpumgd"; s.GPUStack = GPUStackManaged })
+	mgd := specOf(func(s *Spec) { s.Name = "gpumgd"; managed(s, 1) })
 	withArgs := func(mutate func(*GPUNodePoolsArgs)) *GPUNodePoolsArgs {
-		a := poolsArgs(valid, managed)
+		a := poolsArgs(valid, mgd)
 		mutate(a)
 		return a
 	}
@@ -509,20 +544,20 @@ func TestInvalidPoolsRegisterNothing(t *testing.T) {
 		wantErr []string
 	}{
 		{name: "nil args", wantErr: []string{"args are required"}},
-		{name: "NV-series next to a valid pool", args: poolsArgs(managed, Spec{Name: "gpunv", VMSize: "Standard_NV6", Workload: WorkloadTraining, MaxCount: 1}),
+		{name: "NV-series next to a valid pool", args: poolsArgs(mgd, Spec{Name: "gpunv", VMSize: "Standard_NV6", Workload: WorkloadTraining, MaxCount: 1}),
 			wantErr: []string{"aksml:gpuPools[1].vmSize"}},
 		{name: "config path", args: withArgs(func(a *GPUNodePoolsArgs) {
 			a.ConfigPath = "cfg:pools"
 			a.Pools = append(a.Pools, Spec{Name: "gpunp2", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining})
 		}), wantErr: []string{"cfg:pools[2].maxCount"}},
-		{name: "duplicate names across routes", args: poolsArgs(valid, specOf(func(s *Spec) { s.GPUStack = GPUStackManaged })),
+		{name: "duplicate names across routes", args: poolsArgs(valid, specOf(func(s *Spec) { managed(s, 1) })),
 			wantErr: []string{`aksml:gpuPools[1].name: pool name "gpua100" is already used by aksml:gpuPools[0]`}},
 		{name: "no cluster", args: withArgs(func(a *GPUNodePoolsArgs) { a.ClusterName = nil }), wantErr: []string{"GPUNodePoolsArgs.ClusterName: is required"}},
 		{name: "no resource group", args: withArgs(func(a *GPUNodePoolsArgs) { a.ResourceGroupName = nil }), wantErr: []string{"GPUNodePoolsArgs.ResourceGroupName: is required"}},
 		{name: "every problem at once", args: &GPUNodePoolsArgs{Pools: []Spec{{Name: "Bad"}}}, wantErr: []string{
 			"aksml:gpuPools[0].name", "aksml:gpuPools[0].vmSize", "GPUNodePoolsArgs.ClusterName", "GPUNodePoolsArgs.ResourceGroupName",
 		}},
-		{name: "invalid stack name", compo: "gpu pools", args: poolsArgs(managed), wantErr: []string{`stack name "gpu pools-stack" is invalid`}},
+		{name: "invalid stack name", compo: "gpu pools", args: poolsArgs(mgd), wantErr: []string{`stack name "gpu pools-stack" is invalid`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -541,5 +576,82 @@ func TestInvalidPoolsRegisterNothing(t *testing.T) {
 			}
 			assert.Empty(t, m.resources)
 		})
+	}
+}
+
+// dependsOn returns the URNs a registered resource waits for.
+func (r registered) dependsOn() []string { return r.rpc.GetDependencies() }
+
+func TestPoolWritesAreSerial(t *testing.T) {
+	first := specOf(func(s *Spec) { s.Name = "gpuone" })
+	second := specOf(func(s *Spec) { s.Name = "gputwo"; s.VMSize = "Standard_NC4as_T4_v3" })
+	byo := specOf(func(s *Spec) { s.Name = "gpubyo"; s.GPUStack = GPUStackNone })
+	third := specOf(func(s *Spec) { s.Name = "gputhree"; s.VMSize = "Standard_NC4as_T4_v3" })
+	mgd := specOf(func(s *Spec) { s.Name = "gpuamgd"; managed(s, 1) })
+	m, _, err := runPools(t, poolsArgs(first, second, byo, third, mgd))
+	require.NoError(t, err)
+
+	typed := m.byType(":AgentPool")
+	require.Len(t, typed, 3)
+	urn := func(r registered) string {
+		return "urn:pulumi:test::aksml::aksml:gpupool:GPUNodePools$" + r.typ + "::" + r.name
+	}
+	assert.Equal(t, []string{"gpu-gpuone", "gpu-gputwo", "gpu-gputhree"}, []string{typed[0].name, typed[1].name, typed[2].name}, "config order")
+	assert.Empty(t, typed[0].dependsOn(), "the first typed pool waits only for its inputs (the cluster)")
+	assert.Equal(t, []string{urn(typed[0])}, typed[1].dependsOn(), "each typed pool waits for the one before")
+	assert.Equal(t, []string{urn(typed[1])}, typed[2].dependsOn())
+	assert.Equal(t, []string{urn(typed[2])}, stackOf(t, m).dependsOn(), "the template pools are written after the last typed pool")
+
+	pools := templatePools(t, m)
+	require.Len(t, pools, 2)
+	assert.Equal(t, "[format('{0}/{1}', parameters('clusterName'), 'gpuamgd')]", pools[0]["name"].StringValue())
+	assert.False(t, pools[0].HasValue("dependsOn"))
+	assert.Equal(t, []string{"[resourceId('Microsoft.ContainerService/managedClusters/agentPools', parameters('clusterName'), 'gpuamgd')]"}, stringsOf(pools[1]["dependsOn"]))
+}
+
+func TestStackWithoutTypedPoolsWaitsForNoPool(t *testing.T) {
+	m, _, err := runPools(t, poolsArgs(specOf(func(s *Spec) { s.Name = "gpumgd"; managed(s, 1) })))
+	require.NoError(t, err)
+	assert.Empty(t, stackOf(t, m).dependsOn())
+}
+
+func TestManagedPoolCapacityAndCostFollowCount(t *testing.T) {
+	s := specOf(func(s *Spec) { s.VMSize = "Standard_NC4as_T4_v3"; managed(s, 3) })
+	sku, _ := s.SKU()
+	assert.Equal(t, 3, s.MaxGPUs())
+	assert.Equal(t, 3, s.Min())
+	assert.Equal(t, round2(3*sku.PricePerHour), s.IdleCostPerHour(), "a managed pool runs its count all the time")
+	assert.Equal(t, s.IdleCostPerHour(), s.MaxCostPerHour())
+	assert.Nil(t, s.MinCount, "Default gives a managed pool no minCount")
+}
+
+// TestTemplatePoolsMatchThePublishedSpec checks every template pool body
+// (Managed, None, spot, MIG, tags) against AgentPool in the published
+// 2026-02-02-preview spec: every property declared, none read-only, every
+// enum value valid.
+func TestTemplatePoolsMatchThePublishedSpec(t *testing.T) {
+	dir, ok := armdeploy.SpecsDir()
+	if !ok {
+		t.Skip("shared/azure-specs not found above the working directory")
+	}
+	spec, err := armdeploy.LoadOpenAPISpec(filepath.Join(dir, "specification/containerservice/resource-manager/Microsoft.ContainerService/aks/preview",
+		AgentPoolAPIVersion, "managedClusters.json"))
+	require.NoError(t, err)
+	pools := map[string]map[string]any{
+		"gpumgd": TemplateProperties(specOf(func(s *Spec) {
+			s.Name = "gpumgd"
+			managed(s, 2)
+			s.MIG = &MIGSpec{Strategy: MIGStrategyMixed, Profile: MIG1g}
+		}), map[string]string{"team": "ml"}),
+		"gpubyo": TemplateProperties(specOf(func(s *Spec) {
+			s.Name = "gpubyo"
+			s.GPUStack = GPUStackNone
+			s.Priority = PrioritySpot
+			s.Zones = []string{"1"}
+		}), nil),
+		"gpuplain": TemplateProperties(specOf(func(s *Spec) { s.Name = "gpuplain"; managed(s, 0) }), nil),
+	}
+	for _, r := range PoolsTemplate(pools)["resources"].([]map[string]any) {
+		assert.Empty(t, spec.CheckResource("AgentPool", r), r["name"])
 	}
 }

@@ -115,11 +115,19 @@ type Spec struct {
 	Workload WorkloadClass `json:"workload"`
 	// Priority is Regular (default) or Spot.
 	Priority Priority `json:"priority,omitempty"`
-	// MinCount is the autoscaler minimum. Default 0 (scale to zero).
+	// MinCount is the autoscaler minimum of DriverOnly and None pools.
+	// Default 0 (scale to zero). Not allowed on Managed pools.
 	MinCount *int `json:"minCount,omitempty"`
-	// MaxCount is the autoscaler maximum, 1..1000. Required: GPU spend must
-	// have an explicit ceiling.
-	MaxCount int `json:"maxCount"`
+	// MaxCount is the autoscaler maximum of DriverOnly and None pools,
+	// 1..1000. Required for them: GPU spend must have an explicit ceiling.
+	// Not allowed on Managed pools.
+	MaxCount int `json:"maxCount,omitempty"`
+	// Count is the node count of a Managed pool, 0..1000, owned by config:
+	// AKS does not support the cluster autoscaler on AKS-managed GPU pools
+	// while they are in preview, so the pool runs exactly Count nodes and
+	// is scaled by changing Count. Required for Managed pools; not allowed
+	// on DriverOnly and None pools, whose count the autoscaler owns.
+	Count *int `json:"count,omitempty"`
 	// Zones are availability zones ("1", "2", "3"). Default none (regional).
 	Zones []string `json:"zones,omitempty"`
 	// GPUStack is Managed, DriverOnly (default) or None; immutable.
@@ -140,12 +148,12 @@ func (s *Spec) Default() {
 	if s.Priority == "" {
 		s.Priority = DefaultPriority
 	}
-	if s.MinCount == nil {
-		v := DefaultMinCount
-		s.MinCount = &v
-	}
 	if s.GPUStack == "" {
 		s.GPUStack = DefaultGPUStack
+	}
+	if s.MinCount == nil && !s.IsManaged() {
+		v := DefaultMinCount
+		s.MinCount = &v
 	}
 	if s.OSDiskSizeGB == 0 {
 		s.OSDiskSizeGB = DefaultOSDiskSizeGB
@@ -155,13 +163,42 @@ func (s *Spec) Default() {
 	}
 }
 
-// Min returns MinCount, or the default when unset.
+// Min returns the fewest nodes the pool runs: Count on a Managed pool,
+// else MinCount, or the default when unset.
 func (s Spec) Min() int {
-	if s.MinCount == nil {
+	switch {
+	case s.IsManaged():
+		return s.Nodes()
+	case s.MinCount == nil:
 		return DefaultMinCount
 	}
 	return *s.MinCount
 }
+
+// MaxNodes returns the most nodes the pool runs: Count on a Managed pool,
+// MaxCount otherwise. Capacity and cost at maximum scale use it.
+func (s Spec) MaxNodes() int {
+	if s.IsManaged() {
+		return s.Nodes()
+	}
+	return s.MaxCount
+}
+
+// Nodes returns Count, or 0 when unset.
+func (s Spec) Nodes() int {
+	if s.Count == nil {
+		return 0
+	}
+	return *s.Count
+}
+
+// IsManaged reports whether AKS manages the pool's GPU stack (gpuStack
+// Managed): the pool has a fixed Count and no autoscaler.
+func (s Spec) IsManaged() bool { return s.GPUStack == GPUStackManaged }
+
+// IsAutoscaled reports whether the cluster autoscaler owns the pool's node
+// count (DriverOnly and None pools).
+func (s Spec) IsAutoscaled() bool { return !s.IsManaged() }
 
 // SKU returns the catalogue entry of the pool's VM size.
 func (s Spec) SKU() (SKU, bool) { return LookupSKU(s.VMSize) }
@@ -226,11 +263,12 @@ func (s Spec) TaintStrings() []string {
 	return out
 }
 
-// MaxGPUs is the GPU capacity of the pool at maxCount: maxCount × GPUs/node.
-// With MIG it still counts physical GPUs; see MIGInstances.
+// MaxGPUs is the GPU capacity of the pool at its largest: MaxNodes ×
+// GPUs/node (maxCount, or count on a Managed pool). With MIG it still
+// counts physical GPUs; see MIGInstances.
 func (s Spec) MaxGPUs() int {
 	sku, _ := s.SKU()
-	return s.MaxCount * sku.GPUsPerNode
+	return s.MaxNodes() * sku.GPUsPerNode
 }
 
 // MIGInstances is the number of MIG instances the pool offers at maxCount,
@@ -312,7 +350,7 @@ func (s Spec) hourly() float64 {
 // pool scales to zero).
 func (s Spec) IdleCostPerHour() float64 { return round2(float64(s.Min()) * s.hourly()) }
 
-// MaxCostPerHour is the indicative cost per hour at maxCount.
-func (s Spec) MaxCostPerHour() float64 { return round2(float64(s.MaxCount) * s.hourly()) }
+// MaxCostPerHour is the indicative cost per hour at MaxNodes.
+func (s Spec) MaxCostPerHour() float64 { return round2(float64(s.MaxNodes()) * s.hourly()) }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }

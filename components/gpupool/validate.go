@@ -72,13 +72,10 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("priority"), "Spot is not allowed for workload \"inference\": evictions make real-time serving unavailable (seed 004); use priority Regular, or a training, fine-tuning or batch-inference pool for spot"))
 	}
 
-	if s.MaxCount < 1 || s.MaxCount > MaxPoolCount {
-		errs = append(errs, field.Invalid(path.Child("maxCount"), "%d is out of range; set an explicit ceiling between 1 and %d", s.MaxCount, MaxPoolCount))
-	}
-	if s.Min() < 0 {
-		errs = append(errs, field.Invalid(path.Child("minCount"), "%d is negative; use 0 to scale to zero", s.Min()))
-	} else if s.MaxCount >= 1 && s.Min() > s.MaxCount {
-		errs = append(errs, field.Invalid(path.Child("minCount"), "minCount (%d) > maxCount (%d); lower minCount or raise maxCount", s.Min(), s.MaxCount))
+	if s.IsManaged() {
+		errs = append(errs, s.validateManagedCount(path)...)
+	} else {
+		errs = append(errs, s.validateAutoscaledCount(path)...)
 	}
 
 	seenZone := map[string]bool{}
@@ -131,6 +128,47 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		if t.Key == GPUTaintKey || t.Key == SpotTaintKey {
 			errs = append(errs, field.Invalid(path.Child("additionalTaints").Index(i), "taint key %q is set by aksml and cannot be overridden", t.Key))
 		}
+	}
+	return errs
+}
+
+// validateAutoscaledCount checks the autoscaler bounds of a DriverOnly or
+// None pool, which takes no count.
+func (s Spec) validateAutoscaledCount(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.MaxCount < 1 || s.MaxCount > MaxPoolCount {
+		errs = append(errs, field.Invalid(path.Child("maxCount"), "%d is out of range; set an explicit ceiling between 1 and %d", s.MaxCount, MaxPoolCount))
+	}
+	if s.Min() < 0 {
+		errs = append(errs, field.Invalid(path.Child("minCount"), "%d is negative; use 0 to scale to zero", s.Min()))
+	} else if s.MaxCount >= 1 && s.Min() > s.MaxCount {
+		errs = append(errs, field.Invalid(path.Child("minCount"), "minCount (%d) > maxCount (%d); lower minCount or raise maxCount", s.Min(), s.MaxCount))
+	}
+	if s.Count != nil {
+		errs = append(errs, field.Invalid(path.Child("count"), "count is only for gpuStack Managed pools; the cluster autoscaler owns the node count of a %s pool between minCount and maxCount, so remove count", s.GPUStack))
+	}
+	return errs
+}
+
+// validateManagedCount checks that a Managed pool has an explicit count
+// and no autoscaler bounds: AKS does not support the cluster autoscaler on
+// AKS-managed GPU pools while they are in preview ("Create a fully managed
+// GPU node pool on AKS (preview)",
+// https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes).
+func (s Spec) validateManagedCount(path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	noAutoscaler := "the cluster autoscaler is not supported on AKS-managed GPU pools (preview; the subscription needs the " + ManagedGPUFeature + " feature registered)"
+	switch {
+	case s.Count == nil:
+		errs = append(errs, field.Required(path.Child("count"), "the node count of this gpuStack Managed pool (0 to "+fmt.Sprint(MaxPoolCount)+"): "+noAutoscaler+", so the pool runs exactly count nodes; change count to scale it"))
+	case *s.Count < 0 || *s.Count > MaxPoolCount:
+		errs = append(errs, field.Invalid(path.Child("count"), "%d is out of range; use 0 to %d nodes", *s.Count, MaxPoolCount))
+	}
+	if s.MinCount != nil {
+		errs = append(errs, field.Invalid(path.Child("minCount"), "is not allowed on a gpuStack Managed pool: %s; remove minCount and set count", noAutoscaler))
+	}
+	if s.MaxCount != 0 {
+		errs = append(errs, field.Invalid(path.Child("maxCount"), "is not allowed on a gpuStack Managed pool: %s; remove maxCount and set count", noAutoscaler))
 	}
 	return errs
 }

@@ -120,7 +120,13 @@ func strs(v any) []string {
 	return out
 }
 
+// pool is a valid pool: autoscaled to 2 nodes, or 2 nodes when Managed
+// (managed GPU pools have a count and no autoscaler).
 func pool(name, vmSize string, stack gpupool.GPUStack) gpupool.Spec {
+	if stack == gpupool.GPUStackManaged {
+		n := 2
+		return gpupool.Spec{Name: name, VMSize: vmSize, Workload: gpupool.WorkloadTraining, Count: &n, GPUStack: stack}
+	}
 	return gpupool.Spec{Name: name, VMSize: vmSize, Workload: gpupool.WorkloadTraining, MaxCount: 2, GPUStack: stack}
 }
 

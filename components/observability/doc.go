@@ -6,18 +6,87 @@
 // progresso e a recuperação do trabalho", and seed 002 (the AKS-managed DCGM
 // exporter).
 //
-// It has two components, so that an existing (non-AKS) cluster registers no
-// Azure resources:
+// It has three components, so that an existing (non-AKS) cluster registers
+// no Azure resources:
 //
 //   - NewMonitors (Kubernetes layer, `aksml:observability:Monitors`): the
 //     DCGM exporter scrape, the training PodMonitor, a Grafana dashboard
 //     ConfigMap and, with Spec.PrometheusRule, a monitoring.coreos.com/v1
 //     PrometheusRule holding Rules.
+//   - NewAzureMonitor (Azure layer, `aksml:observability:AzureMonitor`):
+//     where the cluster's managed Prometheus metrics go (below).
 //   - NewAlertRules (Azure layer, `aksml:observability:AlertRules`): Rules as
 //     an Azure Monitor managed Prometheus rule group
-//     (Microsoft.AlertsManagement/prometheusRuleGroups, API 2023-03-01),
-//     deployed through components/armdeploy because the azure-native
-//     alertsmanagement module is not served at v2.88.0.
+//     (Microsoft.AlertsManagement/prometheusRuleGroups, API 2023-03-01)
+//     scoped to the workspace NewAzureMonitor wired and to the cluster, in
+//     the workspace's region, deployed through components/armdeploy because
+//     the azure-native alertsmanagement module is not served at v2.88.0.
+//
+// # Managed Prometheus end to end
+//
+// The cluster's azureMonitorProfile.metrics.enabled only starts the metrics
+// add-on; without a data collection rule and its association the add-on
+// writes nowhere and every rule group evaluates no data. NewAzureMonitor
+// lays the missing pieces out as Microsoft's onboarding template does
+// (Azure/prometheus-collector AddonArmTemplate/FullAzureMonitorMetricsProfile.json),
+// in ONE deployment stack `<name>-stack` in the cluster's resource group
+// (components/armdeploy; the azure-native monitor, insights and dashboard
+// modules are not served at v2.88.0). API versions are those of the
+// published specs the bodies are checked against: Microsoft.Monitor/accounts
+// 2023-04-03, Microsoft.Insights 2024-03-11 (dataCollection.json),
+// Microsoft.Dashboard/grafana 2025-08-01.
+//
+//   - Azure Monitor workspace (Microsoft.Monitor/accounts): created as
+//     Spec.AzureMonitorWorkspaceName (default amw-<cluster>) in the
+//     workspace region (Spec.AzureMonitorWorkspaceLocation, default the
+//     cluster's), unless Spec.AzureMonitorWorkspaceID names an existing one,
+//     which is only referenced.
+//   - Data collection endpoint and rule, MSProm-<workspace region>-<cluster>
+//     (cut to 44 characters), kind Linux, in the workspace's region: the
+//     rule's prometheusForwarder data source takes the
+//     Microsoft-PrometheusMetrics stream and its data flow sends it to the
+//     workspace (destinations.monitoringAccounts).
+//   - Data collection rule association MSProm-<cluster region>-<cluster> on
+//     the cluster (Microsoft.ContainerService/managedClusters/providers/
+//     dataCollectionRuleAssociations, as in Microsoft's template).
+//   - With Spec.Grafana: an Azure Managed Grafana (SKU Standard,
+//     system-assigned identity) whose azureMonitorWorkspaceIntegrations name
+//     the workspace, and a typed role assignment (azure-native
+//     authorization) giving its identity "Monitoring Data Reader"
+//     (b0d8363b-8ddd-447d-831f-62ca05bff136) on the workspace, which
+//     Grafana needs to query it. People still need a Grafana role on the
+//     Grafana resource (Grafana Admin, Editor or Viewer) to sign in; aksml
+//     does not assign those.
+//
+// The aksml dashboard is NOT imported into Grafana: Grafana dashboards are
+// Grafana's own HTTP API (data plane), not an ARM resource of
+// Microsoft.Dashboard/grafana 2025-08-01 (its Microsoft.Dashboard/dashboards
+// type is a different product), so no template or typed resource can
+// create one. The stack exports the JSON (output grafanaDashboard); import
+// it with `az grafana dashboard import --name <grafana> --definition
+// @dashboard.json`.
+//
+// What happens to each resource:
+//
+//   - on update: a resource that leaves the template (Grafana turned off,
+//     or the whole template emptied because Spec.Enabled is false) is
+//     deleted by Azure in that update (actionOnUnmanage delete). The stack
+//     is registered on every run for as long as the cluster lives, even
+//     with observability off, so that switching it off deletes rather than
+//     orphans. Switching from a created workspace to a configured one
+//     deletes the created workspace and its metrics.
+//   - on `pulumi destroy`: the role assignment is deleted by Pulumi; the
+//     stack is deleted with a plain DELETE, which detaches (does not
+//     delete) what it created (see components/armdeploy). Then the cluster
+//     is deleted, which deletes the association (an extension resource of
+//     the cluster). When aksml created the resource group, deleting it
+//     deletes the workspace, endpoint, rule and Grafana. With an existing
+//     resource group (cluster.resourceGroup.existing) they stay, detached
+//     and billed (the workspace by ingestion, Grafana by the hour): delete
+//     them by hand, or set observability.enabled false and run `pulumi up`
+//     before the destroy. A configured existing workspace is never changed.
+//   - the Prometheus rule groups (NewAlertRules) follow the same rules in
+//     their own stack.
 //
 // # DCGM exporter: which one is scraped
 //

@@ -237,9 +237,13 @@ type AlertRulesArgs struct {
 	// the rule group's scopes next to the workspace, which links the rule
 	// group to the cluster in the portal. Optional.
 	ClusterResourceID pulumi.StringInput
+	// AzureMonitorWorkspaceID is the ARM ID of the workspace the rule group
+	// evaluates (AzureMonitor.WorkspaceID). Default
+	// Spec.AzureMonitorWorkspaceID; one of them is required.
+	AzureMonitorWorkspaceID pulumi.StringInput
 	// Spec is the observability configuration: thresholds, RPO,
-	// AzureMonitorWorkspaceID (required), ActionGroupIDs. Spec.PrometheusRuleGroups
-	// must be true. Defaulted and validated by NewAlertRules.
+	// ActionGroupIDs. Spec.PrometheusRuleGroups must be true. Defaulted and
+	// validated by NewAlertRules.
 	Spec Spec
 	// TeamNamespaces limits the job, pod and training rules to these
 	// namespaces, as for MonitorsArgs. Default none: any namespace.
@@ -263,6 +267,7 @@ const (
 	paramClusterName       = "clusterName"
 	paramLocation          = "location"
 	paramClusterResourceID = "clusterResourceId"
+	paramWorkspaceID       = "azureMonitorWorkspaceId"
 	outputName             = "ruleGroupName"
 	outputResourceID       = "ruleGroupId"
 	ruleGroupNameExpr      = "format('{0}-aksml-gpu-training', parameters('clusterName'))"
@@ -270,12 +275,13 @@ const (
 
 // RuleGroupTemplate returns the ARM template of the managed Prometheus rule
 // group for a defaulted Spec: one Microsoft.AlertsManagement/prometheusRuleGroups
-// (API 2023-03-01) scoped to the Azure Monitor workspace (and the cluster
-// when withClusterScope), filtered to parameters('clusterName'), evaluated
-// every minute, with Rules and the action groups. It outputs the rule group's
+// (API 2023-03-01) scoped to the Azure Monitor workspace of
+// parameters('azureMonitorWorkspaceId') (and the cluster when
+// withClusterScope), filtered to parameters('clusterName'), evaluated every
+// minute, with Rules and the action groups. It outputs the rule group's
 // name and ID.
 func RuleGroupTemplate(s Spec, teamNamespaces []string, withClusterScope bool) map[string]any {
-	scopes := []any{s.AzureMonitorWorkspaceID}
+	scopes := []any{fmt.Sprintf("[parameters('%s')]", paramWorkspaceID)}
 	if withClusterScope {
 		scopes = append(scopes, fmt.Sprintf("[parameters('%s')]", paramClusterResourceID))
 	}
@@ -320,6 +326,7 @@ func NewAlertRules(ctx *pulumi.Context, name string, args *AlertRulesArgs, opts 
 	params := map[string]any{
 		paramClusterName: a.ClusterName,
 		paramLocation:    a.Location,
+		paramWorkspaceID: a.workspaceID(),
 	}
 	if a.ClusterResourceID != nil {
 		params[paramClusterResourceID] = a.ClusterResourceID

@@ -32,10 +32,15 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 	m.resources = append(m.resources, registered{args.TypeToken, args.Name, args.Inputs.Mappable(), args.Provider})
 	state := args.Inputs.Copy()
 	if args.TypeToken == "azure-native:resources/v20240301:DeploymentStackAtResourceGroup" {
-		state["outputs"] = resource.NewPropertyValue(map[string]any{
-			"ruleGroupName": map[string]any{"type": "String", "value": "aks-ml-aksml-gpu-training"},
-			"ruleGroupId":   map[string]any{"type": "String", "value": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.AlertsManagement/prometheusRuleGroups/aks-ml-aksml-gpu-training"},
-		})
+		// Every template output resolves to "deployed:<name>"; the rule
+		// group's to realistic values.
+		outputs := map[string]any{}
+		for k := range args.Inputs["template"].ObjectValue()["outputs"].ObjectValue() {
+			outputs[string(k)] = map[string]any{"type": "String", "value": "deployed:" + string(k)}
+		}
+		outputs["ruleGroupName"] = map[string]any{"type": "String", "value": "aks-ml-aksml-gpu-training"}
+		outputs["ruleGroupId"] = map[string]any{"type": "String", "value": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.AlertsManagement/prometheusRuleGroups/aks-ml-aksml-gpu-training"}
+		state["outputs"] = resource.NewPropertyValue(outputs)
 	}
 	return args.Name + "-id", state, nil
 }
@@ -336,11 +341,12 @@ func TestAlertRules(t *testing.T) {
 	assert.Equal(t, "aks-ml", path(t, stack.inputs, "parameters", "clusterName", "value"))
 	assert.Equal(t, "westeurope", path(t, stack.inputs, "parameters", "location", "value"))
 	assert.NotContains(t, stack.inputs["parameters"], "clusterResourceId")
+	assert.Equal(t, testWorkspaceID, path(t, stack.inputs, "parameters", "azureMonitorWorkspaceId", "value"), "the configured workspace")
 
 	group := path(t, stack.inputs, "template", "resources", 0)
 	assert.Equal(t, "Microsoft.AlertsManagement/prometheusRuleGroups", path(t, group, "type"))
 	assert.Equal(t, "2023-03-01", path(t, group, "apiVersion"))
-	assert.Equal(t, []any{testWorkspaceID}, path(t, group, "properties", "scopes"))
+	assert.Equal(t, []any{"[parameters('azureMonitorWorkspaceId')]"}, path(t, group, "properties", "scopes"))
 	assert.Equal(t, "PT1M", path(t, group, "properties", "interval"))
 	var overdue map[string]any
 	for _, r := range path(t, group, "properties", "rules").([]any) {
@@ -360,19 +366,21 @@ func TestAlertRules(t *testing.T) {
 func TestAlertRulesWithClusterScope(t *testing.T) {
 	m, err := run(t, func(ctx *pulumi.Context) error {
 		_, err := NewAlertRules(ctx, "alerts", &AlertRulesArgs{
-			ResourceGroupName: pulumi.String("rg-aksml"),
-			Location:          pulumi.String("westeurope"),
-			ClusterName:       pulumi.String("aks-ml"),
-			ClusterResourceID: pulumi.String("/subscriptions/s/resourceGroups/rg-aksml/providers/Microsoft.ContainerService/managedClusters/aks-ml"),
-			Spec:              Spec{PrometheusRuleGroups: true, AzureMonitorWorkspaceID: testWorkspaceID},
+			ResourceGroupName:       pulumi.String("rg-aksml"),
+			Location:                pulumi.String("westeurope"),
+			ClusterName:             pulumi.String("aks-ml"),
+			ClusterResourceID:       pulumi.String("/subscriptions/s/resourceGroups/rg-aksml/providers/Microsoft.ContainerService/managedClusters/aks-ml"),
+			AzureMonitorWorkspaceID: pulumi.String(testWorkspaceID).ToStringOutput(),
+			Spec:                    Spec{PrometheusRuleGroups: true},
 		})
 		return err
 	})
 	require.NoError(t, err)
 	stack := m.byName()["alerts-rulegroup"]
+	assert.Equal(t, testWorkspaceID, path(t, stack.inputs, "parameters", "azureMonitorWorkspaceId", "value"), "the workspace AzureMonitor created")
 	assert.Equal(t, "/subscriptions/s/resourceGroups/rg-aksml/providers/Microsoft.ContainerService/managedClusters/aks-ml",
 		path(t, stack.inputs, "parameters", "clusterResourceId", "value"))
-	assert.Equal(t, []any{testWorkspaceID, "[parameters('clusterResourceId')]"},
+	assert.Equal(t, []any{"[parameters('azureMonitorWorkspaceId')]", "[parameters('clusterResourceId')]"},
 		path(t, stack.inputs, "template", "resources", 0, "properties", "scopes"))
 }
 
@@ -383,7 +391,7 @@ func TestAlertRulesValidation(t *testing.T) {
 	})
 	require.Error(t, err)
 	for _, want := range []string{
-		"aksml:observability.azureMonitorWorkspaceId: is required",
+		"AlertRulesArgs.AzureMonitorWorkspaceID: is required",
 		"AlertRulesArgs.ResourceGroupName: is required",
 		"AlertRulesArgs.ClusterName: is required",
 		"AlertRulesArgs.Location: is required",

@@ -130,7 +130,7 @@ func TestRuleGroupTemplate(t *testing.T) {
 	assert.Equal(t, "[format('{0}-aksml-gpu-training', parameters('clusterName'))]", group["name"])
 	assert.Equal(t, "[parameters('location')]", group["location"])
 	props := group["properties"].(map[string]any)
-	assert.Equal(t, []any{testWorkspaceID}, props["scopes"])
+	assert.Equal(t, []any{"[parameters('azureMonitorWorkspaceId')]"}, props["scopes"])
 	assert.Equal(t, "[parameters('clusterName')]", props["clusterName"])
 	assert.Equal(t, true, props["enabled"])
 	assert.Equal(t, "PT1M", props["interval"])
@@ -156,7 +156,7 @@ func TestRuleGroupTemplate(t *testing.T) {
 		outputs["ruleGroupId"].(map[string]any)["value"])
 
 	withCluster := RuleGroupTemplate(s, nil, true)["resources"].([]map[string]any)[0]["properties"].(map[string]any)
-	assert.Equal(t, []any{testWorkspaceID, "[parameters('clusterResourceId')]"}, withCluster["scopes"])
+	assert.Equal(t, []any{"[parameters('azureMonitorWorkspaceId')]", "[parameters('clusterResourceId')]"}, withCluster["scopes"])
 
 	s.ActionGroupIDs = nil
 	noActions := RuleGroupTemplate(s, nil, false)["resources"].([]map[string]any)[0]["properties"].(map[string]any)["rules"].([]any)

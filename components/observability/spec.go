@@ -51,15 +51,29 @@ type Spec struct {
 	// cluster already has that ConfigMap, and merge the job from the
 	// ManagedDCGMScrapeConfig output into it.
 	ManagedDCGMScrapeConfig *bool `json:"managedDcgmScrapeConfig,omitempty"`
-	// AzureMonitorWorkspaceID is the ARM ID of the Azure Monitor workspace
-	// the cluster's managed Prometheus writes to:
-	// /subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Monitor/accounts/<name>.
-	// Required when PrometheusRuleGroups is true.
+	// AzureMonitorWorkspaceID is the ARM ID of an existing Azure Monitor
+	// workspace the cluster's managed Prometheus writes to:
+	// /subscriptions/<subscription-guid>/resourceGroups/<rg>/providers/Microsoft.Monitor/accounts/<name>.
+	// Default none: on AKS, aksml creates a workspace
+	// (AzureMonitorWorkspaceName) in the cluster's resource group.
 	AzureMonitorWorkspaceID string `json:"azureMonitorWorkspaceId,omitempty"`
+	// AzureMonitorWorkspaceName names the workspace aksml creates when
+	// AzureMonitorWorkspaceID is unset: 4-44 letters, digits or '-',
+	// starting and ending with a letter or digit. Default `amw-<cluster>`.
+	AzureMonitorWorkspaceName string `json:"azureMonitorWorkspaceName,omitempty"`
+	// AzureMonitorWorkspaceLocation is the workspace's region; the data
+	// collection endpoint and rule, Grafana and the rule groups are created
+	// there (Microsoft's onboarding template places them in the workspace's
+	// region). Default the cluster's region; set it when
+	// AzureMonitorWorkspaceID names a workspace in another region.
+	AzureMonitorWorkspaceLocation string `json:"azureMonitorWorkspaceLocation,omitempty"`
+	// Grafana adds an Azure Managed Grafana linked to the workspace.
+	// Default nil (off).
+	Grafana *GrafanaSpec `json:"grafana,omitempty"`
 	// PrometheusRuleGroups delivers the alert rules as Azure Monitor managed
-	// Prometheus rule groups (NewAlertRules). Default false; AKS stacks set
-	// it together with AzureMonitorWorkspaceID. Not allowed on existing
-	// (non-AKS) clusters, which register no Azure resources.
+	// Prometheus rule groups (NewAlertRules), scoped to the workspace and
+	// the cluster. Default false; the prod stack sets it. Not allowed on
+	// existing (non-AKS) clusters, which register no Azure resources.
 	PrometheusRuleGroups bool `json:"prometheusRuleGroups,omitempty"`
 	// PrometheusRule delivers the alert rules as a monitoring.coreos.com/v1
 	// PrometheusRule for a cluster running the Prometheus Operator (existing
@@ -79,6 +93,19 @@ type Spec struct {
 	// every rule group alert. Default none (alerts show in the portal only).
 	// Only valid with PrometheusRuleGroups.
 	ActionGroupIDs []string `json:"actionGroupIds,omitempty"`
+}
+
+// GrafanaSpec is an Azure Managed Grafana (Microsoft.Dashboard/grafana,
+// API 2025-08-01, SKU Standard, system-assigned identity) integrated with
+// the Azure Monitor workspace; its identity gets Monitoring Data Reader on
+// the workspace.
+type GrafanaSpec struct {
+	// Enabled creates the Grafana. Default false.
+	Enabled bool `json:"enabled,omitempty"`
+	// Name is the Grafana name: 2-23 letters, digits or '-', starting with
+	// a letter and ending with a letter or digit. Required when Enabled
+	// (it is part of the Grafana's public URL, so aksml does not guess it).
+	Name string `json:"name,omitempty"`
 }
 
 // Default fills unset fields with their documented defaults.
@@ -137,6 +164,9 @@ func (s Spec) ValidateExistingCluster(path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if s.PrometheusRuleGroups {
 		errs = append(errs, field.Invalid(path.Child("prometheusRuleGroups"), "Azure Monitor rule groups need an AKS cluster and an Azure Monitor workspace; on an existing cluster set prometheusRule: true instead"))
+	}
+	if s.Grafana != nil && s.Grafana.Enabled {
+		errs = append(errs, field.Invalid(path.Child("grafana").Child("enabled"), "Azure Managed Grafana is created next to the AKS cluster's Azure Monitor workspace; on an existing cluster aksml registers no Azure resources, so remove grafana"))
 	}
 	return errs
 }

@@ -2,6 +2,8 @@ package observability
 
 import (
 	"regexp"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +18,9 @@ const ConfigKey = "aksml:observability"
 
 var (
 	workspaceIDRE   = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.Monitor/accounts/[A-Za-z0-9][-A-Za-z0-9]{2,42}[A-Za-z0-9]$`)
+	workspaceNameRE = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9]{2,42}[A-Za-z0-9]$`)
+	grafanaNameRE   = regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9]{0,21}[A-Za-z0-9]$`)
+	locationRE      = regexp.MustCompile(`^[a-z0-9]+$`)
 	actionGroupIDRE = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.Insights/actionGroups/[^/]{1,260}$`)
 	promDurationRE  = regexp.MustCompile(`^([0-9]+h)?([0-9]+m)?([0-9]+s)?$`)
 	metricNameRE    = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
@@ -63,8 +68,24 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 	if s.AzureMonitorWorkspaceID != "" && !workspaceIDRE.MatchString(s.AzureMonitorWorkspaceID) {
 		errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceId"), "%q is not an Azure Monitor workspace resource ID; use /subscriptions/<subscription-guid>/resourceGroups/<group>/providers/Microsoft.Monitor/accounts/<name>", s.AzureMonitorWorkspaceID))
 	}
-	if s.PrometheusRuleGroups && s.AzureMonitorWorkspaceID == "" {
-		errs = append(errs, field.Required(path.Child("azureMonitorWorkspaceId"), "the Azure Monitor workspace the cluster's managed Prometheus writes to, because prometheusRuleGroups is true (or set prometheusRuleGroups: false)"))
+	if s.AzureMonitorWorkspaceName != "" {
+		switch {
+		case s.AzureMonitorWorkspaceID != "":
+			errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceName"), "names a workspace to create, but azureMonitorWorkspaceId already names an existing one; set only one"))
+		case !workspaceNameRE.MatchString(s.AzureMonitorWorkspaceName):
+			errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceName"), "%q is not an Azure Monitor workspace name: use 4-44 letters, digits or '-', starting and ending with a letter or digit", s.AzureMonitorWorkspaceName))
+		}
+	}
+	if l := s.AzureMonitorWorkspaceLocation; l != "" && !locationRE.MatchString(l) {
+		errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceLocation"), "%q is not an Azure region name; write it lowercase without spaces, e.g. westeurope", l))
+	}
+	if g := s.Grafana; g != nil && g.Enabled {
+		switch {
+		case g.Name == "":
+			errs = append(errs, field.Required(path.Child("grafana").Child("name"), "the Azure Managed Grafana name (2-23 letters, digits or '-'), when grafana.enabled is true; it becomes part of the Grafana URL"))
+		case !grafanaNameRE.MatchString(g.Name):
+			errs = append(errs, field.Invalid(path.Child("grafana").Child("name"), "%q is not an Azure Managed Grafana name: use 2-23 letters, digits or '-', starting with a letter and ending with a letter or digit", g.Name))
+		}
 	}
 	for i, id := range s.ActionGroupIDs {
 		if !actionGroupIDRE.MatchString(id) {
@@ -212,6 +233,9 @@ func (a *AlertRulesArgs) validate(path field.Path) field.ErrorList {
 	if a.ResourceGroupName == nil {
 		errs = append(errs, field.Required(path.Child("ResourceGroupName"), "the resource group the rule group is created in"))
 	}
+	if a.workspaceID() == nil {
+		errs = append(errs, field.Required(path.Child("AzureMonitorWorkspaceID"), "the Azure Monitor workspace the rules evaluate (AzureMonitor.WorkspaceID, or aksml:observability.azureMonitorWorkspaceId)"))
+	}
 	if a.ClusterName == nil {
 		errs = append(errs, field.Required(path.Child("ClusterName"), "the AKS cluster name the rules evaluate data of"))
 	}
@@ -229,4 +253,16 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// workspaceID is the workspace the rule group evaluates, or nil when none
+// is given.
+func (a *AlertRulesArgs) workspaceID() pulumi.StringInput {
+	switch {
+	case a.AzureMonitorWorkspaceID != nil:
+		return a.AzureMonitorWorkspaceID
+	case a.Spec.AzureMonitorWorkspaceID != "":
+		return pulumi.String(a.Spec.AzureMonitorWorkspaceID)
+	}
+	return nil
 }

@@ -68,7 +68,20 @@ func TestSpecValidate(t *testing.T) {
 			"aksml:observability.additionalTrainingMetrics[2]: ml_training_samples_total is always kept",
 			"aksml:observability.additionalTrainingMetrics[3]: ml_training_loss is listed twice",
 		}},
-		{name: "rule groups without workspace", mutate: func(s *Spec) { s.PrometheusRuleGroups = true }, wantErr: []string{"aksml:observability.azureMonitorWorkspaceId: is required"}},
+		{name: "rule groups without workspace ID (aksml creates one)", mutate: func(s *Spec) { s.PrometheusRuleGroups = true }},
+		{name: "workspace name and location", mutate: func(s *Spec) { s.AzureMonitorWorkspaceName = "amw-ml"; s.AzureMonitorWorkspaceLocation = "eastus" }},
+		{name: "workspace name and ID", mutate: func(s *Spec) { s.AzureMonitorWorkspaceName = "amw-ml"; s.AzureMonitorWorkspaceID = testWorkspaceID },
+			wantErr: []string{"aksml:observability.azureMonitorWorkspaceName: names a workspace to create, but azureMonitorWorkspaceId"}},
+		{name: "bad workspace name", mutate: func(s *Spec) { s.AzureMonitorWorkspaceName = "a_b" }, wantErr: []string{`aksml:observability.azureMonitorWorkspaceName: "a_b" is not an Azure Monitor workspace name`}},
+		{name: "bad workspace location", mutate: func(s *Spec) { s.AzureMonitorWorkspaceLocation = "West Europe" }, wantErr: []string{`aksml:observability.azureMonitorWorkspaceLocation: "West Europe" is not an Azure region name`}},
+		{name: "grafana", mutate: func(s *Spec) { s.Grafana = &GrafanaSpec{Enabled: true, Name: "amg-ml"} }},
+		{name: "grafana off needs no name", mutate: func(s *Spec) { s.Grafana = &GrafanaSpec{} }},
+		{name: "grafana without name", mutate: func(s *Spec) { s.Grafana = &GrafanaSpec{Enabled: true} }, wantErr: []string{"aksml:observability.grafana.name: is required"}},
+		{name: "grafana name too long", mutate: func(s *Spec) { s.Grafana = &GrafanaSpec{Enabled: true, Name: "grafana-for-the-ml-platform"} },
+			wantErr: []string{`aksml:observability.grafana.name: "grafana-for-the-ml-platform" is not an Azure Managed Grafana name`}},
+		{name: "workspace ID with a non-GUID subscription", mutate: func(s *Spec) {
+			s.AzureMonitorWorkspaceID = "/subscriptions/my-sub/resourceGroups/rg/providers/Microsoft.Monitor/accounts/amw-ml"
+		}, wantErr: []string{"aksml:observability.azureMonitorWorkspaceId: \"/subscriptions/my-sub/resourceGroups/rg/providers/Microsoft.Monitor/accounts/amw-ml\" is not an Azure Monitor workspace resource ID; use /subscriptions/<subscription-guid>"}},
 		{name: "workspace id malformed", mutate: func(s *Spec) {
 			s.PrometheusRuleGroups = true
 			s.AzureMonitorWorkspaceID = "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.OperationalInsights/workspaces/law"
@@ -115,6 +128,9 @@ func TestValidateExistingCluster(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error(), "aksml:observability.prometheusRuleGroups: Azure Monitor rule groups need an AKS cluster")
 	assert.Empty(t, Spec{PrometheusRule: true}.ValidateExistingCluster(field.NewPath(ConfigKey)))
+	g := Spec{Grafana: &GrafanaSpec{Enabled: true, Name: "amg"}}.ValidateExistingCluster(field.NewPath(ConfigKey))
+	require.Len(t, g, 1)
+	assert.Contains(t, g[0].Error(), "aksml:observability.grafana.enabled")
 }
 
 func TestMonitorsArgsValidate(t *testing.T) {

@@ -36,7 +36,8 @@ type StorageClassesArgs struct {
 	Accounts *ClassAccounts
 }
 
-// StorageClasses is the three ML StorageClasses of seed 000.
+// StorageClasses is the three ML StorageClasses of seed 000 and the
+// BlobFuse2 block-cache class.
 type StorageClasses struct {
 	pulumi.ResourceState
 
@@ -46,6 +47,8 @@ type StorageClasses struct {
 	CheckpointsClass pulumi.StringOutput
 	// BlobNFSClass is the name of the ml-azureblob-nfs class.
 	BlobNFSClass pulumi.StringOutput
+	// BlobBlockCacheClass is the name of the ml-azureblob-blockcache class.
+	BlobBlockCacheClass pulumi.StringOutput
 }
 
 // classSpec is one seed StorageClass.
@@ -54,6 +57,9 @@ type classSpec struct {
 	parameters                             map[string]string
 	mountOptions                           []string
 	onBlob                                 bool
+	// driverAccount leaves the account to the CSI driver even when aksml
+	// manages accounts (aksml's Blob account is NFS-only).
+	driverAccount bool
 }
 
 // seedClasses returns the seed 000 StorageClasses, Azure Files first.
@@ -75,6 +81,12 @@ func seedClasses() []classSpec {
 			mountOptions: blobNFSMountOptions(),
 			onBlob:       true,
 		},
+		{
+			role: "blob-blockcache", name: BlobBlockCacheClass, provisioner: BlobCSIDriver, reclaimPolicy: ReclaimDelete,
+			parameters:    map[string]string{ParamProtocol: ProtocolFuse2, ParamSKUName: PremiumLRS},
+			mountOptions:  blobBlockCacheMountOptions(),
+			driverAccount: true,
+		},
 	}
 }
 
@@ -85,7 +97,7 @@ func storageClassArgs(c classSpec, accounts *ClassAccounts) *storagev1.StorageCl
 	for k, v := range c.parameters {
 		params[k] = pulumi.String(v)
 	}
-	if accounts != nil {
+	if accounts != nil && !c.driverAccount {
 		account := accounts.FilesAccountName
 		if c.onBlob {
 			account = accounts.BlobAccountName
@@ -107,7 +119,9 @@ func storageClassArgs(c classSpec, accounts *ClassAccounts) *storagev1.StorageCl
 }
 
 // NewStorageClasses creates ml-azurefile-premium, ml-checkpoints-azurefile
-// (reclaim Retain) and ml-azureblob-nfs as seed 000 writes them.
+// (reclaim Retain) and ml-azureblob-nfs as seed 000 writes them (the NFS
+// class with NFS mount options only, see blobNFSMountOptions), and the
+// BlobFuse2 block-cache class ml-azureblob-blockcache.
 func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArgs, opts ...pulumi.ResourceOption) (*StorageClasses, error) {
 	if args == nil {
 		args = &StorageClassesArgs{}
@@ -134,11 +148,13 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 	c.AzureFilePremiumClass = names[AzureFilePremiumClass]
 	c.CheckpointsClass = names[CheckpointsClass]
 	c.BlobNFSClass = names[BlobNFSClass]
+	c.BlobBlockCacheClass = names[BlobBlockCacheClass]
 
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
 		"azureFilePremiumClass": c.AzureFilePremiumClass,
 		"checkpointsClass":      c.CheckpointsClass,
 		"blobNfsClass":          c.BlobNFSClass,
+		"blobBlockCacheClass":   c.BlobBlockCacheClass,
 	}); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,12 @@ const (
 	// BlobNFSClass is the premium Blob class mounted over NFS 3.0 for large
 	// object datasets (seed 000 `ml-azureblob-nfs`), reclaim Delete.
 	BlobNFSClass = "ml-azureblob-nfs"
+	// BlobBlockCacheClass is a premium Blob class mounted with BlobFuse2 in
+	// block-cache mode, for read-mostly datasets read in large sequential
+	// blocks (e.g. shards, tokenised corpora), reclaim Delete. It is not in
+	// the seed; teams asked for a FUSE class that needs no NFS network
+	// setup. The Blob CSI driver creates (or reuses) its own account for it.
+	BlobBlockCacheClass = "ml-azureblob-blockcache"
 
 	// FileCSIDriver is the Azure Files CSI provisioner.
 	FileCSIDriver = "file.csi.azure.com"
@@ -47,6 +53,8 @@ const (
 	ParamResourceGroup = "resourceGroup"
 	// ProtocolNFS is the Blob driver's NFS 3.0 protocol value.
 	ProtocolNFS = "nfs"
+	// ProtocolFuse2 is the Blob driver's BlobFuse2 protocol value.
+	ProtocolFuse2 = "fuse2"
 )
 
 // azureFileMountOptions are the SMB mount options of both Azure Files classes,
@@ -66,16 +74,49 @@ func azureFileMountOptions() []string {
 	}
 }
 
-// blobNFSMountOptions are the NFS mount options of the Blob class, exactly as
-// seed 000 writes them (one "-o" per option).
+// blobNFSMountOptions are the NFS mount options of the Blob NFS class. The
+// Blob CSI driver hands a StorageClass's mountOptions unchanged to the NFS
+// mount (kubernetes-sigs/blob-csi-driver, docs/driver-parameters.md and
+// pkg/blob/nodeserver.go: for protocol nfs the options go to `mount -t nfs
+// -o`), so only NFS options are valid there. Seed 000 lists six options in
+// blobfuse's "-o name=value" form; attr_timeout, entry_timeout and
+// negative_timeout are FUSE options that the NFS client rejects, so every
+// mount failed. What the seed meant survives as the NFS equivalents: a
+// 120 s attribute cache (actimeo=120, which also covers the entry and
+// negative caching the FUSE options set), noresvport (reconnect from a new
+// source port after a network fault) and nconnect=4 (four TCP connections;
+// "Create and use a volume with Azure Blob storage in AKS",
+// https://learn.microsoft.com/azure/aks/azure-csi-blob-storage-provision,
+// uses nconnect=4 on its NFS class).
 func blobNFSMountOptions() []string {
 	return []string{
+		"actimeo=120",
+		"noresvport",
+		"nconnect=4",
+	}
+}
+
+// blobBlockCacheMountOptions are the BlobFuse2 mount options of the
+// block-cache class: BlobFuse2's block cache (read-ahead of fixed-size
+// blocks held in memory) instead of the default whole-file cache, which
+// suits large read-mostly files that do not fit a node's disk. Options as
+// the Blob CSI driver's fuse2 example class and the BlobFuse2 README list
+// them (kubernetes-sigs/blob-csi-driver deploy/example/storageclass-blobfuse2.yaml;
+// Azure/azure-storage-fuse README "Block-Cache options"): other users may
+// read the mount (pods run as non-root), a 120 s attribute and entry cache,
+// no container listing at mount (billing), warnings-only logs, and the
+// block cache with 16 MiB blocks.
+func blobBlockCacheMountOptions() []string {
+	return []string{
+		"-o allow_other",
+		"--use-attr-cache=true",
+		"--cancel-list-on-mount-seconds=10",
 		"-o attr_timeout=120",
 		"-o entry_timeout=120",
 		"-o negative_timeout=120",
-		"-o actimeo=120",
-		"-o noresvport",
-		"-o nconnect=4",
+		"--log-level=LOG_WARNING",
+		"--block-cache",
+		"--block-cache-block-size=16",
 	}
 }
 

@@ -26,7 +26,15 @@
 //     ml-azurefile-premium, ml-checkpoints-azurefile (reclaim Retain) and
 //     ml-azureblob-nfs with the seed's provisioner, parameters, mount
 //     options, reclaim policy, allowVolumeExpansion true and
-//     volumeBindingMode Immediate. With Args.Accounts (aksml manages the
+//     volumeBindingMode Immediate. ml-azureblob-nfs takes NFS mount options
+//     only (actimeo=120, noresvport, nconnect=4): the Blob CSI driver passes
+//     mountOptions unchanged to the NFS mount, and the seed's blobfuse-only
+//     `-o attr_timeout/entry_timeout/negative_timeout` made every mount
+//     fail (see blobNFSMountOptions). ml-azureblob-blockcache (not in the
+//     seed) mounts premium Blob with BlobFuse2 in block-cache mode for
+//     read-mostly datasets; the driver picks or creates its account (aksml's
+//     Blob account is NFS-only), so in prod restrict that account's network
+//     yourself or use the NFS class. With Args.Accounts (aksml manages the
 //     accounts) each class also gets the CSI parameters `storageAccount` and
 //     `resourceGroup` pointing at the account behind it; the seed's
 //     parameters are unchanged. The cluster identity then needs "Storage
@@ -35,7 +43,8 @@
 //     the seed's and the drivers create their own accounts.
 //   - NewTeamVolumes (Kubernetes layer, `aksml:storage:TeamVolumes`): in a
 //     team namespace, the RWX datasets claim DatasetsPVCName on
-//     ml-azurefile-premium or ml-azureblob-nfs and the RWX checkpoints claim
+//     ml-azurefile-premium, ml-azureblob-nfs or ml-azureblob-blockcache and
+//     the RWX checkpoints claim
 //     CheckpointsPVCName on ml-checkpoints-azurefile, 100Gi each by default
 //     (seed 000). Workload components mount these names.
 //

@@ -107,4 +107,4 @@ func (v *VolumesSpec) Default() {
 }
 
 // DatasetsClasses lists the classes a datasets claim may use.
-var DatasetsClasses = []string{AzureFilePremiumClass, BlobNFSClass}
+var DatasetsClasses = []string{AzureFilePremiumClass, BlobNFSClass, BlobBlockCacheClass}

@@ -128,7 +128,7 @@ func TestStorageClassesAreExactlyTheSeed(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	require.Len(t, m.byToken(tokenClass), 3)
+	require.Len(t, m.byToken(tokenClass), 4)
 
 	fileOpts := []string{"dir_mode=0770", "file_mode=0660", "uid=1000", "gid=1000", "mfsymlinks", "cache=strict", "actimeo=30", "nosharesock"}
 	want := []struct {
@@ -139,11 +139,21 @@ func TestStorageClassesAreExactlyTheSeed(t *testing.T) {
 		{"ml-files-premium", "ml-azurefile-premium", "file.csi.azure.com", "Delete", map[string]any{"skuName": "Premium_LRS"}, fileOpts},
 		{"ml-checkpoints", "ml-checkpoints-azurefile", "file.csi.azure.com", "Retain", map[string]any{"skuName": "Premium_LRS"}, fileOpts},
 		{"ml-blob-nfs", "ml-azureblob-nfs", "blob.csi.azure.com", "Delete", map[string]any{"protocol": "nfs", "skuName": "Premium_LRS"},
-			[]string{"-o attr_timeout=120", "-o entry_timeout=120", "-o negative_timeout=120", "-o actimeo=120", "-o noresvport", "-o nconnect=4"}},
+			[]string{"actimeo=120", "noresvport", "nconnect=4"}},
+		{"ml-blob-blockcache", "ml-azureblob-blockcache", "blob.csi.azure.com", "Delete", map[string]any{"protocol": "fuse2", "skuName": "Premium_LRS"},
+			[]string{"-o allow_other", "--use-attr-cache=true", "--cancel-list-on-mount-seconds=10", "-o attr_timeout=120", "-o entry_timeout=120",
+				"-o negative_timeout=120", "--log-level=LOG_WARNING", "--block-cache", "--block-cache-block-size=16"}},
 	}
 	for _, w := range want {
 		t.Run(w.name, func(t *testing.T) {
 			in := m.byName(t, w.resource).inputs
+			if w.params["protocol"] == "nfs" {
+				for _, o := range strs(in["mountOptions"]) {
+					assert.NotContains(t, o, "-o", "the NFS mount takes its options as a plain list, not blobfuse's -o form")
+					assert.NotContains(t, []string{"attr_timeout", "entry_timeout", "negative_timeout", "allow_other"}, strings.SplitN(o, "=", 2)[0],
+						"FUSE options fail an NFS mount")
+				}
+			}
 			assert.Equal(t, w.name, path(in, "metadata", "name"))
 			assert.Equal(t, w.provisioner, in["provisioner"])
 			assert.Equal(t, w.params, in["parameters"], "parameters must be exactly the seed's in existing-cluster mode")
@@ -171,6 +181,8 @@ func TestStorageClassesPointAtManagedAccounts(t *testing.T) {
 	}
 	assert.Equal(t, map[string]any{"protocol": "nfs", "skuName": "Premium_LRS"}, m.byName(t, "ml-blob-nfs").inputs["parameters"],
 		"without a managed Blob account the blob class keeps the seed's parameters")
+	assert.Equal(t, map[string]any{"protocol": "fuse2", "skuName": "Premium_LRS"}, m.byName(t, "ml-blob-blockcache").inputs["parameters"],
+		"the block-cache class never points at aksml's NFS-only accounts")
 }
 
 func TestStorageClassesUseTheGivenProvider(t *testing.T) {
@@ -183,7 +195,7 @@ func TestStorageClassesUseTheGivenProvider(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	require.Len(t, m.byToken(tokenClass), 3)
+	require.Len(t, m.byToken(tokenClass), 4)
 	for _, sc := range m.byToken(tokenClass) {
 		assert.Contains(t, sc.provider, "::existing::", sc.name)
 	}
@@ -434,11 +446,12 @@ func TestSpecValidate(t *testing.T) {
 		{"ip host bits", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"203.0.113.7/24"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "203.0.113.0/24"}},
 		{"private without rules", okAccounts(func(a *AccountsSpec) { a.PrivateNetwork = true }), []string{"aksml:storage.accounts.allowedSubnetIds: is required", "privateNetwork"}},
 		{"blob without subnet", okAccounts(func(a *AccountsSpec) { a.BlobNFS, a.AllowedIPRanges = true, []string{"203.0.113.7"} }), []string{"aksml:storage.accounts.allowedSubnetIds: is required", "NFS"}},
-		{"datasets class unknown", volumes(func(v *VolumesSpec) { v.DatasetsClass = "azurefile-csi" }), []string{"aksml:storage.volumes.datasetsClass", `"ml-azurefile-premium", "ml-azureblob-nfs"`}},
+		{"datasets class unknown", volumes(func(v *VolumesSpec) { v.DatasetsClass = "azurefile-csi" }), []string{"aksml:storage.volumes.datasetsClass", `"ml-azurefile-premium", "ml-azureblob-nfs", "ml-azureblob-blockcache"`}},
 		{"datasets size not a quantity", volumes(func(v *VolumesSpec) { v.DatasetsSize = "100GB" }), []string{"aksml:storage.volumes.datasetsSize", "not a storage quantity"}},
 		{"datasets size zero", volumes(func(v *VolumesSpec) { v.DatasetsSize = "0Gi" }), []string{"aksml:storage.volumes.datasetsSize", "zero"}},
 		{"datasets below files minimum", volumes(func(v *VolumesSpec) { v.DatasetsSize = "50Gi" }), []string{"aksml:storage.volumes.datasetsSize", "100Gi minimum"}},
 		{"small blob datasets are fine", volumes(func(v *VolumesSpec) { v.DatasetsClass, v.DatasetsSize = BlobNFSClass, "10Gi" }), nil},
+		{"small block-cache datasets are fine", volumes(func(v *VolumesSpec) { v.DatasetsClass, v.DatasetsSize = BlobBlockCacheClass, "10Gi" }), nil},
 		{"datasets above files maximum", volumes(func(v *VolumesSpec) { v.DatasetsSize = "101Ti" }), []string{"aksml:storage.volumes.datasetsSize", "100Ti maximum"}},
 		{"checkpoints not a quantity", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "lots" }), []string{"aksml:storage.volumes.checkpointsSize", "not a storage quantity"}},
 		{"checkpoints below minimum", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "10Gi" }), []string{"aksml:storage.volumes.checkpointsSize", "100Gi minimum"}},

@@ -141,7 +141,7 @@ func (v VolumesSpec) Validate(path field.Path) field.ErrorList {
 	if !slices.Contains(DatasetsClasses, v.DatasetsClass) {
 		errs = append(errs, field.NotSupported(path.Child("datasetsClass"), v.DatasetsClass, DatasetsClasses))
 	}
-	errs = append(errs, validateSize(v.DatasetsSize, v.DatasetsClass != BlobNFSClass, path.Child("datasetsSize"))...)
+	errs = append(errs, validateSize(v.DatasetsSize, v.DatasetsClass == AzureFilePremiumClass, path.Child("datasetsSize"))...)
 	errs = append(errs, validateSize(v.CheckpointsSize, true, path.Child("checkpointsSize"))...)
 	return errs
 }

@@ -173,6 +173,8 @@ func TestMIGTrialOnManagedStackSelectsPool(t *testing.T) {
 	m := mustRun(t, func(ctx *pulumi.Context) error {
 		pool := migPool()
 		pool.GPUStack = "Managed"
+		one := 1
+		pool.MaxCount, pool.MinCount, pool.Count = 0, nil, &one
 		a := &MIGTrialArgs{Common: common(), Pool: pool}
 		a.Resources = Resources{}
 		_, err := NewMIGTrial(ctx, "trial", a)

@@ -75,7 +75,9 @@ func spotPool(name string) Resource {
 }
 
 // managedPoolStack is a deployment stack whose ARM template creates a
-// Managed H100 pool; the pool name and minCount come from parameters.
+// Managed H100 pool (explicit count from a parameter, no autoscaler) and,
+// written after it, a None (bring-your-own stack) A100 pool that the
+// autoscaler scales and that sends no count.
 func managedPoolStack(name string) Resource {
 	return resource("azure-native:resources/v20240301:DeploymentStackAtResourceGroup", name, obj{
 		"resourceGroupName":   "rg",
@@ -86,23 +88,37 @@ func managedPoolStack(name string) Resource {
 			"parameters": obj{
 				"clusterName": obj{"type": "string"},
 				"poolName":    obj{"type": "string"},
-				"minCount":    obj{"type": "int", "defaultValue": 0.0},
+				"count":       obj{"type": "int", "defaultValue": 0.0},
 			},
 			"resources": arr{obj{
 				"type":       "Microsoft.ContainerService/managedClusters/agentPools",
-				"apiVersion": "2026-01-02-preview",
+				"apiVersion": "2026-02-02-preview",
 				"name":       "[format('{0}/{1}', parameters('clusterName'), parameters('poolName'))]",
 				"properties": obj{
 					"vmSize":            "Standard_ND96isr_H100_v5",
 					"mode":              "User",
-					"enableAutoScaling": true,
-					"minCount":          "[parameters('minCount')]",
-					"maxCount":          2.0,
-					"count":             0.0,
+					"enableAutoScaling": false,
+					"count":             "[parameters('count')]",
 					"nodeTaints":        arr{"sku=gpu:NoSchedule"},
 					"nodeLabels":        obj{"accelerator": "nvidia", "workload": "training"},
 					"availabilityZones": arr{"1", "2", "3"},
 					"gpuProfile":        obj{"driver": "Install", "nvidia": obj{"managementMode": "Managed", "migStrategy": "None"}},
+				},
+			}, obj{
+				"type":       "Microsoft.ContainerService/managedClusters/agentPools",
+				"apiVersion": "2026-02-02-preview",
+				"name":       "[format('{0}/{1}', parameters('clusterName'), 'gpubyo')]",
+				"dependsOn":  arr{"[resourceId('Microsoft.ContainerService/managedClusters/agentPools', parameters('clusterName'), parameters('poolName'))]"},
+				"properties": obj{
+					"vmSize":            "Standard_NC24ads_A100_v4",
+					"mode":              "User",
+					"enableAutoScaling": true,
+					"minCount":          0.0,
+					"maxCount":          2.0,
+					"nodeTaints":        arr{"sku=gpu:NoSchedule"},
+					"nodeLabels":        obj{"accelerator": "nvidia", "workload": "training"},
+					"availabilityZones": arr{"1", "2", "3"},
+					"gpuProfile":        obj{"driver": "None", "nvidia": obj{"managementMode": "Unmanaged"}},
 				},
 			}},
 		},
@@ -110,6 +126,37 @@ func managedPoolStack(name string) Resource {
 			"clusterName": obj{"value": "aks"},
 			"poolName":    obj{"value": "gpuh100"},
 		},
+	})
+}
+
+// managedCluster is an AKS cluster with managed Prometheus metrics on.
+func managedCluster() Resource {
+	return resource("azure-native:containerservice:ManagedCluster", "aks", obj{
+		"resourceName":        "aks",
+		"azureMonitorProfile": obj{"metrics": obj{"enabled": true}},
+	})
+}
+
+// monitorStack is a deployment stack wiring managed Prometheus as
+// Microsoft's onboarding template does (DCR to the workspace, DCRA on the
+// cluster) with a rule group scoped to the workspace.
+func monitorStack() Resource {
+	ws := "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.Monitor/accounts/amw"
+	return resource("azure-native:resources/v20240301:DeploymentStackAtResourceGroup", "monitor", obj{
+		"template": obj{
+			"parameters": obj{"workspaceId": obj{"type": "string"}},
+			"resources": arr{
+				obj{"type": "Microsoft.Insights/dataCollectionRules", "name": "MSProm-westeurope-aks", "properties": obj{
+					"dataSources":  obj{"prometheusForwarder": arr{obj{"name": "PrometheusDataSource", "streams": arr{"Microsoft-PrometheusMetrics"}}}},
+					"destinations": obj{"monitoringAccounts": arr{obj{"name": "MonitoringAccount1", "accountResourceId": "[parameters('workspaceId')]"}}},
+					"dataFlows":    arr{obj{"streams": arr{"Microsoft-PrometheusMetrics"}, "destinations": arr{"MonitoringAccount1"}}},
+				}},
+				obj{"type": "Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations", "name": "aks/microsoft.insights/MSProm-westeurope-aks",
+					"properties": obj{"dataCollectionRuleId": "[resourceId('Microsoft.Insights/dataCollectionRules', 'MSProm-westeurope-aks')]"}},
+				obj{"type": "Microsoft.AlertsManagement/prometheusRuleGroups", "name": "aks-alerts", "properties": obj{"scopes": arr{"[parameters('workspaceId')]"}}},
+			},
+		},
+		"parameters": obj{"workspaceId": obj{"value": ws}},
 	})
 }
 

@@ -54,7 +54,17 @@ var ruleGPUMinCountIntermittent = Rule{
 	Severity: Mandatory,
 	Seed:     "seed 004 erros comuns #2 \"min-count > 0 para cargas intermitentes\"; SPEC C2.2",
 	Resource: perGPUPool(func(p Pool, s *Stack) []string {
-		if isProd(s) || p.MinCount == nil || *p.MinCount == 0 {
+		if isProd(s) {
+			return nil
+		}
+		if p.IsManaged() && !p.AutoScaling {
+			// AKS-managed GPU pools have no autoscaler: count is what runs.
+			if p.Count == nil || *p.Count == 0 {
+				return nil
+			}
+			return []string{fmt.Sprintf("%s is an AKS-managed GPU pool with count %d in the intermittent stack %q and no autoscaler, so its nodes bill 24/7; set count 0 while it is idle, or use a DriverOnly pool that scales to zero", p.Describe(), *p.Count, s.Name)}
+		}
+		if p.MinCount == nil || *p.MinCount == 0 {
 			return nil
 		}
 		return []string{fmt.Sprintf("%s has minCount %d in the intermittent stack %q; set minCount 0 so that idle GPU nodes scale to zero instead of billing 24/7", p.Describe(), *p.MinCount, s.Name)}
@@ -63,10 +73,15 @@ var ruleGPUMinCountIntermittent = Rule{
 
 var ruleGPUAutoscaler = Rule{
 	ID:       "AKSML-GPU-003",
-	Title:    "GPU node pools use the cluster autoscaler with an explicit maxCount",
+	Title:    "GPU node pools (other than AKS-managed ones, see AKSML-ARM-003) use the cluster autoscaler with an explicit maxCount",
 	Severity: Mandatory,
 	Seed:     "seed 004 `--enable-cluster-autoscaler --min-count 0 --max-count`; seed 000 autoscaler section; SPEC C2.2",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
+		if p.IsManaged() {
+			// The autoscaler is not supported on AKS-managed GPU pools
+			// (preview); AKSML-ARM-003 checks their explicit count.
+			return nil
+		}
 		var out []string
 		if !p.AutoScaling && !p.IsUnknown("enableAutoScaling") {
 			out = append(out, fmt.Sprintf("%s does not enable the cluster autoscaler; set enableAutoScaling true with minCount 0 so that GPU nodes come and go with pending GPU pods", p.Describe()))

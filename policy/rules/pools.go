@@ -61,6 +61,14 @@ type Pool struct {
 	// Unknown lists the properties whose values are not known before
 	// deployment (rules do not report on them).
 	Unknown []string
+	// InTemplate is true for an agentPools resource of an ARM template
+	// (deployment stack or deployment), which ARM writes on every update
+	// of the template.
+	InTemplate bool
+	// DependsOn are the names the template resource's dependsOn entries
+	// end in (the pool of a resourceId(...) expression or resource ID);
+	// only set when InTemplate.
+	DependsOn []string
 }
 
 // IsUnknown reports whether the property is not known before deployment.
@@ -112,15 +120,24 @@ func (p Pool) GPUsPerNode() int {
 	return sku.GPUsPerNode
 }
 
+// Ceiling is the most nodes the pool runs: maxCount, or count for a pool
+// without the autoscaler (AKS-managed GPU pools). nil when not known.
+func (p Pool) Ceiling() *int {
+	if p.MaxCount == nil && !p.AutoScaling {
+		return p.Count
+	}
+	return p.MaxCount
+}
+
 // Capacity is how many units of NVIDIA resources (GPUs, or MIG instances
-// on a MIG pool) the pool offers at maxCount: maxCount × GPUs/node, times the
-// instances per GPU of its MIG profile. ok is false when maxCount, the size
-// or the profile is not known.
+// on a MIG pool) the pool offers at Ceiling: nodes × GPUs/node, times the
+// instances per GPU of its MIG profile. ok is false when the ceiling, the
+// size or the profile is not known.
 func (p Pool) Capacity() (units int, ok bool) {
-	if p.MaxCount == nil || p.GPUsPerNode() == 0 {
+	if p.Ceiling() == nil || p.GPUsPerNode() == 0 {
 		return 0, false
 	}
-	units = *p.MaxCount * p.GPUsPerNode()
+	units = *p.Ceiling() * p.GPUsPerNode()
 	if p.GPUInstanceProfile != "" {
 		_, perGPU := p.migSpec().MIGDevicesPerGPU()
 		if perGPU == 0 {
@@ -133,7 +150,7 @@ func (p Pool) Capacity() (units int, ok bool) {
 
 // capacityText explains Capacity in messages: "gpua100 4 × 1 GPU".
 func (p Pool) capacityText() string {
-	text := fmt.Sprintf("%s %d × %d GPU", p.Name, *p.MaxCount, p.GPUsPerNode())
+	text := fmt.Sprintf("%s %d × %d GPU", p.Name, *p.Ceiling(), p.GPUsPerNode())
 	if p.GPUInstanceProfile != "" {
 		_, perGPU := p.migSpec().MIGDevicesPerGPU()
 		text += fmt.Sprintf(" × %d %s instances", perGPU, p.GPUInstanceProfile)
@@ -217,11 +234,7 @@ func gpuPools(s *Stack) []Pool {
 // `template` and `parameters`, as the deployment stack and deployment
 // resources take them).
 func templatePools(r Resource) []Pool {
-	template := mapOf(decodeJSON(r.Inputs["template"]))
-	if template == nil {
-		template = mapOf(decodeJSON(get(r.Inputs, "properties.template")))
-	}
-	params := ARMParameters(template, mapOf(decodeJSON(r.Inputs["parameters"])))
+	template, params := armTemplate(r)
 	var resources []any
 	switch rs := template["resources"].(type) {
 	case []any:
@@ -238,9 +251,24 @@ func templatePools(r Resource) []Pool {
 			continue
 		}
 		props := mapOf(resolveARM(rm["properties"], params))
-		out = append(out, poolFromProperties(r, armPoolName(rm["name"], params), props))
+		p := poolFromProperties(r, armPoolName(rm["name"], params), props)
+		p.InTemplate = true
+		for _, d := range listOf(rm["dependsOn"]) {
+			p.DependsOn = append(p.DependsOn, armPoolName(d, params))
+		}
+		out = append(out, p)
 	}
 	return out
+}
+
+// armTemplate returns the ARM template a deployment stack or deployment
+// carries and its parameter values merged with the template's defaults.
+func armTemplate(r Resource) (template, params map[string]any) {
+	template = mapOf(decodeJSON(r.Inputs["template"]))
+	if template == nil {
+		template = mapOf(decodeJSON(get(r.Inputs, "properties.template")))
+	}
+	return template, ARMParameters(template, mapOf(decodeJSON(r.Inputs["parameters"])))
 }
 
 // ARMParameters merges template parameter defaults with the values passed

@@ -58,15 +58,25 @@ func TestPoolsOfManagedCluster(t *testing.T) {
 
 func TestPoolsOfDeploymentStack(t *testing.T) {
 	pools := poolsOf(managedPoolStack("gpuh100"))
-	require.Len(t, pools, 1)
+	require.Len(t, pools, 2)
 	p := pools[0]
 	assert.Equal(t, "gpuh100", p.Name, "the pool name comes from the parameters of the name expression")
 	assert.True(t, p.IsManaged())
+	assert.True(t, p.InTemplate)
+	assert.False(t, p.AutoScaling)
 	assert.False(t, p.MIGEnabled())
-	assert.Equal(t, 0, *p.MinCount, "minCount comes from the parameter default")
-	assert.Equal(t, 2, *p.MaxCount)
+	assert.Equal(t, 0, *p.Count, "count comes from the parameter default")
+	assert.Nil(t, p.MaxCount)
+	assert.Equal(t, 0, *p.Ceiling(), "a pool without the autoscaler holds count nodes")
 	assert.Equal(t, 8, p.GPUsPerNode())
 	assert.Equal(t, "pool gpuh100 (in DeploymentStackAtResourceGroup gpuh100)", p.Describe())
+	assert.Empty(t, p.DependsOn)
+
+	byo := pools[1]
+	assert.Equal(t, "gpubyo", byo.Name, "the pool name is the literal last argument of the name expression")
+	assert.Equal(t, []string{"gpuh100"}, byo.DependsOn, "dependsOn resolves to the pool its resourceId names")
+	assert.False(t, byo.IsManaged())
+	assert.Equal(t, 2, *byo.Ceiling())
 }
 
 func TestPoolsOfDeploymentStackShapes(t *testing.T) {
@@ -80,7 +90,7 @@ func TestPoolsOfDeploymentStackShapes(t *testing.T) {
 		pb, err := json.Marshal(r.Inputs["parameters"])
 		require.NoError(t, err)
 		in := resource(r.Type, "gpu", obj{"template": string(tb), "parameters": string(pb)})
-		require.Len(t, poolsOf(in), 1)
+		require.Len(t, poolsOf(in), 2)
 		assert.Equal(t, "gpuh100", poolsOf(in)[0].Name)
 	})
 	t.Run("literal cluster/pool name", func(t *testing.T) {

@@ -85,6 +85,8 @@ func All() []Rule {
 		ruleStorageCheckpointRetain,
 		ruleQueueCapacity, ruleQueueFlavorPools, ruleQueueSingleSystem, ruleQueuePriorityClasses,
 		ruleSecretKubeconfigOutput, ruleSecretProviderKubeconfig,
+		ruleARMSerialPools, ruleARMAutoscaledNoCount, ruleARMManagedCount,
+		ruleMonPrometheusWired, ruleMonRuleGroupScope,
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

@@ -41,15 +41,65 @@ var violations = []ruleCase{
 	{id: "AKSML-GPU-002", name: "minCount 1 in dev",
 		mutate: func(s *Stack) { set(s, "gpua100", 1.0, "minCount") },
 		want:   []string{"AgentPool gpua100 has minCount 1", `intermittent stack "dev"`, "set minCount 0"}},
-	{id: "AKSML-GPU-002", name: "minCount from an ARM parameter in dev",
-		mutate: func(s *Stack) { set(s, "gpuh100", obj{"value": 2.0}, "parameters", "minCount") },
-		want:   []string{"pool gpuh100", "minCount 2", "set minCount 0"}},
+	{id: "AKSML-GPU-002", name: "managed pool count from an ARM parameter in dev",
+		mutate: func(s *Stack) { set(s, "gpuh100", obj{"value": 2.0}, "parameters", "count") },
+		want:   []string{"pool gpuh100", "count 2", "set count 0"}},
+	{id: "AKSML-GPU-002", name: "template pool minCount 1 in dev",
+		mutate: func(s *Stack) { set(s, "gpuh100", 1.0, "template", "resources", 1, "properties", "minCount") },
+		want:   []string{"pool gpubyo", "minCount 1", "set minCount 0"}},
 	{id: "AKSML-GPU-003", name: "autoscaler off",
 		mutate: func(s *Stack) { set(s, "gpua100", false, "enableAutoScaling") },
 		want:   []string{"AgentPool gpua100", "set enableAutoScaling true"}},
 	{id: "AKSML-GPU-003", name: "no maxCount",
 		mutate: func(s *Stack) { set(s, "gpua100", nil, "maxCount") },
 		want:   []string{"AgentPool gpua100 has no maxCount", "explicit maxCount"}},
+	{id: "AKSML-GPU-003", name: "template None pool without the autoscaler",
+		mutate: func(s *Stack) {
+			set(s, "gpuh100", false, "template", "resources", 1, "properties", "enableAutoScaling")
+		},
+		want: []string{"pool gpubyo", "set enableAutoScaling true"}},
+	{id: "AKSML-ARM-001", name: "template pools written in parallel",
+		mutate: func(s *Stack) { set(s, "gpuh100", nil, "template", "resources", 1, "dependsOn") },
+		want:   []string{"pool gpubyo (in DeploymentStackAtResourceGroup gpuh100)", "dependsOn", "one chain"}},
+	{id: "AKSML-ARM-001", name: "two pools after the same pool",
+		mutate: func(s *Stack) {
+			r := find(s, "gpuh100")
+			res := r.Inputs["template"].(obj)["resources"].(arr)
+			third := map[string]any{}
+			for k, v := range res[1].(obj) {
+				third[k] = v
+			}
+			third["name"] = "[format('{0}/{1}', parameters('clusterName'), 'gputhird')]"
+			r.Inputs["template"].(obj)["resources"] = append(res, obj(third))
+		},
+		want: []string{"pool gpuh100", "is the dependsOn of 2 pools"}},
+	{id: "AKSML-ARM-002", name: "autoscaled template pool sends count",
+		mutate: func(s *Stack) { set(s, "gpuh100", 0.0, "template", "resources", 1, "properties", "count") },
+		want:   []string{"pool gpubyo", "count 0", "remove count"}},
+	{id: "AKSML-ARM-003", name: "managed pool with the autoscaler",
+		mutate: func(s *Stack) { set(s, "gpuh100", true, at(armPool, "enableAutoScaling")...) },
+		want:   []string{"pool gpuh100", "AKS-managed GPU pool", "set enableAutoScaling false"}},
+	{id: "AKSML-ARM-003", name: "managed pool without count",
+		mutate: func(s *Stack) { set(s, "gpuh100", nil, at(armPool, "count")...) },
+		want:   []string{"pool gpuh100", "without count"}},
+	{id: "AKSML-MON-001", name: "managed Prometheus without any data collection",
+		mutate: func(s *Stack) { add(s, managedCluster()) },
+		want:   []string{"ManagedCluster aks enables managed Prometheus", "data collection rule forwarding Microsoft-PrometheusMetrics", "association on the cluster"}},
+	{id: "AKSML-MON-001", name: "rule to nowhere",
+		mutate: func(s *Stack) {
+			m := monitorStack()
+			dcr := m.Inputs["template"].(obj)["resources"].(arr)[0].(obj)
+			dcr["properties"].(obj)["dataFlows"] = arr{}
+			add(s, managedCluster(), m)
+		},
+		want: []string{"ManagedCluster aks", "forwarding Microsoft-PrometheusMetrics"}},
+	{id: "AKSML-MON-002", name: "rule group scoped to the cluster only",
+		mutate: func(s *Stack) {
+			m := monitorStack()
+			m.Inputs["template"].(obj)["resources"].(arr)[2].(obj)["properties"] = obj{"scopes": arr{"/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks"}}
+			add(s, m)
+		},
+		want: []string{"rule group aks-alerts", "no Azure Monitor workspace", "properties.scopes"}},
 	{id: "AKSML-GPU-004", name: "spot pool labelled inference",
 		mutate: func(s *Stack) { set(s, "gpuspot", "inference", "nodeLabels", "workload") },
 		want:   []string{"AgentPool gpuspot is a spot pool labelled workload=inference", "Regular pool"}},
@@ -358,6 +408,22 @@ var compliant = []ruleCase{
 		set(s, "gpua100", Unknown, "enableAutoScaling")
 		set(s, "gpua100", Unknown, "maxCount")
 	}},
+	{id: "AKSML-GPU-002", name: "managed pool count 2 in prod", env: EnvProd, mutate: func(s *Stack) { set(s, "gpuh100", obj{"value": 2.0}, "parameters", "count") }},
+	{id: "AKSML-GPU-003", name: "managed pool without autoscaler (AKSML-ARM-003 covers it)", mutate: func(s *Stack) { set(s, "gpuh100", nil, at(armPool, "count")...) }},
+	{id: "AKSML-ARM-001", name: "one template pool needs no dependsOn", mutate: func(s *Stack) {
+		r := find(s, "gpuh100")
+		r.Inputs["template"].(obj)["resources"] = r.Inputs["template"].(obj)["resources"].(arr)[:1]
+	}},
+	{id: "AKSML-ARM-001", name: "typed pools are not template pools", mutate: func(s *Stack) { set(s, "gpua100", arr{}, "dependsOn") }},
+	{id: "AKSML-ARM-002", name: "typed autoscaled pool with count (ignored after creation)", mutate: func(s *Stack) { set(s, "gpua100", 2.0, "count") }},
+	{id: "AKSML-ARM-003", name: "managed count unknown before deployment", mutate: func(s *Stack) { set(s, "gpuh100", Unknown, at(armPool, "count")...) }},
+	{id: "AKSML-MON-001", name: "managed Prometheus wired as Microsoft's template", mutate: func(s *Stack) { add(s, managedCluster(), monitorStack()) }},
+	{id: "AKSML-MON-001", name: "metrics off", mutate: func(s *Stack) {
+		c := managedCluster()
+		c.Inputs["azureMonitorProfile"] = obj{"metrics": obj{"enabled": false}}
+		add(s, c)
+	}},
+	{id: "AKSML-MON-002", name: "rule group scoped through a parameter", mutate: func(s *Stack) { add(s, monitorStack()) }},
 	{id: "AKSML-GPU-004", name: "spot batch-inference pool", mutate: func(s *Stack) { set(s, "gpuspot", "batch-inference", "nodeLabels", "purpose") }},
 	{id: "AKSML-GPU-004", name: "Regular inference pool", mutate: func(s *Stack) { set(s, "gpua100", "inference", "nodeLabels", "workload") }},
 	{id: "AKSML-GPU-005", name: "Regular pool with minCount 1 in prod", env: EnvProd, mutate: func(s *Stack) { set(s, "gpua100", 1.0, "minCount") }},
