@@ -10,6 +10,7 @@ import (
 	"github.com/aksml/aksml/components/cluster"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/gpustack"
+	"github.com/aksml/aksml/components/network"
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
@@ -85,13 +86,39 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 		p.provider = prov
 		return nil
 	}
+	var net *network.Network
+	var nodeSubnet pulumi.StringInput
+	if cfg.Network != nil {
+		n, err := network.NewNetwork(ctx, "network", &network.NetworkArgs{
+			Spec:                 *cfg.Network,
+			ConfigPath:           key("network"),
+			ClusterName:          cfg.Cluster.Name,
+			ClusterResourceGroup: cfg.Cluster.ResourceGroup.Name,
+			Location:             cfg.Cluster.Location,
+			Needs:                cfg.networkNeeds(),
+			Overlay:              cfg.networkOverlay(),
+			Tags:                 cfg.Tags,
+			Protect:              cfg.Protected(),
+		})
+		if err != nil {
+			return err
+		}
+		net, nodeSubnet = n, n.NodeSubnetID
+		p.outputs["nodeSubnetId"] = n.NodeSubnetID
+	}
 	cl, err := cluster.NewCluster(ctx, cfg.Cluster.Name, &cluster.ClusterArgs{
-		Spec:    *cfg.Cluster,
-		Tags:    cfg.Tags,
-		Protect: cfg.Protected(),
+		Spec:         *cfg.Cluster,
+		Tags:         cfg.Tags,
+		Protect:      cfg.Protected(),
+		NodeSubnetID: nodeSubnet,
 	})
 	if err != nil {
 		return err
+	}
+	if net != nil {
+		if _, err := net.GrantNodeSubnet(ctx, cfg.Cluster.Name+"-node-subnet-access", cl.IdentityPrincipalID); err != nil {
+			return err
+		}
 	}
 	p.cluster, p.provider = cl, cl.Provider
 	p.outputs["clusterName"] = cl.Name
@@ -110,6 +137,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 		ResourceGroupName: cl.ResourceGroupName,
 		ClusterName:       cl.Name,
 		Tags:              cfg.Tags,
+		NodeSubnetID:      nodeSubnet,
 	}, pulumi.Parent(cl))
 	if err != nil {
 		return err
@@ -136,11 +164,22 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 			Protect:           cfg.Protected(),
 			Tags:              cfg.Tags,
 			CSIPrincipalID:    cl.IdentityPrincipalID,
+			NodeSubnetID:      nodeSubnet,
+			PrivateEndpoints:  net != nil,
 		})
 		if err != nil {
 			return err
 		}
 		p.accounts = acc
+		if net != nil && cfg.Storage.Accounts.Route() == storage.NodeAccessPrivateEndpoint {
+			targets := []network.Target{{Name: "files", ResourceID: acc.FilesAccountResourceID, GroupIDs: []string{network.FileGroupID}}}
+			if cfg.Storage.Accounts.BlobNFS {
+				targets = append(targets, network.Target{Name: "blob", ResourceID: acc.BlobAccountResourceID, GroupIDs: []string{network.BlobGroupID}})
+			}
+			if err := net.PrivateEndpoints(ctx, "storage", targets); err != nil {
+				return err
+			}
+		}
 		p.outputs["filesStorageAccount"] = acc.FilesAccountName
 	}
 	return nil

@@ -114,7 +114,51 @@ func TestProdStack(t *testing.T) {
 	assert.Len(t, byType(st, ":MaintenanceConfiguration"), 2)
 
 	for _, p := range byType(st, ":AgentPool") {
+		if p.Inputs["vmSize"] == "Standard_ND96isr_H100_v5" {
+			assert.Equal(t, []any{"1"}, p.Inputs["availabilityZones"], "the InfiniBand pool %s stays in one zone", p.Name)
+			continue
+		}
 		assert.Equal(t, []any{"1", "2", "3"}, p.Inputs["availabilityZones"], "%s spans zones 1-3", p.Name)
+	}
+
+	// The network layer: every pool in the node subnet, the cluster identity
+	// on it, storage reached through private endpoints resolved by linked
+	// privatelink zones, and no storage rule naming another subnet.
+	subnets := byType(st, ":Subnet")
+	require.Len(t, subnets, 2, "node and private endpoint subnets")
+	nodeSubnet := "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aksml-prod-net/providers/Microsoft.network/Subnet/network-nodes"
+	for _, p := range byType(st, ":AgentPool") {
+		assert.Equal(t, nodeSubnet, p.Inputs["vnetSubnetID"], "%s joins the node subnet", p.Name)
+	}
+	for _, p := range c.Get("agentPoolProfiles").([]any) {
+		assert.Equal(t, nodeSubnet, p.(map[string]any)["vnetSubnetID"], "inline pool %v joins the node subnet", p.(map[string]any)["name"])
+	}
+	for _, s := range byType(st, ":DeploymentStackAtResourceGroup") {
+		if strings.Contains(s.Name, "gpupools") {
+			assert.Equal(t, nodeSubnet, s.Get("parameters.nodeSubnetId.value"), "template pools read the node subnet")
+		}
+	}
+	grants := 0
+	for _, r := range byType(st, ":RoleAssignment") {
+		if strings.HasSuffix(str(r.Inputs["roleDefinitionId"]), "4d97b98b-1d4f-4787-a291-c67834d212e7") {
+			grants++
+			assert.Equal(t, nodeSubnet, r.Inputs["scope"], "Network Contributor on the node subnet")
+		}
+	}
+	assert.Equal(t, 1, grants)
+	zones := map[any]bool{}
+	for _, z := range byType(st, ":PrivateZone") {
+		zones[z.Inputs["privateZoneName"]] = true
+	}
+	assert.True(t, zones["privatelink.file.core.windows.net"])
+	assert.Len(t, byType(st, ":VirtualNetworkLink"), 2, "each zone linked to the VNet")
+	pes := byType(st, ":PrivateEndpoint")
+	require.Len(t, pes, 1, "the Azure Files account through a private endpoint")
+	assert.Equal(t, "file", pes[0].Get("privateLinkServiceConnections").([]any)[0].(map[string]any)["groupIds"].([]any)[0])
+	for _, a := range byType(st, "storage:StorageAccount") {
+		for _, rule := range a.Get("networkRuleSet.virtualNetworkRules").([]any) {
+			assert.Equal(t, nodeSubnet, rule.(map[string]any)["virtualNetworkResourceId"], "%s allows only the nodes' subnet", a.Name)
+		}
 	}
 
 	var filesProtected bool
@@ -183,3 +227,5 @@ func TestExistingClusterMode(t *testing.T) {
 		}
 	}
 }
+
+func str(v any) string { s, _ := v.(string); return s }
