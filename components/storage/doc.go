@@ -33,6 +33,7 @@
 //     rules have no effect on requests that originate from the same Azure
 //     region as the storage account" ("Azure Storage firewall rules",
 //     https://learn.microsoft.com/azure/storage/common/storage-network-security-ip-address-range).
+//
 //   - NewStorageClasses (Kubernetes layer, `aksml:storage:StorageClasses`):
 //     ml-azurefile-premium, ml-checkpoints-azurefile (reclaim Retain) and
 //     ml-azureblob-nfs with the seed's provisioner, parameters, mount
@@ -44,6 +45,7 @@
 //     Account Contributor" on that resource group, which the stack grants.
 //     Without Args.Accounts (existing-cluster mode) the classes are exactly
 //     the seed's and the drivers create their own accounts.
+//
 //   - NewTeamVolumes (Kubernetes layer, `aksml:storage:TeamVolumes`): in a
 //     team namespace, the RWX datasets claim DatasetsPVCName on
 //     ml-azurefile-premium or ml-azureblob-nfs and the RWX checkpoints claim
