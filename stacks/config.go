@@ -74,6 +74,13 @@ type Config struct {
 	TrainingOperator TrainingOperatorSpec `key:"trainingOperator"`
 	// Workloads are example workloads the stack deploys (C7). Default none.
 	Workloads []WorkloadSpec `key:"workloads"`
+	// KubernetesLayer deploys the Kubernetes layer (GPU stack, storage
+	// classes, queues, monitors, workloads) in this stack. Default true.
+	// false makes an Azure-layer stack (cluster, network, pools, storage
+	// accounts, rule groups) whose outputs a Kubernetes-layer stack reads
+	// with aksml:existingCluster.stackReference: the shape for a private API
+	// server, with the second stack run from inside the VNet.
+	KubernetesLayer *bool `key:"kubernetesLayer"`
 	// Protect marks the cluster and checkpoint storage protected and keeps
 	// checkpoint PVCs on delete. Default true in prod, false in dev.
 	Protect *bool `key:"protect"`
@@ -90,6 +97,10 @@ type TrainingOperatorSpec struct {
 	// Default false; PyTorchJob and TFJob workloads need it.
 	Enabled bool `json:"enabled,omitempty"`
 }
+
+// KubernetesLayerOn reports whether this stack deploys the Kubernetes layer
+// (default true).
+func (c *Config) KubernetesLayerOn() bool { return c.KubernetesLayer == nil || *c.KubernetesLayer }
 
 // IsProd reports whether the stack is production.
 func (c *Config) IsProd() bool { return c.Environment == EnvProd }

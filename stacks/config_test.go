@@ -280,6 +280,24 @@ func TestParseInvalid(t *testing.T) {
 			m["environment"] = "prod"
 			at(m, "cluster", "apiServer")["authorizedIPRanges"] = []any{"203.0.113.0/24", "64.0.0.0/4"}
 		}, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges[1]: 64.0.0.0/4 is broader than a /8"}},
+		{name: "Azure-layer stack with Kubernetes-layer settings", mutate: func(m map[string]any) {
+			m["kubernetesLayer"] = "false"
+			m["trainingOperator"] = map[string]any{"enabled": true}
+		}, wantErr: []string{"aksml:teams: is deployed by the Kubernetes layer", "aksml:trainingOperator.enabled: is deployed by the Kubernetes layer", "move it there"}},
+		{name: "Azure-layer stack without a cluster", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			delete(m, "teams")
+			m["kubernetesLayer"] = "false"
+			m["existingCluster"] = map[string]any{"context": "kind"}
+		}, wantErr: []string{"aksml:kubernetesLayer: false deploys only the Azure layer, which needs aksml:cluster"}},
+		{name: "stack reference and kubeconfig path", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"stackReference": "org/aksml/prod-azure", "kubeconfigPath": "/tmp/kubeconfig"}
+		}, wantErr: []string{"aksml:existingCluster.stackReference: and kubeconfigPath are mutually exclusive"}},
+		{name: "stack reference not a stack name", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"stackReference": "org//prod"}
+		}, wantErr: []string{`aksml:existingCluster.stackReference: "org//prod" is not a stack name`}},
 		{name: "prod without its own VNet", stack: "prod", mutate: func(m map[string]any) { m["environment"] = "prod" },
 			wantErr: []string{"aksml:network: is required: prod puts the cluster in its own VNet"}},
 	}

@@ -46,13 +46,16 @@ func Program(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
 type platform struct {
 	cfg      *Config
 	provider *kubernetes.Provider
-	cluster  *cluster.Cluster
-	gpustack *gpustack.GPUStack
-	accounts *storage.StorageAccounts
-	classes  *storage.StorageClasses
-	queues   *queues.Queues
-	operator *workloads.TrainingOperator
-	outputs  map[string]pulumi.Input
+	// azureStack is the Azure-layer stack an existing-cluster stack reads
+	// (aksml:existingCluster.stackReference), nil otherwise.
+	azureStack *pulumi.StackReference
+	cluster    *cluster.Cluster
+	gpustack   *gpustack.GPUStack
+	accounts   *storage.StorageAccounts
+	classes    *storage.StorageClasses
+	queues     *queues.Queues
+	operator   *workloads.TrainingOperator
+	outputs    map[string]pulumi.Input
 }
 
 // Deploy wires the components for a parsed, valid Config: the Azure layer
@@ -64,6 +67,9 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	p := &platform{cfg: cfg, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
 		p.azure, p.gpuStack, p.storageLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads,
+	}
+	if !cfg.KubernetesLayerOn() {
+		steps = []func(*pulumi.Context) error{p.azure, p.alertRules}
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
@@ -79,11 +85,11 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 func (p *platform) azure(ctx *pulumi.Context) error {
 	cfg := p.cfg
 	if cfg.ExistingCluster != nil {
-		prov, err := cluster.ExistingProvider(ctx, "existing-cluster", *cfg.ExistingCluster)
+		prov, ref, err := cluster.ExistingStack(ctx, "existing-cluster", *cfg.ExistingCluster)
 		if err != nil {
 			return err
 		}
-		p.provider = prov
+		p.provider, p.azureStack = prov, ref
 		return nil
 	}
 	var net *network.Network
@@ -201,8 +207,16 @@ func (p *platform) gpuStack(ctx *pulumi.Context) error {
 // queues, which create the team namespaces.
 func (p *platform) storageLayer(ctx *pulumi.Context) error {
 	args := &storage.StorageClassesArgs{Provider: p.provider}
-	if p.accounts != nil {
+	switch {
+	case p.accounts != nil:
 		args.Accounts = p.accounts.ClassAccounts()
+	case p.azureStack != nil:
+		// The Azure-layer stack's Azure Files account (Blob NFS stays with
+		// the driver's choice: the reference cannot tell whether it exists).
+		args.Accounts = &storage.ClassAccounts{
+			ResourceGroupName: cluster.RequiredOutput(p.azureStack, cluster.ExistingStackOutputs.ResourceGroupName),
+			FilesAccountName:  cluster.RequiredOutput(p.azureStack, cluster.ExistingStackOutputs.FilesStorageAccount),
+		}
 	}
 	classes, err := storage.NewStorageClasses(ctx, "storage-classes", args)
 	p.classes = classes
@@ -279,7 +293,14 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 		return err
 	}
 	p.outputs["grafanaDashboard"] = mon.DashboardJSON
-	if p.cluster == nil || !spec.PrometheusRuleGroups {
+	return p.alertRules(ctx)
+}
+
+// alertRules creates the Azure Monitor Prometheus rule groups on AKS when
+// observability and prometheusRuleGroups are on.
+func (p *platform) alertRules(ctx *pulumi.Context) error {
+	spec := p.cfg.Observability
+	if (spec.Enabled != nil && !*spec.Enabled) || p.cluster == nil || !spec.PrometheusRuleGroups {
 		return nil
 	}
 	rules, err := observability.NewAlertRules(ctx, "alert-rules", &observability.AlertRulesArgs{

@@ -46,6 +46,9 @@ func (c *Config) Validate() field.ErrorList {
 	if c.Cluster != nil {
 		errs = append(errs, c.validateNetwork()...)
 	}
+	if !c.KubernetesLayerOn() {
+		errs = append(errs, c.validateAzureLayerOnly()...)
+	}
 	if c.IsProd() {
 		errs = append(errs, c.validateProd()...)
 	}
@@ -86,8 +89,28 @@ func (c *Config) validateNetwork() field.ErrorList {
 			errs = append(errs, field.Invalid(ap.Child("allowedSubnetIds").Index(i), "%q is a subnet the cluster's nodes are not in (they are in aksml:network's node subnet, whose rule aksml adds itself with nodeAccess ServiceEndpoint); remove it", id))
 		}
 	}
-	if c.Cluster.APIServer.Private {
-		errs = append(errs, field.Invalid(key("cluster").Child("apiServer").Child("private"), "a private API server is reachable only from inside the cluster's VNet, so this stack's Kubernetes layer (which the same pulumi up deploys) cannot reach it; use authorizedIPRanges with your egress ranges, or split the deployment in two stacks: an Azure stack for the cluster and a Kubernetes-layer stack with aksml:existingCluster, run from a machine inside the VNet (README, Network)"))
+	if c.Cluster.APIServer.Private && c.KubernetesLayerOn() {
+		errs = append(errs, field.Invalid(key("cluster").Child("apiServer").Child("private"), "a private API server is reachable only from inside the cluster's VNet, so this stack's Kubernetes layer (which the same pulumi up deploys) cannot reach it; use authorizedIPRanges with your egress ranges, or split the deployment in two stacks: this one with aksml:kubernetesLayer: false, and a Kubernetes-layer stack with aksml:existingCluster.stackReference naming it, run from a machine inside the VNet (README, Network)"))
+	}
+	return errs
+}
+
+// validateAzureLayerOnly rejects what an Azure-layer stack would silently
+// not deploy.
+func (c *Config) validateAzureLayerOnly() field.ErrorList {
+	var errs field.ErrorList
+	k := key("kubernetesLayer")
+	if c.Cluster == nil {
+		errs = append(errs, field.Invalid(k, "false deploys only the Azure layer, which needs aksml:cluster; remove it in existing-cluster mode"))
+	}
+	if len(c.Teams) > 0 {
+		errs = append(errs, field.Invalid(key("teams"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
+	}
+	if len(c.Workloads) > 0 {
+		errs = append(errs, field.Invalid(key("workloads"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
+	}
+	if c.TrainingOperator.Enabled {
+		errs = append(errs, field.Invalid(key("trainingOperator").Child("enabled"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
 	}
 	return errs
 }

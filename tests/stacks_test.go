@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,3 +230,55 @@ func TestExistingClusterMode(t *testing.T) {
 }
 
 func str(v any) string { s, _ := v.(string); return s }
+
+// TestTwoStackShapeForAPrivateAPIServer: an Azure-layer stack may have a
+// private API server and registers no Kubernetes object; a Kubernetes-layer
+// stack reads its kubeconfig and storage account through a StackReference.
+func TestTwoStackShapeForAPrivateAPIServer(t *testing.T) {
+	cfg, err := synth.ReadStackConfig(projectDir, "prod")
+	require.NoError(t, err)
+	for _, k := range []string{"aksml:teams", "aksml:trainingOperator"} {
+		delete(cfg, k)
+	}
+	cfg["aksml:kubernetesLayer"] = "false"
+	var cl map[string]any
+	require.NoError(t, json.Unmarshal([]byte(cfg["aksml:cluster"]), &cl))
+	cl["apiServer"] = map[string]any{"private": true}
+	raw, err := json.Marshal(cl)
+	require.NoError(t, err)
+	cfg["aksml:cluster"] = string(raw)
+	azure, err := synth.Run("prod-azure", "prod", cfg, stacks.Program)
+	require.NoError(t, err)
+	for _, r := range azure.Resources {
+		assert.False(t, strings.HasPrefix(r.Type, "kubernetes:"), "the Azure-layer stack registered %s", r.URN)
+	}
+	clusters := byType(azure, ":ManagedCluster")
+	require.Len(t, clusters, 1)
+	assert.Equal(t, true, clusters[0].Get("apiServerAccessProfile.enablePrivateCluster"))
+	for _, out := range []string{"kubeconfig", "clusterResourceId", "resourceGroupName", "filesStorageAccount"} {
+		assert.Contains(t, azure.Outputs, out, "the Kubernetes-layer stack reads %s", out)
+	}
+	assert.Empty(t, rules.MandatoryOnly(rules.Check(azure)), "a private API server without Kubernetes objects passes the guardrails")
+
+	k8s, err := synth.Run("prod-k8s", "prod", map[string]string{
+		"aksml:existingCluster": `{"stackReference":"organization/aksml/prod-azure"}`,
+		"aksml:gpuPools":        `[{"name":"a100","vmSize":"Standard_NC24ads_A100_v4","workload":"training","maxCount":2,"zones":["1"]}]`,
+		"aksml:teams":           `[{"name":"team-a","gpuQuota":{"a100":2},"cpu":"16","memory":"64Gi"}]`,
+	}, stacks.Program)
+	require.NoError(t, err)
+	for _, r := range k8s.Resources {
+		assert.False(t, strings.HasPrefix(r.Type, "azure-native:"), "the Kubernetes-layer stack registered %s", r.URN)
+	}
+	refs := byType(k8s, "pulumi:pulumi:StackReference")
+	require.Len(t, refs, 1)
+	assert.Equal(t, "organization/aksml/prod-azure", refs[0].Inputs["name"])
+	for _, sc := range byType(k8s, "storage.k8s.io/v1:StorageClass") {
+		if strings.Contains(sc.Name, "azurefile") || strings.Contains(sc.Name, "checkpoints") {
+			assert.Equal(t, "azurefiles", sc.Get("parameters.storageAccount"), "%s uses the Azure stack's account", sc.Name)
+			assert.Equal(t, "rg-azure", sc.Get("parameters.resourceGroup"))
+		}
+	}
+	providers := byType(k8s, "pulumi:providers:kubernetes")
+	require.Len(t, providers, 1)
+	assert.Contains(t, providers[0].SecretInputs, "kubeconfig")
+}

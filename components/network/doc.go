@@ -82,7 +82,10 @@
 //     ranges do not apply to it. API server VNet integration needs
 //     apiServerAccessProfile.enableVnetIntegration, which exists in AKS API
 //     2026-01-02-preview but not in 2024-10-01, the version the typed cluster
-//     uses, so aksml does not offer it.
+//     uses, so aksml does not offer it. The stacks therefore accept a private
+//     API server only in an Azure-layer stack (aksml:kubernetesLayer false)
+//     and deploy the Kubernetes layer from a second stack that reads it
+//     through a StackReference and runs inside the VNet.
 //   - Authorized IP ranges: at most 200, CIDRs starting at their first
 //     address ("Secure access to the API server using authorized IP address
 //     ranges in AKS", https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges).
