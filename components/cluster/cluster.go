@@ -127,8 +127,11 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	if !spec.CPUPool.Disabled {
 		ignore = append(ignore, "agentPoolProfiles[1].count")
 	}
+	// AKS sets a pool's subnet at creation only, so moving the inline pools
+	// to another subnet (or into aksml:network) replaces the cluster, which
+	// a preview shows and Protect refuses (hashicorp/terraform-provider-azurerm#8662).
 	mc, err := containerservice.NewManagedCluster(ctx, name+"-aks", mcArgs,
-		append(azureOpts, pulumi.IgnoreChanges(ignore))...)
+		append(azureOpts, pulumi.IgnoreChanges(ignore), pulumi.ReplaceOnChanges([]string{"agentPoolProfiles[*].vnetSubnetID"}))...)
 	if err != nil {
 		return nil, err
 	}

@@ -543,6 +543,8 @@ func TestNodeSubnetOnInlinePools(t *testing.T) {
 	for _, p := range pools {
 		assert.Equal(t, subnet, p.ObjectValue()["vnetSubnetID"].StringValue(), p.ObjectValue()["name"].StringValue())
 	}
+	assert.Contains(t, m.byType(":ManagedCluster")[0].rpc.GetReplaceOnChanges(), "agentPoolProfiles[*].vnetSubnetID",
+		"AKS cannot move a pool to another subnet: a preview shows the replacement")
 	m, _, err = runCluster(t, &ClusterArgs{Spec: devSpec()})
 	require.NoError(t, err)
 	for _, p := range m.byType(":ManagedCluster")[0].inputs["agentPoolProfiles"].ArrayValue() {

@@ -106,7 +106,9 @@
 // on each template pool with the subnet passed as the stack parameter
 // nodeSubnetId (AgentPool model, azure-rest-api-specs 2024-10-01 and
 // 2026-01-02-preview: without vnetSubnetID "a VNET and subnet will be
-// generated and used"; see components/network).
+// generated and used"; see components/network). AKS sets the subnet at
+// creation only, so vnetSubnetID is in ReplaceOnChanges of the typed pools;
+// a template pool moves subnet by renaming, like any immutable change.
 //
 // Pools on RDMA (InfiniBand) sizes of the catalogue are kept in one zone or
 // none: RDMA-capable VMs in a scale set reach each other over InfiniBand

@@ -62,6 +62,8 @@ const StackDescription = "aksml GPU node pools with gpuStack Managed or None (AK
 var immutableProperties = []string{
 	"vmSize", "gpuInstanceProfile", "scaleSetPriority", "scaleSetEvictionPolicy",
 	"availabilityZones", "osDiskSizeGB", "osType", "agentPoolName", "resourceName",
+	// AKS sets a pool's subnet at creation only (hashicorp/terraform-provider-azurerm#8662).
+	"vnetSubnetID",
 }
 
 // GPUNodePoolsArgs configures the GPU node pools of one AKS cluster.
