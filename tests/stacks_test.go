@@ -282,3 +282,47 @@ func TestTwoStackShapeForAPrivateAPIServer(t *testing.T) {
 	require.Len(t, providers, 1)
 	assert.Contains(t, providers[0].SecretInputs, "kubeconfig")
 }
+
+// TestInvalidNetworkConfigsRegisterNothing runs the prod stack with one
+// network problem at a time: each fails before any resource is registered,
+// naming its key.
+func TestInvalidNetworkConfigsRegisterNothing(t *testing.T) {
+	cases := []struct {
+		name, key, value, want string
+	}{
+		{"API server open to the internet", "aksml:cluster", `"apiServer":{"authorizedIPRanges":["0.0.0.0/0"]}`, "aksml:cluster.apiServer.authorizedIPRanges[0]: 0.0.0.0/0 allows every address"},
+		{"private API server with the Kubernetes layer", "aksml:cluster", `"apiServer":{"private":true}`, "aksml:cluster.apiServer.private"},
+		{"VNet overlapping the service range", "aksml:network", `"addressSpace":"10.0.0.0/16"`, "aksml:network.addressSpace: 10.0.0.0/16 overlaps the service range"},
+		{"private storage without a VNet", "aksml:network", "", "aksml:storage.accounts.privateNetwork: the accounts deny public networks, but without aksml:network"},
+		{"storage rule for another subnet", "aksml:storage", `"accounts":{"namePrefix":"aksmlprod","privateNetwork":true,"allowedSubnetIds":["/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s"]}`, "aksml:storage.accounts.allowedSubnetIds[0]"},
+		{"InfiniBand pool over zones", "aksml:gpuPools", "", "aksml:gpuPools[0].zones: Standard_ND96isr_H100_v5 is an InfiniBand (RDMA) size"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := synth.ReadStackConfig(projectDir, "prod")
+			require.NoError(t, err)
+			switch {
+			case tc.key == "aksml:gpuPools":
+				cfg[tc.key] = `[{"name":"h100","vmSize":"Standard_ND96isr_H100_v5","workload":"training","maxCount":2,"zones":["1","2"]}]`
+				delete(cfg, "aksml:teams")
+			case tc.value == "":
+				delete(cfg, tc.key)
+			default:
+				var section map[string]any
+				require.NoError(t, json.Unmarshal([]byte(cfg[tc.key]), &section))
+				var patch map[string]any
+				require.NoError(t, json.Unmarshal([]byte("{"+tc.value+"}"), &patch))
+				for k, v := range patch {
+					section[k] = v
+				}
+				raw, err := json.Marshal(section)
+				require.NoError(t, err)
+				cfg[tc.key] = string(raw)
+			}
+			st, err := synth.Run("prod", "prod", cfg, stacks.Program)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Empty(t, st.Resources, "an invalid config registers no resources")
+		})
+	}
+}
