@@ -140,6 +140,9 @@ func VNetID(subnetID string) string {
 	return subnetID[:i]
 }
 
+// lastSegment returns the last path segment of an ARM ID.
+func lastSegment(id string) string { return id[strings.LastIndex(id, "/")+1:] }
+
 // subscriptionOf returns the subscription ID of an ARM ID.
 func subscriptionOf(id string) string {
 	rest, ok := strings.CutPrefix(id, "/subscriptions/")

@@ -48,6 +48,10 @@ type Network struct {
 	// Spec is the defaulted, validated spec.
 	Spec Spec
 
+	// Name is the VNet name.
+	Name pulumi.StringOutput
+	// ResourceID is the ARM ID of the VNet (same as VNetID).
+	ResourceID pulumi.StringOutput
 	// ResourceGroupName is the network resource group.
 	ResourceGroupName pulumi.StringOutput
 	// VNetID is the ARM ID of the VNet.
@@ -113,6 +117,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 	if spec.Existing {
 		n.NodeSubnetID = pulumi.String(spec.NodeSubnet.ID).ToStringOutput()
 		n.VNetID = pulumi.String(VNetID(spec.NodeSubnet.ID)).ToStringOutput()
+		n.Name = pulumi.String(lastSegment(VNetID(spec.NodeSubnet.ID))).ToStringOutput()
 		n.PrivateEndpointSubnetID = pulumi.String("").ToStringOutput()
 		if route == RoutePrivateEndpoint {
 			n.PrivateEndpointSubnetID = pulumi.String(spec.PrivateEndpointSubnet.ID).ToStringOutput()
@@ -123,6 +128,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 			return nil, err
 		}
 		n.VNetID = vnet.ID().ToStringOutput()
+		n.Name = vnet.Name
 		// Subnets name the VNet by its configured name and wait for it, so
 		// that the desired state shows the name Azure gets.
 		vnetName := pulumi.String(spec.Name)
@@ -171,7 +177,10 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 		}
 	}
 
+	n.ResourceID = n.VNetID
 	if err := ctx.RegisterResourceOutputs(n, pulumi.Map{
+		"name":                    n.Name,
+		"resourceId":              n.ResourceID,
 		"resourceGroupName":       n.ResourceGroupName,
 		"vnetId":                  n.VNetID,
 		"nodeSubnetId":            n.NodeSubnetID,

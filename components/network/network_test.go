@@ -250,6 +250,7 @@ func TestNewNetworkCreatesVNetSubnetsAndZones(t *testing.T) {
 }
 
 func TestNewNetworkExistingCreatesNoVNet(t *testing.T) {
+	names := make(chan string, 1)
 	m, err := run(t, func(ctx *pulumi.Context) error {
 		n, err := NewNetwork(ctx, "net", &NetworkArgs{
 			Spec: Spec{Existing: true, ResourceGroup: ResourceGroup{Name: "rg-net", Existing: true}, AddressSpace: "10.10.0.0/16",
@@ -260,10 +261,12 @@ func TestNewNetworkExistingCreatesNoVNet(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		n.Name.ApplyT(func(v string) int { names <- v; return 0 })
 		_, err = n.GrantNodeSubnet(ctx, "aks-subnet", pulumi.String("principal"))
 		return err
 	})
 	require.NoError(t, err)
+	assert.Equal(t, "vnet", <-names, "the VNet name comes from the subnet ID")
 	assert.Empty(t, m.byType(":ResourceGroup"))
 	assert.Empty(t, m.byType(":VirtualNetwork"))
 	assert.Empty(t, m.byType(":Subnet"))
