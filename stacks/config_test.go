@@ -225,6 +225,8 @@ func TestParseInvalid(t *testing.T) {
 		}, wantErr: []string{"aksml:cluster.network.serviceCidr: 172.31.0.0/16 overlaps 172.31.0.0/16, which AKS reserves"}},
 		{name: "pod range AKS-reserved", mutate: func(m map[string]any) { at(m, "cluster")["network"] = map[string]any{"podCidr": "169.254.0.0/16"} },
 			wantErr: []string{"aksml:cluster.network.podCidr: 169.254.0.0/16 overlaps 169.254.0.0/16"}},
+		{name: "pod range too small for the pools", mutate: func(m map[string]any) { at(m, "cluster")["network"] = map[string]any{"podCidr": "10.244.0.0/22"} },
+			wantErr: []string{"aksml:cluster.network.podCidr: 10.244.0.0/22 holds 4 node blocks (/24 each) but the pools can have 18 nodes", "use a /19 or larger"}},
 		{name: "DNS IP is the first service address", mutate: func(m map[string]any) { at(m, "cluster")["network"] = map[string]any{"dnsServiceIP": "10.0.0.0"} },
 			wantErr: []string{"aksml:cluster.network.dnsServiceIP: 10.0.0.0 is the first address of serviceCidr 10.0.0.0/16", "e.g. 10.0.0.10"}},
 		{name: "node subnet too small", mutate: func(m map[string]any) {

@@ -6,6 +6,7 @@ import (
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/gpustack"
+	"github.com/aksml/aksml/components/network"
 	"github.com/aksml/aksml/components/queues"
 )
 
@@ -78,6 +79,11 @@ func (c *Config) validateNetwork() field.ErrorList {
 	if c.Network != nil {
 		errs = append(errs, c.Network.Validate(key("network"), c.networkNeeds(), c.networkOverlay())...)
 	}
+	nodes := network.Spec{}.Nodes(c.networkNeeds())
+	if c.Network != nil {
+		nodes = c.Network.Nodes(c.networkNeeds())
+	}
+	errs = append(errs, network.ValidatePodCapacity(c.Cluster.Network.PodCIDR, nodes, key("cluster").Child("network").Child("podCidr"))...)
 	if a := c.Storage.Accounts; a != nil {
 		ap := key("storage").Child("accounts")
 		if c.Network == nil && a.NeedsRoute() {

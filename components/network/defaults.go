@@ -36,6 +36,9 @@ const (
 	DefaultSurgeNodesPerPool = 1
 	// MinSubnetBits is the largest subnet prefix Azure allows (/29).
 	MinSubnetBits = 29
+	// MinServiceCIDRBits: the AKS service range must be smaller than a /12
+	// ("IP address planning for your AKS clusters").
+	MinServiceCIDRBits = 12
 )
 
 // Fixed values (sources in doc.go).

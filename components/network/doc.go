@@ -59,6 +59,9 @@
 //     https://learn.microsoft.com/azure/aks/concepts-network-ip-address-planning.
 //     aksml checks the pod and service ranges against the whole VNet range,
 //     which is stricter than the subnet and keeps peered subnets safe too.
+//     The service range "must be smaller than /12" and each node takes a /24
+//     of the pod range, so the pod range must hold one /24 per node at
+//     maxCount plus surge (same two pages).
 //   - Node subnet size: with overlay only nodes take subnet addresses; plan
 //     for maxCount plus the upgrade surge (default one node per pool), and
 //     Azure keeps five addresses of every subnet (IP address planning page

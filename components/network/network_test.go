@@ -182,6 +182,7 @@ func TestValidateOverlay(t *testing.T) {
 		{"pod in 172.31.0.0/16", "172.31.0.0/16", "10.0.0.0/16", "10.0.0.10", []string{"podCidr: 172.31.0.0/16 overlaps 172.31.0.0/16"}},
 		{"pod in 192.0.2.0/24", "192.0.0.0/16", "10.0.0.0/16", "10.0.0.10", []string{"podCidr: 192.0.0.0/16 overlaps 192.0.2.0/24"}},
 		{"DNS is the first address", "10.244.0.0/16", "10.0.0.0/16", "10.0.0.0", []string{"dnsServiceIP: 10.0.0.0 is the first address", "e.g. 10.0.0.10"}},
+		{"service range larger than /12", "10.244.0.0/16", "10.64.0.0/10", "10.64.0.10", []string{"serviceCidr: 10.64.0.0/10 is larger than a /12"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := ValidateOverlay(tt.pod, tt.svc, tt.dns, pod, svc, dns).ToAggregate()
@@ -312,4 +313,16 @@ func TestInvalidNetworkRegistersNothing(t *testing.T) {
 
 	_, err = run(t, func(ctx *pulumi.Context) error { _, err := NewNetwork(ctx, "net", nil); return err })
 	require.Error(t, err)
+}
+
+func TestValidatePodCapacity(t *testing.T) {
+	p := field.Path("aksml:cluster.network.podCidr")
+	assert.Empty(t, ValidatePodCapacity("10.244.0.0/16", 256, p), "a /16 holds 256 node blocks")
+	err := ValidatePodCapacity("10.244.0.0/16", 300, p).ToAggregate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aksml:cluster.network.podCidr: 10.244.0.0/16 holds 256 node blocks (/24 each) but the pools can have 300 nodes")
+	assert.Contains(t, err.Error(), "use a /15 or larger")
+	err = ValidatePodCapacity("10.244.0.0/25", 1, p).ToAggregate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "smaller than a /24")
 }

@@ -116,6 +116,10 @@ const (
 	RouteServiceEndpoint StorageRoute = "ServiceEndpoint"
 )
 
+// Nodes returns how many nodes the pools can have: every pool at maxCount
+// plus its upgrade surge.
+func (s Spec) Nodes(needs Needs) int { return s.NodeIPs(needs) - AzureReservedIPsPerSubnet }
+
 // NodeIPs returns how many node addresses the node subnet must hold for
 // needs: every pool at maxCount plus the surge of every pool, plus the five
 // addresses Azure reserves in each subnet.

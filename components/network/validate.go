@@ -219,6 +219,9 @@ func ValidateOverlay(podCIDR, serviceCIDR, dnsServiceIP string, podPath, service
 		}
 	}
 	svc, err1 := netip.ParsePrefix(serviceCIDR)
+	if err1 == nil && svc.Bits() < MinServiceCIDRBits {
+		errs = append(errs, field.Invalid(servicePath, "%s is larger than a /%d; the AKS service range must be smaller, e.g. a /16", serviceCIDR, MinServiceCIDRBits))
+	}
 	dns, err2 := netip.ParseAddr(dnsServiceIP)
 	if err1 == nil && err2 == nil && svc.Masked().Addr() == dns {
 		errs = append(errs, field.Invalid(dnsPath, "%s is the first address of serviceCidr %s, which Kubernetes gives kubernetes.default; use another address in the range, e.g. %s", dnsServiceIP, serviceCIDR, tenth(svc)))
@@ -233,4 +236,30 @@ func tenth(p netip.Prefix) string {
 		a = a.Next()
 	}
 	return a.String()
+}
+
+// ValidatePodCapacity checks that the overlay pod range holds a /24 for
+// every node the pools can have (Azure CNI Overlay gives each node a /24 of
+// the pod range): nodes is every pool at maxCount plus surge.
+func ValidatePodCapacity(podCIDR string, nodes int, podPath field.Path) field.ErrorList {
+	p, err := netip.ParsePrefix(podCIDR)
+	if err != nil || !p.Addr().Is4() || p.Bits() > 24 {
+		if err == nil && p.Addr().Is4() {
+			return field.ErrorList{field.Invalid(podPath, "%s is smaller than a /24, the block every node takes from the overlay pod range; use a /16 or larger", podCIDR)}
+		}
+		return nil
+	}
+	if blocks := 1 << (24 - p.Bits()); blocks < nodes {
+		return field.ErrorList{field.Invalid(podPath, "%s holds %d node blocks (/24 each) but the pools can have %d nodes with upgrade surge; use a /%d or larger, or lower the pools' maxCount", podCIDR, blocks, nodes, 24-bitsFor(nodes))}
+	}
+	return nil
+}
+
+// bitsFor returns how many bits count n things.
+func bitsFor(n int) int {
+	b := 0
+	for 1<<b < n {
+		b++
+	}
+	return b
 }
