@@ -163,6 +163,9 @@ func overlayProblems(c Resource, vnets []Resource) []string {
 			out = append(out, fmt.Sprintf("%s %s overlaps %s, which AKS reserves", r.name, r.p, network.ForbiddenOverlap(r.p)))
 		}
 	}
+	if svcErr == nil && svc.Bits() < network.MinServiceCIDRBits {
+		out = append(out, fmt.Sprintf("serviceCidr %s is larger than a /%d", svc, network.MinServiceCIDRBits))
+	}
 	if podErr == nil && svcErr == nil && pod.Overlaps(svc) {
 		out = append(out, fmt.Sprintf("podCidr %s overlaps serviceCidr %s", pod, svc))
 	}

@@ -63,6 +63,13 @@ var netViolations = []ruleCase{
 			set(s, "aks", "172.30.0.10", "networkProfile", "dnsServiceIP")
 		},
 		want: []string{"ManagedCluster aks", "serviceCidr 172.30.0.0/16 overlaps 172.30.0.0/16, which AKS reserves", "disjoint private ranges"}},
+	{id: "AKSML-NET-005", name: "service range larger than /12",
+		mutate: func(s *Stack) {
+			add(s, clusterNetwork()...)
+			set(s, "aks", "10.64.0.0/10", "networkProfile", "serviceCidr")
+			set(s, "aks", "10.64.0.10", "networkProfile", "dnsServiceIP")
+		},
+		want: []string{"serviceCidr 10.64.0.0/10 is larger than a /12"}},
 	{id: "AKSML-NET-005", name: "DNS IP is the first service address",
 		mutate: func(s *Stack) {
 			add(s, clusterNetwork()...)
