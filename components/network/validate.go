@@ -93,7 +93,11 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 	var node netip.Prefix
 	nodeOK := false
 	if s.NodeSubnet.Prefix == "" {
-		errs = append(errs, field.Required(np, "the node subnet's IPv4 range, so that its capacity can be checked against the pools"))
+		// A created subnet's range is derived from addressSpace, whose
+		// problem is reported above.
+		if s.Existing {
+			errs = append(errs, field.Required(np, "the node subnet's IPv4 range, so that its capacity can be checked against the pools"))
+		}
 	} else if node, nodeOK = s.checkSubnetPrefix(s.NodeSubnet.Prefix, np, space, spaceOK, &errs); nodeOK && Size(node) < s.NodeIPs(needs) {
 		errs = append(errs, field.Invalid(np, "%s holds %d addresses but the pools need %d (every pool at maxCount, %d surge node(s) per pool, %d addresses Azure reserves); use a /%d or larger, or lower the pools' maxCount",
 			s.NodeSubnet.Prefix, Size(node), s.NodeIPs(needs), s.Surge(), AzureReservedIPsPerSubnet, SubnetBitsFor(s.NodeIPs(needs))))
