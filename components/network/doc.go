@@ -20,6 +20,14 @@
 //     (`<name>-file-dns`, `<name>-blob-dns`) with a virtual network link to
 //     the VNet each.
 //
+// The VNet is registered without a subnets property and each subnet as its
+// own Subnet resource. A PUT of a VNet without subnets keeps the existing
+// ones from Microsoft.Network API 2023-11-01 on ("Azure Virtual Network now
+// supports updates without subnet property", Azure Networking Blog; aksml
+// uses 2024-05-01), and azure-native keeps separately managed subnets out of
+// the VNet's diff (pulumi/pulumi-azure-native#611), so a change to the VNet
+// never deletes them.
+//
 // GrantNodeSubnet gives the cluster identity Network Contributor on the node
 // subnet; PrivateEndpoints adds, per storage account and sub-resource, a
 // private endpoint and a DNS zone group in the linked zone.
