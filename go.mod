@@ -6,6 +6,7 @@ require (
 	github.com/blang/semver v3.5.1+incompatible
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2 v2.88.0
+	github.com/pulumi/pulumi-azure-native-sdk/network/v2 v2.88.0
 	github.com/pulumi/pulumi-azure-native-sdk/resources/v2 v2.88.0
 	github.com/pulumi/pulumi-azure-native-sdk/storage/v2 v2.88.0
 	github.com/pulumi/pulumi-kubernetes/sdk/v4 v4.32.0

@@ -62,6 +62,7 @@ func poolInputs(taint bool) resource.PropertyMap {
 		"nodeTaints":        taints,
 		"nodeLabels":        map[string]any{"accelerator": "nvidia", "workload": "training"},
 		"availabilityZones": []any{"1"},
+		"vnetSubnetID":      "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes",
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/gpustack"
+	"github.com/aksml/aksml/components/network"
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
@@ -50,6 +51,10 @@ type Config struct {
 	// ExistingCluster points the Kubernetes layer at a cluster aksml does
 	// not create; no Azure resource is registered (SPEC C1.8).
 	ExistingCluster *cluster.ExistingClusterSpec `key:"existingCluster"`
+	// Network is the VNet the cluster's nodes join, created or brought
+	// (C1.4). Default none: AKS generates a VNet nothing else can name, so
+	// private storage is rejected without it. Required in prod.
+	Network *network.Spec `key:"network"`
 	// GPUPools are the GPU node pools (C2). With ExistingCluster they
 	// describe the existing cluster's pools (for flavors, quotas and the
 	// GPU stack) and nothing is created in Azure.
@@ -69,6 +74,13 @@ type Config struct {
 	TrainingOperator TrainingOperatorSpec `key:"trainingOperator"`
 	// Workloads are example workloads the stack deploys (C7). Default none.
 	Workloads []WorkloadSpec `key:"workloads"`
+	// KubernetesLayer deploys the Kubernetes layer (GPU stack, storage
+	// classes, queues, monitors, workloads) in this stack. Default true.
+	// false makes an Azure-layer stack (cluster, network, pools, storage
+	// accounts, rule groups) whose outputs a Kubernetes-layer stack reads
+	// with aksml:existingCluster.stackReference: the shape for a private API
+	// server, with the second stack run from inside the VNet.
+	KubernetesLayer *bool `key:"kubernetesLayer"`
 	// Protect marks the cluster and checkpoint storage protected and keeps
 	// checkpoint PVCs on delete. Default true in prod, false in dev.
 	Protect *bool `key:"protect"`
@@ -85,6 +97,10 @@ type TrainingOperatorSpec struct {
 	// Default false; PyTorchJob and TFJob workloads need it.
 	Enabled bool `json:"enabled,omitempty"`
 }
+
+// KubernetesLayerOn reports whether this stack deploys the Kubernetes layer
+// (default true).
+func (c *Config) KubernetesLayerOn() bool { return c.KubernetesLayer == nil || *c.KubernetesLayer }
 
 // IsProd reports whether the stack is production.
 func (c *Config) IsProd() bool { return c.Environment == EnvProd }
@@ -201,9 +217,45 @@ func (c *Config) Default() {
 	}
 	c.GPUStack.Default()
 	c.Storage.Default()
+	if c.Network != nil && c.Cluster != nil {
+		c.Network.Default(c.Cluster.Name, c.Cluster.ResourceGroup.Name, c.networkNeeds())
+	}
 	c.Scheduler.Default()
 	for i := range c.Teams {
 		c.Teams[i].Default()
 	}
 	c.Observability.Default()
+}
+
+// networkNeeds returns what the cluster asks of its network: every pool's
+// maxCount and the route to storage accounts that deny public networks.
+func (c *Config) networkNeeds() network.Needs {
+	var n network.Needs
+	if c.Cluster != nil {
+		n.Pools = append(n.Pools, c.Cluster.SystemPool.MaxCount)
+		if !c.Cluster.CPUPool.Disabled {
+			n.Pools = append(n.Pools, c.Cluster.CPUPool.MaxCount)
+		}
+	}
+	for _, p := range c.GPUPools {
+		n.Pools = append(n.Pools, p.MaxCount)
+	}
+	if a := c.Storage.Accounts; a != nil {
+		switch a.Route() {
+		case storage.NodeAccessPrivateEndpoint:
+			n.StorageRoute = network.RoutePrivateEndpoint
+		case storage.NodeAccessServiceEndpoint:
+			n.StorageRoute = network.RouteServiceEndpoint
+		}
+	}
+	return n
+}
+
+// networkOverlay returns the cluster's overlay ranges with their keys.
+func (c *Config) networkOverlay() network.Overlay {
+	np := key("cluster").Child("network")
+	return network.Overlay{
+		PodCIDR: c.Cluster.Network.PodCIDR, ServiceCIDR: c.Cluster.Network.ServiceCIDR,
+		PodPath: np.Child("podCidr"), ServicePath: np.Child("serviceCidr"),
+	}
 }

@@ -10,6 +10,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// testSubnetID is a subnet ARM ID for the network cases.
+const testSubnetID = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes"
+
 // baseYAML is a small valid dev config; each case below breaks one thing.
 const baseYAML = `
 environment: dev
@@ -250,7 +253,94 @@ func TestParseInvalid(t *testing.T) {
 		{name: "prod open API server", stack: "prod", mutate: func(m map[string]any) {
 			m["environment"] = "prod"
 			delete(at(m, "cluster"), "apiServer")
-		}, wantErr: []string{"aksml:cluster.apiServer: prod needs a private API server"}},
+		}, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges: is required: prod restricts the public API server"}},
+		// network (issue 10): VNet plan, storage route, API server reach
+		{name: "VNet overlaps pod range", mutate: func(m map[string]any) { m["network"] = map[string]any{"addressSpace": "10.244.0.0/16"} },
+			wantErr: []string{"aksml:network.addressSpace: 10.244.0.0/16 overlaps the pod range 10.244.0.0/16 (aksml:cluster.network.podCidr)", "change one of them"}},
+		{name: "VNet in an AKS-reserved range", mutate: func(m map[string]any) { m["network"] = map[string]any{"addressSpace": "172.30.0.0/16"} },
+			wantErr: []string{"aksml:network.addressSpace: 172.30.0.0/16 overlaps 172.30.0.0/16, which AKS reserves"}},
+		{name: "service range AKS-reserved", mutate: func(m map[string]any) {
+			at(m, "cluster")["network"] = map[string]any{"serviceCidr": "172.31.0.0/16", "dnsServiceIP": "172.31.0.10"}
+		}, wantErr: []string{"aksml:cluster.network.serviceCidr: 172.31.0.0/16 overlaps 172.31.0.0/16, which AKS reserves"}},
+		{name: "pod range AKS-reserved", mutate: func(m map[string]any) { at(m, "cluster")["network"] = map[string]any{"podCidr": "169.254.0.0/16"} },
+			wantErr: []string{"aksml:cluster.network.podCidr: 169.254.0.0/16 overlaps 169.254.0.0/16"}},
+		{name: "pod range too small for the pools", mutate: func(m map[string]any) { at(m, "cluster")["network"] = map[string]any{"podCidr": "10.244.0.0/22"} },
+			wantErr: []string{"aksml:cluster.network.podCidr: 10.244.0.0/22 holds 4 node blocks (/24 each) but the pools can have 18 nodes", "use a /19 or larger"}},
+		{name: "DNS IP is the first service address", mutate: func(m map[string]any) { at(m, "cluster")["network"] = map[string]any{"dnsServiceIP": "10.0.0.0"} },
+			wantErr: []string{"aksml:cluster.network.dnsServiceIP: 10.0.0.0 is the first address of serviceCidr 10.0.0.0/16", "e.g. 10.0.0.10"}},
+		{name: "node subnet too small", mutate: func(m map[string]any) {
+			m["network"] = map[string]any{"nodeSubnet": map[string]any{"prefix": "10.224.0.0/28"}}
+		}, wantErr: []string{"aksml:network.nodeSubnet.prefix: 10.224.0.0/28 holds 16 addresses but the pools need 23", "use a /27 or larger"}},
+		{name: "node subnet outside the VNet", mutate: func(m map[string]any) {
+			m["network"] = map[string]any{"nodeSubnet": map[string]any{"prefix": "10.225.0.0/24"}}
+		}, wantErr: []string{"aksml:network.nodeSubnet.prefix: 10.225.0.0/24 is not inside addressSpace 10.224.0.0/16"}},
+		{name: "existing network without subnet ID", mutate: func(m map[string]any) {
+			m["network"] = map[string]any{"existing": true, "addressSpace": "10.10.0.0/16", "nodeSubnet": map[string]any{"prefix": "10.10.0.0/24"}}
+		}, wantErr: []string{"aksml:network.nodeSubnet.id: is required"}},
+		{name: "existing network without address space", mutate: func(m map[string]any) {
+			m["network"] = map[string]any{"existing": true, "nodeSubnet": map[string]any{"id": testSubnetID, "prefix": "10.10.0.0/24"}}
+		}, wantErr: []string{"aksml:network.addressSpace: is required"}},
+		{name: "subnet ID without existing", mutate: func(m map[string]any) {
+			m["network"] = map[string]any{"nodeSubnet": map[string]any{"id": testSubnetID}}
+		}, wantErr: []string{"aksml:network.nodeSubnet.id: is set but existing is false"}},
+		{name: "existing subnet without storage service endpoint", mutate: func(m map[string]any) {
+			m["network"] = map[string]any{"existing": true, "addressSpace": "10.10.0.0/16", "nodeSubnet": map[string]any{"id": testSubnetID, "prefix": "10.10.0.0/24"}}
+			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true, "nodeAccess": "ServiceEndpoint"}}
+		}, wantErr: []string{"aksml:network.nodeSubnet.serviceEndpoints: storage is reached through a service endpoint, but the existing node subnet does not declare Microsoft.Storage"}},
+		{name: "existing network, private endpoints without their subnet", mutate: func(m map[string]any) {
+			m["network"] = map[string]any{"existing": true, "addressSpace": "10.10.0.0/16", "nodeSubnet": map[string]any{"id": testSubnetID, "prefix": "10.10.0.0/24"}}
+			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true}}
+		}, wantErr: []string{"aksml:network.privateEndpointSubnet.id: is required"}},
+		{name: "private storage without a VNet", mutate: func(m map[string]any) {
+			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true}}
+		}, wantErr: []string{"aksml:storage.accounts.privateNetwork: the accounts deny public networks, but without aksml:network", "add aksml:network"}},
+		{name: "private storage with IP rules only", mutate: func(m map[string]any) {
+			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true, "allowedIpRanges": []any{"203.0.113.0/24"}}}
+		}, wantErr: []string{"aksml:storage.accounts.privateNetwork", "IP rules do not match same-region traffic"}},
+		{name: "storage rule for a subnet the nodes are not in", mutate: func(m map[string]any) {
+			m["network"] = map[string]any{}
+			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true, "allowedSubnetIds": []any{testSubnetID}}}
+		}, wantErr: []string{"aksml:storage.accounts.allowedSubnetIds[0]", "a subnet the cluster's nodes are not in"}},
+		{name: "private API server with the Kubernetes layer in the same stack", mutate: func(m map[string]any) {
+			at(m, "cluster")["apiServer"] = map[string]any{"private": true}
+		}, wantErr: []string{"aksml:cluster.apiServer.private: a private API server is reachable only from inside the cluster's VNet", "aksml:existingCluster"}},
+		{name: "InfiniBand pool over zones", mutate: func(m map[string]any) {
+			at(m, "gpuPools", 1)["vmSize"] = "Standard_ND96isr_H100_v5"
+			at(m, "gpuPools", 1)["zones"] = []any{"1", "2"}
+		}, wantErr: []string{"aksml:gpuPools[1].zones: Standard_ND96isr_H100_v5 is an InfiniBand (RDMA) size", "list one zone (or none)"}},
+		{name: "network in existing-cluster mode", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"kubeconfigPath": "/tmp/kubeconfig", "context": "kind"}
+			m["network"] = map[string]any{}
+		}, wantErr: []string{"aksml:network: creates or uses a VNet for aksml:cluster; remove it in existing-cluster mode"}},
+		{name: "prod API server open to the internet", stack: "prod", mutate: func(m map[string]any) {
+			m["environment"] = "prod"
+			at(m, "cluster", "apiServer")["authorizedIPRanges"] = []any{"0.0.0.0/0"}
+		}, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges[0]: 0.0.0.0/0 allows every address on the internet"}},
+		{name: "prod API server range broader than /8", stack: "prod", mutate: func(m map[string]any) {
+			m["environment"] = "prod"
+			at(m, "cluster", "apiServer")["authorizedIPRanges"] = []any{"203.0.113.0/24", "64.0.0.0/4"}
+		}, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges[1]: 64.0.0.0/4 is broader than a /8"}},
+		{name: "Azure-layer stack with Kubernetes-layer settings", mutate: func(m map[string]any) {
+			m["kubernetesLayer"] = "false"
+			m["trainingOperator"] = map[string]any{"enabled": true}
+		}, wantErr: []string{"aksml:teams: is deployed by the Kubernetes layer", "aksml:trainingOperator.enabled: is deployed by the Kubernetes layer", "move it there"}},
+		{name: "Azure-layer stack without a cluster", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			delete(m, "teams")
+			m["kubernetesLayer"] = "false"
+			m["existingCluster"] = map[string]any{"context": "kind"}
+		}, wantErr: []string{"aksml:kubernetesLayer: false deploys only the Azure layer, which needs aksml:cluster"}},
+		{name: "stack reference and kubeconfig path", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"stackReference": "org/aksml/prod-azure", "kubeconfigPath": "/tmp/kubeconfig"}
+		}, wantErr: []string{"aksml:existingCluster.stackReference: and kubeconfigPath are mutually exclusive"}},
+		{name: "stack reference not a stack name", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"stackReference": "org//prod"}
+		}, wantErr: []string{`aksml:existingCluster.stackReference: "org//prod" is not a stack name`}},
+		{name: "prod without its own VNet", stack: "prod", mutate: func(m map[string]any) { m["environment"] = "prod" },
+			wantErr: []string{"aksml:network: is required: prod puts the cluster in its own VNet"}},
 	}
 	require.GreaterOrEqual(t, len(cases), 40)
 	for _, tc := range cases {

@@ -11,6 +11,7 @@ import (
 	"github.com/aksml/aksml/components/cluster"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/gpustack"
+	"github.com/aksml/aksml/components/network"
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
@@ -46,13 +47,16 @@ func Program(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
 type platform struct {
 	cfg      *Config
 	provider *kubernetes.Provider
-	cluster  *cluster.Cluster
-	gpustack *gpustack.GPUStack
-	accounts *storage.StorageAccounts
-	classes  *storage.StorageClasses
-	queues   *queues.Queues
-	operator *workloads.TrainingOperator
-	outputs  map[string]pulumi.Input
+	// azureStack is the Azure-layer stack an existing-cluster stack reads
+	// (aksml:existingCluster.stackReference), nil otherwise.
+	azureStack *pulumi.StackReference
+	cluster    *cluster.Cluster
+	gpustack   *gpustack.GPUStack
+	accounts   *storage.StorageAccounts
+	classes    *storage.StorageClasses
+	queues     *queues.Queues
+	operator   *workloads.TrainingOperator
+	outputs    map[string]pulumi.Input
 }
 
 // Deploy wires the components for a parsed, valid Config: the Azure layer
@@ -63,7 +67,10 @@ type platform struct {
 func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	p := &platform{cfg: cfg, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
-		p.azure, p.gpuStack, p.storageLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads,
+		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads,
+	}
+	if !cfg.KubernetesLayerOn() {
+		steps = []func(*pulumi.Context) error{p.azure, p.azureMonitor}
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
@@ -79,20 +86,46 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 func (p *platform) azure(ctx *pulumi.Context) error {
 	cfg := p.cfg
 	if cfg.ExistingCluster != nil {
-		prov, err := cluster.ExistingProvider(ctx, "existing-cluster", *cfg.ExistingCluster)
+		prov, ref, err := cluster.ExistingStack(ctx, "existing-cluster", *cfg.ExistingCluster)
 		if err != nil {
 			return err
 		}
-		p.provider = prov
+		p.provider, p.azureStack = prov, ref
 		return nil
 	}
+	var net *network.Network
+	var nodeSubnet pulumi.StringInput
+	if cfg.Network != nil {
+		n, err := network.NewNetwork(ctx, "network", &network.NetworkArgs{
+			Spec:                 *cfg.Network,
+			ConfigPath:           key("network"),
+			ClusterName:          cfg.Cluster.Name,
+			ClusterResourceGroup: cfg.Cluster.ResourceGroup.Name,
+			Location:             cfg.Cluster.Location,
+			Needs:                cfg.networkNeeds(),
+			Overlay:              cfg.networkOverlay(),
+			Tags:                 cfg.Tags,
+			Protect:              cfg.Protected(),
+		})
+		if err != nil {
+			return err
+		}
+		net, nodeSubnet = n, n.NodeSubnetID
+		p.outputs["nodeSubnetId"] = n.NodeSubnetID
+	}
 	cl, err := cluster.NewCluster(ctx, cfg.Cluster.Name, &cluster.ClusterArgs{
-		Spec:    *cfg.Cluster,
-		Tags:    cfg.Tags,
-		Protect: cfg.Protected(),
+		Spec:         *cfg.Cluster,
+		Tags:         cfg.Tags,
+		Protect:      cfg.Protected(),
+		NodeSubnetID: nodeSubnet,
 	})
 	if err != nil {
 		return err
+	}
+	if net != nil {
+		if _, err := net.GrantNodeSubnet(ctx, cfg.Cluster.Name+"-node-subnet-access", cl.IdentityPrincipalID); err != nil {
+			return err
+		}
 	}
 	p.cluster, p.provider = cl, cl.Provider
 	p.outputs["clusterName"] = cl.Name
@@ -111,6 +144,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 		ResourceGroupName: cl.ResourceGroupName,
 		ClusterName:       cl.Name,
 		Tags:              cfg.Tags,
+		NodeSubnetID:      nodeSubnet,
 	}, pulumi.Parent(cl))
 	if err != nil {
 		return err
@@ -137,11 +171,22 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 			Protect:           cfg.Protected(),
 			Tags:              cfg.Tags,
 			CSIPrincipalID:    cl.IdentityPrincipalID,
+			NodeSubnetID:      nodeSubnet,
+			PrivateEndpoints:  net != nil,
 		})
 		if err != nil {
 			return err
 		}
 		p.accounts = acc
+		if net != nil && cfg.Storage.Accounts.Route() == storage.NodeAccessPrivateEndpoint {
+			targets := []network.Target{{Name: "files", ResourceID: acc.FilesAccountResourceID, GroupIDs: []string{network.FileGroupID}}}
+			if cfg.Storage.Accounts.BlobNFS {
+				targets = append(targets, network.Target{Name: "blob", ResourceID: acc.BlobAccountResourceID, GroupIDs: []string{network.BlobGroupID}})
+			}
+			if err := net.PrivateEndpoints(ctx, "storage", targets); err != nil {
+				return err
+			}
+		}
 		p.outputs["filesStorageAccount"] = acc.FilesAccountName
 	}
 	return nil
@@ -163,8 +208,16 @@ func (p *platform) gpuStack(ctx *pulumi.Context) error {
 // queues, which create the team namespaces.
 func (p *platform) storageLayer(ctx *pulumi.Context) error {
 	args := &storage.StorageClassesArgs{Provider: p.provider}
-	if p.accounts != nil {
+	switch {
+	case p.accounts != nil:
 		args.Accounts = p.accounts.ClassAccounts()
+	case p.azureStack != nil:
+		// The Azure-layer stack's Azure Files account (Blob NFS stays with
+		// the driver's choice: the reference cannot tell whether it exists).
+		args.Accounts = &storage.ClassAccounts{
+			ResourceGroupName: cluster.RequiredOutput(p.azureStack, cluster.ExistingStackOutputs.ResourceGroupName),
+			FilesAccountName:  cluster.RequiredOutput(p.azureStack, cluster.ExistingStackOutputs.FilesStorageAccount),
+		}
 	}
 	classes, err := storage.NewStorageClasses(ctx, "storage-classes", args)
 	p.classes = classes
@@ -212,37 +265,58 @@ func (p *platform) teamNames() []string {
 	return out
 }
 
-// observability creates, on AKS, the Azure Monitor side of managed
+// azureMonitor creates, on AKS, the Azure Monitor side of managed
 // Prometheus (workspace, data collection endpoint, rule and association,
-// optional Grafana) and the Prometheus rule groups; and on every cluster
-// the PodMonitors and dashboard.
+// optional Grafana) and the Prometheus rule groups on that workspace.
+func (p *platform) azureMonitor(ctx *pulumi.Context) error {
+	if p.cluster == nil {
+		return nil
+	}
+	spec := p.cfg.Observability
+	// Always registered on AKS, also with observability off (its template
+	// is then empty): removing the component would detach, not delete,
+	// what its deployment stack created.
+	mon, err := observability.NewAzureMonitor(ctx, "azure-monitor", &observability.AzureMonitorArgs{
+		ResourceGroupName:    p.cluster.ResourceGroupName,
+		ClusterName:          p.cluster.Name,
+		ClusterResourceID:    p.cluster.ResourceID,
+		ClusterLocation:      p.cfg.Cluster.Location,
+		DefaultWorkspaceName: defaultWorkspaceName(p.cfg.Cluster.Name),
+		Spec:                 spec,
+		Tags:                 p.cfg.Tags,
+	}, pulumi.Parent(p.cluster))
+	if err != nil {
+		return err
+	}
+	if !spec.IsEnabled() {
+		return nil
+	}
+	p.outputs["azureMonitorWorkspaceId"] = mon.WorkspaceID
+	if spec.Grafana != nil && spec.Grafana.Enabled {
+		p.outputs["grafanaEndpoint"] = mon.GrafanaEndpoint
+	}
+	if !spec.PrometheusRuleGroups {
+		return nil
+	}
+	rules, err := observability.NewAlertRules(ctx, "alert-rules", &observability.AlertRulesArgs{
+		ResourceGroupName:       p.cluster.ResourceGroupName,
+		Location:                mon.WorkspaceLocation,
+		ClusterName:             p.cluster.Name,
+		ClusterResourceID:       p.cluster.ResourceID,
+		AzureMonitorWorkspaceID: mon.WorkspaceID,
+		Spec:                    spec,
+		TeamNamespaces:          p.teamNames(),
+	}, pulumi.Parent(p.cluster))
+	if err != nil {
+		return err
+	}
+	p.outputs["alertRuleGroupId"] = rules.ResourceID
+	return nil
+}
+
+// observability creates the PodMonitors and dashboard on the cluster.
 func (p *platform) observability(ctx *pulumi.Context) error {
 	spec := p.cfg.Observability
-	var workspaceID, workspaceLocation pulumi.StringOutput
-	if p.cluster != nil {
-		// Always registered on AKS, also with observability off (its
-		// template is then empty): removing the component would detach,
-		// not delete, what its deployment stack created.
-		mon, err := observability.NewAzureMonitor(ctx, "azure-monitor", &observability.AzureMonitorArgs{
-			ResourceGroupName:    p.cluster.ResourceGroupName,
-			ClusterName:          p.cluster.Name,
-			ClusterResourceID:    p.cluster.ResourceID,
-			ClusterLocation:      p.cfg.Cluster.Location,
-			DefaultWorkspaceName: defaultWorkspaceName(p.cfg.Cluster.Name),
-			Spec:                 spec,
-			Tags:                 p.cfg.Tags,
-		}, pulumi.Parent(p.cluster))
-		if err != nil {
-			return err
-		}
-		workspaceID, workspaceLocation = mon.WorkspaceID, mon.WorkspaceLocation
-		if spec.IsEnabled() {
-			p.outputs["azureMonitorWorkspaceId"] = mon.WorkspaceID
-			if spec.Grafana != nil && spec.Grafana.Enabled {
-				p.outputs["grafanaEndpoint"] = mon.GrafanaEndpoint
-			}
-		}
-	}
 	if !spec.IsEnabled() {
 		return nil
 	}
@@ -268,22 +342,6 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 		return err
 	}
 	p.outputs["grafanaDashboard"] = mon.DashboardJSON
-	if p.cluster == nil || !spec.PrometheusRuleGroups {
-		return nil
-	}
-	rules, err := observability.NewAlertRules(ctx, "alert-rules", &observability.AlertRulesArgs{
-		ResourceGroupName:       p.cluster.ResourceGroupName,
-		Location:                workspaceLocation,
-		ClusterName:             p.cluster.Name,
-		ClusterResourceID:       p.cluster.ResourceID,
-		AzureMonitorWorkspaceID: workspaceID,
-		Spec:                    spec,
-		TeamNamespaces:          p.teamNames(),
-	}, pulumi.Parent(p.cluster))
-	if err != nil {
-		return err
-	}
-	p.outputs["alertRuleGroupId"] = rules.ResourceID
 	return nil
 }
 

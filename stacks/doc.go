@@ -9,8 +9,11 @@
 // and production rules, returning every problem at once. Nothing is
 // registered unless the whole config is valid.
 //
-// Deploy builds the Azure layer (cluster, GPU pools, storage accounts, alert
-// rule groups) unless the stack targets an existing cluster, then the
-// Kubernetes layer through one provider. Run is the Pulumi program main.go
+// Deploy builds the Azure layer (network, cluster, GPU pools, storage
+// accounts and their private endpoints, alert rule groups) unless the stack
+// targets an existing cluster, then the Kubernetes layer through one
+// provider, unless aksml:kubernetesLayer is false (an Azure-layer stack that
+// a Kubernetes-layer stack reads with aksml:existingCluster.stackReference;
+// the shape for a private API server). Run is the Pulumi program main.go
 // calls; Program returns the outputs without exporting them, for tests.
 package stacks

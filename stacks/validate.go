@@ -1,9 +1,12 @@
 package stacks
 
 import (
+	"net/netip"
+
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/gpustack"
+	"github.com/aksml/aksml/components/network"
 	"github.com/aksml/aksml/components/queues"
 )
 
@@ -41,6 +44,12 @@ func (c *Config) Validate() field.ErrorList {
 	if c.ExistingCluster != nil {
 		errs = append(errs, c.validateExistingCluster()...)
 	}
+	if c.Cluster != nil {
+		errs = append(errs, c.validateNetwork()...)
+	}
+	if !c.KubernetesLayerOn() {
+		errs = append(errs, c.validateAzureLayerOnly()...)
+	}
 	if c.IsProd() {
 		errs = append(errs, c.validateProd()...)
 	}
@@ -55,6 +64,60 @@ func (c *Config) validateExistingCluster() field.ErrorList {
 		errs = append(errs, field.Invalid(key("storage").Child("accounts"), "storage accounts need aksml:cluster (Azure); remove them in existing-cluster mode, the StorageClasses then provision through the cluster's CSI drivers"))
 	}
 	errs = append(errs, c.Observability.ValidateExistingCluster(key("observability"))...)
+	if c.Network != nil {
+		errs = append(errs, field.Invalid(key("network"), "creates or uses a VNet for aksml:cluster; remove it in existing-cluster mode, where the cluster's network is not aksml's"))
+	}
+	return errs
+}
+
+// validateNetwork checks the cluster's network against the rest of the
+// stack: the VNet plan, a route from the nodes to every storage account that
+// denies public networks, no storage rule naming a subnet the nodes are not
+// in, and an API server this stack's Kubernetes layer can reach.
+func (c *Config) validateNetwork() field.ErrorList {
+	var errs field.ErrorList
+	if c.Network != nil {
+		errs = append(errs, c.Network.Validate(key("network"), c.networkNeeds(), c.networkOverlay())...)
+	}
+	nodes := network.Spec{}.Nodes(c.networkNeeds())
+	if c.Network != nil {
+		nodes = c.Network.Nodes(c.networkNeeds())
+	}
+	errs = append(errs, network.ValidatePodCapacity(c.Cluster.Network.PodCIDR, nodes, key("cluster").Child("network").Child("podCidr"))...)
+	if a := c.Storage.Accounts; a != nil {
+		ap := key("storage").Child("accounts")
+		if c.Network == nil && a.NeedsRoute() {
+			errs = append(errs, field.Invalid(ap.Child("privateNetwork"), "the accounts deny public networks, but without aksml:network the nodes are in the VNet AKS generates, which no storage rule or private endpoint can name, and IP rules do not match same-region traffic: the nodes would have no route; add aksml:network (created or existing), or set privateNetwork: false"))
+		} else if c.Network != nil {
+			errs = append(errs, a.ValidateRoute(ap, true, true)...)
+		}
+		for i, id := range a.AllowedSubnetIDs {
+			errs = append(errs, field.Invalid(ap.Child("allowedSubnetIds").Index(i), "%q is a subnet the cluster's nodes are not in (they are in aksml:network's node subnet, whose rule aksml adds itself with nodeAccess ServiceEndpoint); remove it", id))
+		}
+	}
+	if c.Cluster.APIServer.Private && c.KubernetesLayerOn() {
+		errs = append(errs, field.Invalid(key("cluster").Child("apiServer").Child("private"), "a private API server is reachable only from inside the cluster's VNet, so this stack's Kubernetes layer (which the same pulumi up deploys) cannot reach it; use authorizedIPRanges with your egress ranges, or split the deployment in two stacks: this one with aksml:kubernetesLayer: false, and a Kubernetes-layer stack with aksml:existingCluster.stackReference naming it, run from a machine inside the VNet (README, Network)"))
+	}
+	return errs
+}
+
+// validateAzureLayerOnly rejects what an Azure-layer stack would silently
+// not deploy.
+func (c *Config) validateAzureLayerOnly() field.ErrorList {
+	var errs field.ErrorList
+	k := key("kubernetesLayer")
+	if c.Cluster == nil {
+		errs = append(errs, field.Invalid(k, "false deploys only the Azure layer, which needs aksml:cluster; remove it in existing-cluster mode"))
+	}
+	if len(c.Teams) > 0 {
+		errs = append(errs, field.Invalid(key("teams"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
+	}
+	if len(c.Workloads) > 0 {
+		errs = append(errs, field.Invalid(key("workloads"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
+	}
+	if c.TrainingOperator.Enabled {
+		errs = append(errs, field.Invalid(key("trainingOperator").Child("enabled"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
+	}
 	return errs
 }
 
@@ -71,8 +134,11 @@ func (c *Config) validateProd() field.ErrorList {
 		return errs
 	}
 	cl := key("cluster")
-	if !c.Cluster.APIServer.Private && len(c.Cluster.APIServer.AuthorizedIPRanges) == 0 {
-		errs = append(errs, field.Invalid(cl.Child("apiServer"), "prod needs a private API server (private: true) or authorizedIPRanges"))
+	if !c.Cluster.APIServer.Private {
+		errs = append(errs, validateProdRanges(c.Cluster.APIServer.AuthorizedIPRanges, cl.Child("apiServer").Child("authorizedIPRanges"))...)
+	}
+	if c.Network == nil {
+		errs = append(errs, field.Required(key("network"), "prod puts the cluster in its own VNet (created, or existing subnets) so that storage is reached privately; add aksml:network"))
 	}
 	if !c.Cluster.LocalAccountsDisabled() {
 		errs = append(errs, field.Invalid(cl.Child("entraID").Child("disableLocalAccounts"), "prod needs local accounts off and Entra ID RBAC; set entraID.adminGroupObjectIDs and leave disableLocalAccounts unset or true"))
@@ -88,3 +154,27 @@ func (c *Config) validateProd() field.ErrorList {
 	}
 	return errs
 }
+
+// validateProdRanges requires authorized IP ranges in prod, none broader than
+// MaxAuthorizedPrefix.
+func validateProdRanges(ranges []string, path field.Path) field.ErrorList {
+	if len(ranges) == 0 {
+		return field.ErrorList{field.Required(path, "prod restricts the public API server to the ranges that administer it and run pulumi up (CI egress, office); list them as CIDRs")}
+	}
+	var errs field.ErrorList
+	for i, r := range ranges {
+		p, err := netip.ParsePrefix(r)
+		switch {
+		case err != nil:
+			continue // reported by the cluster's own validation
+		case p.Bits() == 0:
+			errs = append(errs, field.Invalid(path.Index(i), "%s allows every address on the internet, which is no restriction at all; list the egress ranges of your CI runners and admin networks instead", r))
+		case p.Bits() < MaxAuthorizedPrefix:
+			errs = append(errs, field.Invalid(path.Index(i), "%s is broader than a /%d; prod lists the specific ranges that administer the cluster, so narrow it", r, MaxAuthorizedPrefix))
+		}
+	}
+	return errs
+}
+
+// MaxAuthorizedPrefix is the broadest authorized IP range prod accepts.
+const MaxAuthorizedPrefix = 8

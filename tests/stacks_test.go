@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,7 +115,51 @@ func TestProdStack(t *testing.T) {
 	assert.Len(t, byType(st, ":MaintenanceConfiguration"), 2)
 
 	for _, p := range byType(st, ":AgentPool") {
+		if p.Inputs["vmSize"] == "Standard_ND96isr_H100_v5" {
+			assert.Equal(t, []any{"1"}, p.Inputs["availabilityZones"], "the InfiniBand pool %s stays in one zone", p.Name)
+			continue
+		}
 		assert.Equal(t, []any{"1", "2", "3"}, p.Inputs["availabilityZones"], "%s spans zones 1-3", p.Name)
+	}
+
+	// The network layer: every pool in the node subnet, the cluster identity
+	// on it, storage reached through private endpoints resolved by linked
+	// privatelink zones, and no storage rule naming another subnet.
+	subnets := byType(st, ":Subnet")
+	require.Len(t, subnets, 2, "node and private endpoint subnets")
+	nodeSubnet := "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aksml-prod-net/providers/Microsoft.network/Subnet/network-nodes"
+	for _, p := range byType(st, ":AgentPool") {
+		assert.Equal(t, nodeSubnet, p.Inputs["vnetSubnetID"], "%s joins the node subnet", p.Name)
+	}
+	for _, p := range c.Get("agentPoolProfiles").([]any) {
+		assert.Equal(t, nodeSubnet, p.(map[string]any)["vnetSubnetID"], "inline pool %v joins the node subnet", p.(map[string]any)["name"])
+	}
+	for _, s := range byType(st, ":DeploymentStackAtResourceGroup") {
+		if strings.Contains(s.Name, "gpupools") {
+			assert.Equal(t, nodeSubnet, s.Get("parameters.nodeSubnetId.value"), "template pools read the node subnet")
+		}
+	}
+	grants := 0
+	for _, r := range byType(st, ":RoleAssignment") {
+		if strings.HasSuffix(str(r.Inputs["roleDefinitionId"]), "4d97b98b-1d4f-4787-a291-c67834d212e7") {
+			grants++
+			assert.Equal(t, nodeSubnet, r.Inputs["scope"], "Network Contributor on the node subnet")
+		}
+	}
+	assert.Equal(t, 1, grants)
+	zones := map[any]bool{}
+	for _, z := range byType(st, ":PrivateZone") {
+		zones[z.Inputs["privateZoneName"]] = true
+	}
+	assert.True(t, zones["privatelink.file.core.windows.net"])
+	assert.Len(t, byType(st, ":VirtualNetworkLink"), 2, "each zone linked to the VNet")
+	pes := byType(st, ":PrivateEndpoint")
+	require.Len(t, pes, 1, "the Azure Files account through a private endpoint")
+	assert.Equal(t, "file", pes[0].Get("privateLinkServiceConnections").([]any)[0].(map[string]any)["groupIds"].([]any)[0])
+	for _, a := range byType(st, "storage:StorageAccount") {
+		for _, rule := range a.Get("networkRuleSet.virtualNetworkRules").([]any) {
+			assert.Equal(t, nodeSubnet, rule.(map[string]any)["virtualNetworkResourceId"], "%s allows only the nodes' subnet", a.Name)
+		}
 	}
 
 	var filesProtected bool
@@ -270,5 +315,103 @@ func TestExistingClusterMode(t *testing.T) {
 		if strings.HasPrefix(r.Type, "kubernetes:") && r.Parent == "" {
 			t.Errorf("%s has no parent component", r.URN)
 		}
+	}
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// TestTwoStackShapeForAPrivateAPIServer: an Azure-layer stack may have a
+// private API server and registers no Kubernetes object; a Kubernetes-layer
+// stack reads its kubeconfig and storage account through a StackReference.
+func TestTwoStackShapeForAPrivateAPIServer(t *testing.T) {
+	cfg, err := synth.ReadStackConfig(projectDir, "prod")
+	require.NoError(t, err)
+	for _, k := range []string{"aksml:teams", "aksml:trainingOperator"} {
+		delete(cfg, k)
+	}
+	cfg["aksml:kubernetesLayer"] = "false"
+	var cl map[string]any
+	require.NoError(t, json.Unmarshal([]byte(cfg["aksml:cluster"]), &cl))
+	cl["apiServer"] = map[string]any{"private": true}
+	raw, err := json.Marshal(cl)
+	require.NoError(t, err)
+	cfg["aksml:cluster"] = string(raw)
+	azure, err := synth.Run("prod-azure", "prod", cfg, stacks.Program)
+	require.NoError(t, err)
+	for _, r := range azure.Resources {
+		assert.False(t, strings.HasPrefix(r.Type, "kubernetes:"), "the Azure-layer stack registered %s", r.URN)
+	}
+	clusters := byType(azure, ":ManagedCluster")
+	require.Len(t, clusters, 1)
+	assert.Equal(t, true, clusters[0].Get("apiServerAccessProfile.enablePrivateCluster"))
+	for _, out := range []string{"kubeconfig", "clusterResourceId", "resourceGroupName", "filesStorageAccount"} {
+		assert.Contains(t, azure.Outputs, out, "the Kubernetes-layer stack reads %s", out)
+	}
+	assert.Empty(t, rules.MandatoryOnly(rules.Check(azure)), "a private API server without Kubernetes objects passes the guardrails")
+
+	k8s, err := synth.Run("prod-k8s", "prod", map[string]string{
+		"aksml:existingCluster": `{"stackReference":"organization/aksml/prod-azure"}`,
+		"aksml:gpuPools":        `[{"name":"a100","vmSize":"Standard_NC24ads_A100_v4","workload":"training","maxCount":2,"zones":["1"]}]`,
+		"aksml:teams":           `[{"name":"team-a","gpuQuota":{"a100":2},"cpu":"16","memory":"64Gi"}]`,
+	}, stacks.Program)
+	require.NoError(t, err)
+	for _, r := range k8s.Resources {
+		assert.False(t, strings.HasPrefix(r.Type, "azure-native:"), "the Kubernetes-layer stack registered %s", r.URN)
+	}
+	refs := byType(k8s, "pulumi:pulumi:StackReference")
+	require.Len(t, refs, 1)
+	assert.Equal(t, "organization/aksml/prod-azure", refs[0].Inputs["name"])
+	for _, sc := range byType(k8s, "storage.k8s.io/v1:StorageClass") {
+		if strings.Contains(sc.Name, "azurefile") || strings.Contains(sc.Name, "checkpoints") {
+			assert.Equal(t, "azurefiles", sc.Get("parameters.storageAccount"), "%s uses the Azure stack's account", sc.Name)
+			assert.Equal(t, "rg-azure", sc.Get("parameters.resourceGroup"))
+		}
+	}
+	providers := byType(k8s, "pulumi:providers:kubernetes")
+	require.Len(t, providers, 1)
+	assert.Contains(t, providers[0].SecretInputs, "kubeconfig")
+}
+
+// TestInvalidNetworkConfigsRegisterNothing runs the prod stack with one
+// network problem at a time: each fails before any resource is registered,
+// naming its key.
+func TestInvalidNetworkConfigsRegisterNothing(t *testing.T) {
+	cases := []struct {
+		name, key, value, want string
+	}{
+		{"API server open to the internet", "aksml:cluster", `"apiServer":{"authorizedIPRanges":["0.0.0.0/0"]}`, "aksml:cluster.apiServer.authorizedIPRanges[0]: 0.0.0.0/0 allows every address"},
+		{"private API server with the Kubernetes layer", "aksml:cluster", `"apiServer":{"private":true}`, "aksml:cluster.apiServer.private"},
+		{"VNet overlapping the service range", "aksml:network", `"addressSpace":"10.0.0.0/16"`, "aksml:network.addressSpace: 10.0.0.0/16 overlaps the service range"},
+		{"private storage without a VNet", "aksml:network", "", "aksml:storage.accounts.privateNetwork: the accounts deny public networks, but without aksml:network"},
+		{"storage rule for another subnet", "aksml:storage", `"accounts":{"namePrefix":"aksmlprod","privateNetwork":true,"allowedSubnetIds":["/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s"]}`, "aksml:storage.accounts.allowedSubnetIds[0]"},
+		{"InfiniBand pool over zones", "aksml:gpuPools", "", "aksml:gpuPools[0].zones: Standard_ND96isr_H100_v5 is an InfiniBand (RDMA) size"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := synth.ReadStackConfig(projectDir, "prod")
+			require.NoError(t, err)
+			switch {
+			case tc.key == "aksml:gpuPools":
+				cfg[tc.key] = `[{"name":"h100","vmSize":"Standard_ND96isr_H100_v5","workload":"training","maxCount":2,"zones":["1","2"]}]`
+				delete(cfg, "aksml:teams")
+			case tc.value == "":
+				delete(cfg, tc.key)
+			default:
+				var section map[string]any
+				require.NoError(t, json.Unmarshal([]byte(cfg[tc.key]), &section))
+				var patch map[string]any
+				require.NoError(t, json.Unmarshal([]byte("{"+tc.value+"}"), &patch))
+				for k, v := range patch {
+					section[k] = v
+				}
+				raw, err := json.Marshal(section)
+				require.NoError(t, err)
+				cfg[tc.key] = string(raw)
+			}
+			st, err := synth.Run("prod", "prod", cfg, stacks.Program)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Empty(t, st.Resources, "an invalid config registers no resources")
+		})
 	}
 }

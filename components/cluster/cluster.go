@@ -41,6 +41,10 @@ type ClusterArgs struct {
 	// Transform may change the provider arguments of the managed cluster
 	// before it is registered (escape hatch).
 	Transform func(*containerservice.ManagedClusterArgs)
+	// NodeSubnetID is the subnet (ARM ID) the system and CPU pools join
+	// (vnetSubnetID), e.g. network.Network.NodeSubnetID. Default nil: AKS
+	// generates a VNet and subnet, which nothing else can reference.
+	NodeSubnetID pulumi.StringInput
 }
 
 // Cluster is an AKS cluster with its resource group, maintenance windows
@@ -115,6 +119,7 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	}
 
 	mcArgs := ManagedClusterArgs(spec, rgName, args.Tags)
+	SetNodeSubnet(mcArgs, args.NodeSubnetID)
 	if args.Transform != nil {
 		args.Transform(mcArgs)
 	}
@@ -122,8 +127,11 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	if !spec.CPUPool.Disabled {
 		ignore = append(ignore, "agentPoolProfiles[1].count")
 	}
+	// AKS sets a pool's subnet at creation only, so moving the inline pools
+	// to another subnet (or into aksml:network) replaces the cluster, which
+	// a preview shows and Protect refuses (hashicorp/terraform-provider-azurerm#8662).
 	mc, err := containerservice.NewManagedCluster(ctx, name+"-aks", mcArgs,
-		append(azureOpts, pulumi.IgnoreChanges(ignore))...)
+		append(azureOpts, pulumi.IgnoreChanges(ignore), pulumi.ReplaceOnChanges([]string{"agentPoolProfiles[*].vnetSubnetID"}))...)
 	if err != nil {
 		return nil, err
 	}
@@ -257,6 +265,21 @@ func ManagedClusterArgs(s Spec, resourceGroupName pulumi.StringInput, tags map[s
 		a.Tags = pulumi.ToStringMap(tags)
 	}
 	return a
+}
+
+// SetNodeSubnet sets vnetSubnetID on every inline pool of a; a nil subnet
+// leaves them unset.
+func SetNodeSubnet(a *containerservice.ManagedClusterArgs, subnetID pulumi.StringInput) {
+	pools, ok := a.AgentPoolProfiles.(containerservice.ManagedClusterAgentPoolProfileArray)
+	if subnetID == nil || !ok {
+		return
+	}
+	for i, p := range pools {
+		if pa, ok := p.(containerservice.ManagedClusterAgentPoolProfileArgs); ok {
+			pa.VnetSubnetID = subnetID
+			pools[i] = pa
+		}
+	}
 }
 
 // MaintenanceArgs maps a window to the maintenance configuration named

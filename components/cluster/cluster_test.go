@@ -561,3 +561,41 @@ func TestExistingProvider(t *testing.T) {
 		})
 	}
 }
+
+// TestNodeSubnetOnInlinePools: the system and CPU pools join the node subnet.
+func TestNodeSubnetOnInlinePools(t *testing.T) {
+	const subnet = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes"
+	m, _, err := runCluster(t, &ClusterArgs{Spec: devSpec(), NodeSubnetID: pulumi.String(subnet)})
+	require.NoError(t, err)
+	pools := m.byType(":ManagedCluster")[0].inputs["agentPoolProfiles"].ArrayValue()
+	require.Len(t, pools, 2)
+	for _, p := range pools {
+		assert.Equal(t, subnet, p.ObjectValue()["vnetSubnetID"].StringValue(), p.ObjectValue()["name"].StringValue())
+	}
+	assert.Contains(t, m.byType(":ManagedCluster")[0].rpc.GetReplaceOnChanges(), "agentPoolProfiles[*].vnetSubnetID",
+		"AKS cannot move a pool to another subnet: a preview shows the replacement")
+	m, _, err = runCluster(t, &ClusterArgs{Spec: devSpec()})
+	require.NoError(t, err)
+	for _, p := range m.byType(":ManagedCluster")[0].inputs["agentPoolProfiles"].ArrayValue() {
+		assert.False(t, p.ObjectValue().HasValue("vnetSubnetID"))
+	}
+}
+
+func TestOverlayRulesAndRangeLimit(t *testing.T) {
+	s := devSpec()
+	s.Network = Network{PodCIDR: "172.31.0.0/16", ServiceCIDR: "10.0.0.0/16", DNSServiceIP: "10.0.0.0"}
+	s.APIServer.AuthorizedIPRanges = make([]string, 201)
+	for i := range s.APIServer.AuthorizedIPRanges {
+		s.APIServer.AuthorizedIPRanges[i] = "203.0.113.0/24"
+	}
+	s.Default()
+	err := s.Validate("aksml:cluster").ToAggregate()
+	require.Error(t, err)
+	for _, w := range []string{
+		"aksml:cluster.network.podCidr: 172.31.0.0/16 overlaps 172.31.0.0/16, which AKS reserves",
+		"aksml:cluster.network.dnsServiceIP: 10.0.0.0 is the first address",
+		"aksml:cluster.apiServer.authorizedIPRanges: lists 201 ranges; AKS accepts at most 200",
+	} {
+		assert.Contains(t, err.Error(), w)
+	}
+}

@@ -99,6 +99,10 @@ const (
 	// maintenance configurations AKS reads for the two upgrade channels.
 	AutoUpgradeScheduleName   = "aksManagedAutoUpgradeSchedule"
 	NodeOSUpgradeScheduleName = "aksManagedNodeOSUpgradeSchedule"
+	// MaxAuthorizedIPRanges is the most API server authorized IP ranges AKS
+	// accepts ("Secure access to the API server using authorized IP address
+	// ranges in AKS", https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges).
+	MaxAuthorizedIPRanges = 200
 	// KubeconfigFormatExec asks AKS for a kubelogin exec kubeconfig on
 	// Entra ID clusters.
 	KubeconfigFormatExec = "exec"

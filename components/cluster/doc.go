@@ -59,6 +59,15 @@
 // 2024-09-02-preview API has, and aksml keeps the cluster on a GA API.
 //
 // ExistingProvider builds the Kubernetes provider for a cluster aksml does
-// not create (a kubeconfig path and context); no Azure resource is
-// registered, and every Kubernetes-layer component works against it.
+// not create (a kubeconfig path and context, or the outputs of an aksml
+// Azure-layer stack read through a StackReference, ExistingStack); no Azure
+// resource is registered, and every Kubernetes-layer component works
+// against it. The StackReference route is how a private API server is
+// reached: the Kubernetes-layer stack runs from inside the VNet.
+//
+// NewCluster takes ClusterArgs.NodeSubnetID, the subnet the system and CPU
+// pools join (vnetSubnetID; components/network). Validate also applies the
+// overlay rules of components/network (ranges outside those AKS reserves,
+// DNS IP not the first service address) and the 200-range limit of
+// authorized IP ranges.
 package cluster

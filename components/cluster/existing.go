@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
@@ -33,6 +34,15 @@ type ExistingClusterSpec struct {
 	// neither of them on an existing cluster unless told to (the Training
 	// Operator with aksml:trainingOperator.enabled).
 	Installed []string `json:"installed,omitempty"`
+
+	// StackReference is the fully qualified name (org/project/stack) of an
+	// aksml Azure-layer stack (aksml:kubernetesLayer false) whose outputs
+	// this stack reads through a StackReference: `kubeconfig` for the
+	// provider, `clusterResourceId` as the default cluster identifier, and
+	// `resourceGroupName` and `filesStorageAccount` for the StorageClasses.
+	// The way to a private API server: run this stack from inside the VNet.
+	// Default none; not with KubeconfigPath.
+	StackReference string `json:"stackReference,omitempty"`
 }
 
 // Operators an existing cluster may declare in ExistingClusterSpec.Installed.
@@ -49,8 +59,15 @@ var InstalledOperators = []string{InstalledKAITO, InstalledTrainingOperator}
 // Has reports whether the cluster declares the operator as installed.
 func (s ExistingClusterSpec) Has(operator string) bool { return slices.Contains(s.Installed, operator) }
 
-// Validate checks that KubeconfigPath, when set, is a readable file, and
-// that Installed names known operators once each.
+// ExistingStackOutputs are the outputs an Azure-layer stack exports for a
+// Kubernetes-layer stack that references it.
+var ExistingStackOutputs = struct{ Kubeconfig, ClusterResourceID, ResourceGroupName, FilesStorageAccount string }{
+	"kubeconfig", "clusterResourceId", "resourceGroupName", "filesStorageAccount",
+}
+
+// Validate checks that KubeconfigPath, when set, is a readable file, that
+// StackReference, when set, is a stack name and the only kubeconfig source,
+// and that Installed names known operators once each.
 func (s ExistingClusterSpec) Validate(path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	seen := map[string]bool{}
@@ -62,6 +79,16 @@ func (s ExistingClusterSpec) Validate(path field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(path.Child("installed").Index(i), "%q is listed twice", op))
 		}
 		seen[op] = true
+	}
+	if s.StackReference != "" {
+		parts := strings.Split(s.StackReference, "/")
+		switch {
+		case s.KubeconfigPath != "":
+			errs = append(errs, field.Invalid(path.Child("stackReference"), "and kubeconfigPath are mutually exclusive: the kubeconfig comes from the referenced stack; remove one"))
+		case (len(parts) != 1 && len(parts) != 3) || slices.Contains(parts, ""):
+			errs = append(errs, field.Invalid(path.Child("stackReference"), "%q is not a stack name; write <org>/<project>/<stack>, e.g. organization/aksml/prod-azure", s.StackReference))
+		}
+		return errs
 	}
 	if s.KubeconfigPath == "" {
 		return errs
@@ -80,8 +107,17 @@ func (s ExistingClusterSpec) Validate(path field.Path) field.ErrorList {
 // cluster. The kubeconfig file's contents are read now and kept in state as a
 // secret. Server-side apply is on.
 func ExistingProvider(ctx *pulumi.Context, name string, spec ExistingClusterSpec, opts ...pulumi.ResourceOption) (*kubernetes.Provider, error) {
+	prov, _, err := ExistingStack(ctx, name, spec, opts...)
+	return prov, err
+}
+
+// ExistingStack is ExistingProvider that also returns the StackReference
+// (`<name>-ref`) it reads the kubeconfig from when spec.StackReference is
+// set (nil otherwise), so that the caller reads the referenced stack's other
+// outputs from the same reference.
+func ExistingStack(ctx *pulumi.Context, name string, spec ExistingClusterSpec, opts ...pulumi.ResourceOption) (*kubernetes.Provider, *pulumi.StackReference, error) {
 	if err := spec.Validate(field.NewPath("aksml:existingCluster")).ToAggregate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	id := spec.ClusterIdentifier
 	if id == "" {
@@ -94,15 +130,41 @@ func ExistingProvider(ctx *pulumi.Context, name string, spec ExistingClusterSpec
 		ClusterIdentifier:     pulumi.String(id),
 		EnableServerSideApply: pulumi.Bool(true),
 	}
+	var ref *pulumi.StackReference
+	if spec.StackReference != "" {
+		var err error
+		ref, err = pulumi.NewStackReference(ctx, name+"-ref", &pulumi.StackReferenceArgs{Name: pulumi.String(spec.StackReference)})
+		if err != nil {
+			return nil, nil, err
+		}
+		args.Kubeconfig = pulumi.ToSecret(RequiredOutput(ref, ExistingStackOutputs.Kubeconfig)).(pulumi.StringOutput)
+		if spec.ClusterIdentifier == "" {
+			args.ClusterIdentifier = RequiredOutput(ref, ExistingStackOutputs.ClusterResourceID)
+		}
+	}
 	if spec.KubeconfigPath != "" {
 		raw, err := os.ReadFile(spec.KubeconfigPath)
 		if err != nil {
-			return nil, fmt.Errorf("cluster: reading kubeconfig: %w", err)
+			return nil, nil, fmt.Errorf("cluster: reading kubeconfig: %w", err)
 		}
 		args.Kubeconfig = pulumi.ToSecret(pulumi.String(string(raw))).(pulumi.StringOutput)
 	}
 	if spec.Context != "" {
 		args.Context = pulumi.String(spec.Context)
 	}
-	return kubernetes.NewProvider(ctx, name, args, opts...)
+	prov, err := kubernetes.NewProvider(ctx, name, args, opts...)
+	return prov, ref, err
+}
+
+// RequiredOutput returns the referenced stack's string output key; it fails
+// (at preview, when the other stack's state is read) when the output is
+// missing or empty, naming the output and the stack.
+func RequiredOutput(ref *pulumi.StackReference, key string) pulumi.StringOutput {
+	return pulumi.All(ref.Name, ref.GetOutput(pulumi.String(key))).ApplyT(func(vs []any) (string, error) {
+		s, _ := vs[1].(string)
+		if s == "" {
+			return "", fmt.Errorf("stack %v has no output %q; deploy it as an aksml Azure-layer stack (aksml:cluster with aksml:kubernetesLayer false) first", vs[0], key)
+		}
+		return s, nil
+	}).(pulumi.StringOutput)
 }

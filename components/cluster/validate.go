@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/network"
 )
 
 var (
@@ -179,6 +180,8 @@ func validateNetwork(n Network, path field.Path) field.ErrorList {
 	case svcErr == nil && !svc.Contains(dns):
 		errs = append(errs, field.Invalid(path.Child("dnsServiceIP"), "%s is outside serviceCidr %s; use an address in it, e.g. the .10 of the range", n.DNSServiceIP, n.ServiceCIDR))
 	}
+	errs = append(errs, network.ValidateOverlay(n.PodCIDR, n.ServiceCIDR, n.DNSServiceIP,
+		path.Child("podCidr"), path.Child("serviceCidr"), path.Child("dnsServiceIP"))...)
 	return errs
 }
 
@@ -199,6 +202,9 @@ func validateAPIServer(a APIServer, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if a.Private && len(a.AuthorizedIPRanges) > 0 {
 		errs = append(errs, field.Invalid(path.Child("authorizedIPRanges"), "authorizedIPRanges and private are mutually exclusive: a private API server has no public endpoint to restrict; choose one"))
+	}
+	if len(a.AuthorizedIPRanges) > MaxAuthorizedIPRanges {
+		errs = append(errs, field.Invalid(path.Child("authorizedIPRanges"), "lists %d ranges; AKS accepts at most %d, so merge ranges", len(a.AuthorizedIPRanges), MaxAuthorizedIPRanges))
 	}
 	for i, r := range a.AuthorizedIPRanges {
 		if p, err := netip.ParsePrefix(r); err != nil || p.Masked() != p {

@@ -135,6 +135,26 @@
 // Managed pool sends its configured count, which is the count it should
 // have.
 //
+// # Network and InfiniBand
+//
+// GPUNodePoolsArgs.NodeSubnetID puts every pool in the cluster's node subnet:
+// vnetSubnetID on each typed AgentPool, and `[parameters('nodeSubnetId')]`
+// on each template pool with the subnet passed as the stack parameter
+// nodeSubnetId (AgentPool model, azure-rest-api-specs 2024-10-01 and
+// 2026-01-02-preview: without vnetSubnetID "a VNET and subnet will be
+// generated and used"; see components/network). AKS sets the subnet at
+// creation only, so vnetSubnetID is in ReplaceOnChanges of the typed pools;
+// a template pool moves subnet by renaming, like any immutable change.
+//
+// Pools on RDMA (InfiniBand) sizes of the catalogue are kept in one zone or
+// none: RDMA-capable VMs in a scale set reach each other over InfiniBand
+// only inside one placement group ("High performance compute VM sizes",
+// cluster configuration options: "In a VM scale set, ensure that you limit
+// the deployment to a single placement group",
+// https://learn.microsoft.com/azure/virtual-machines/sizes-hpc), and a scale
+// set spread over zones places its VMs in a placement group per zone, so
+// NCCL falls back to TCP between zones. Validate rejects such a pool.
+//
 // # Outputs
 //
 // Per pool (GPUNodePools.Pools, by name), flat and always set: Name,

@@ -47,6 +47,9 @@ const (
 	// ClusterNameParameter is the template parameter that names the cluster
 	// the template's pools join.
 	ClusterNameParameter = "clusterName"
+	// NodeSubnetParameter is the template parameter holding the node subnet
+	// ID (vnetSubnetID of every template pool), when one is given.
+	NodeSubnetParameter = "nodeSubnetId"
 	// GPUDriverInstall and GPUDriverNone are the values of gpuProfile.driver.
 	GPUDriverInstall = "Install"
 	GPUDriverNone    = "None"
@@ -69,6 +72,8 @@ const StackDescription = "aksml GPU node pools with gpuStack Managed or None (AK
 var immutableProperties = []string{
 	"vmSize", "gpuInstanceProfile", "scaleSetPriority", "scaleSetEvictionPolicy",
 	"availabilityZones", "osDiskSizeGB", "osType", "agentPoolName", "resourceName",
+	// AKS sets a pool's subnet at creation only (hashicorp/terraform-provider-azurerm#8662).
+	"vnetSubnetID",
 }
 
 // GPUNodePoolsArgs configures the GPU node pools of one AKS cluster.
@@ -92,6 +97,10 @@ type GPUNodePoolsArgs struct {
 	// pool before it is registered (escape hatch). It gets the defaulted
 	// spec of the pool.
 	Transform func(Spec, *containerservice.AgentPoolArgs)
+	// NodeSubnetID is the subnet (ARM ID) every pool joins (vnetSubnetID):
+	// the cluster's node subnet, e.g. network.Network.NodeSubnetID. Default
+	// nil: the pools join the VNet AKS generated for the cluster.
+	NodeSubnetID pulumi.StringInput
 	// PropertiesTransform may change the ARM `properties` of a Managed or
 	// None pool before they go into the shared template (escape hatch). It
 	// gets the defaulted spec of the pool.
@@ -178,6 +187,9 @@ func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, o
 	for _, s := range specs {
 		if s.GPUStack == GPUStackDriverOnly {
 			a := AgentPoolArgs(s, args.ResourceGroupName, args.ClusterName, args.Tags)
+			if args.NodeSubnetID != nil {
+				a.VnetSubnetID = args.NodeSubnetID
+			}
 			if args.Transform != nil {
 				args.Transform(s, a)
 			}
@@ -185,16 +197,23 @@ func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, o
 			continue
 		}
 		props := TemplateProperties(s, args.Tags)
+		if args.NodeSubnetID != nil {
+			props["vnetSubnetID"] = fmt.Sprintf("[parameters('%s')]", NodeSubnetParameter)
+		}
 		if args.PropertiesTransform != nil {
 			args.PropertiesTransform(s, props)
 		}
 		templatePools[s.Name] = props
 	}
 	stackName := name + "-stack"
+	parameters := map[string]any{ClusterNameParameter: args.ClusterName}
+	if args.NodeSubnetID != nil {
+		parameters[NodeSubnetParameter] = args.NodeSubnetID
+	}
 	stackArgs, err := armdeploy.StackArgs(stackName, &armdeploy.Args{
 		ResourceGroupName: args.ResourceGroupName,
 		Template:          PoolsTemplate(templatePools),
-		Parameters:        map[string]any{ClusterNameParameter: args.ClusterName},
+		Parameters:        parameters,
 		Description:       StackDescription,
 		Tags:              args.Tags,
 	})

@@ -55,6 +55,10 @@ func TestSpecValidate(t *testing.T) {
 		{name: "name too long", mutate: func(s *Spec) { s.Name = "gpua100training" }, wantErr: []string{`aksml:gpuPools[0].name: "gpua100training" is not a valid AKS pool name`}},
 		{name: "name with dash", mutate: func(s *Spec) { s.Name = "gpu-a100" }, wantErr: []string{"aksml:gpuPools[0].name:"}},
 		{name: "name starting with digit", mutate: func(s *Spec) { s.Name = "1gpu" }, wantErr: []string{"aksml:gpuPools[0].name:"}},
+		{name: "InfiniBand pool in one zone is valid", mutate: func(s *Spec) { s.VMSize = "Standard_ND96isr_H100_v5"; s.Zones = []string{"2"} }},
+		{name: "InfiniBand pool over zones", mutate: func(s *Spec) { s.VMSize = "Standard_ND96isr_H100_v5"; s.Zones = []string{"1", "2", "3"} },
+			wantErr: []string{"aksml:gpuPools[0].zones: Standard_ND96isr_H100_v5 is an InfiniBand (RDMA) size", "list one zone (or none)"}},
+		{name: "non-RDMA pool over zones is valid", mutate: func(s *Spec) { s.Zones = []string{"1", "2", "3"} }},
 		{name: "missing vmSize", mutate: func(s *Spec) { s.VMSize = "" }, wantErr: []string{"aksml:gpuPools[0].vmSize: is required"}},
 		{name: "NV-series rejected", mutate: func(s *Spec) { s.VMSize = "Standard_NV12s_v3" }, wantErr: []string{"aksml:gpuPools[0].vmSize: Standard_NV12s_v3 is an NV-series (M60) SKU for visualisation only"}},
 		{name: "unknown SKU", mutate: func(s *Spec) { s.VMSize = "Standard_D4s_v5" }, wantErr: []string{"aksml:gpuPools[0].vmSize: Standard_D4s_v5 is not in the GPU SKU catalogue"}},
@@ -654,4 +658,28 @@ func TestTemplatePoolsMatchThePublishedSpec(t *testing.T) {
 	for _, r := range PoolsTemplate(pools)["resources"].([]map[string]any) {
 		assert.Empty(t, spec.CheckResource("AgentPool", r), r["name"])
 	}
+}
+
+// TestNodeSubnetOnEveryPool: with a node subnet, typed pools set
+// vnetSubnetID and template pools read it from the nodeSubnetId parameter.
+func TestNodeSubnetOnEveryPool(t *testing.T) {
+	const subnet = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes"
+	mgd := specOf(func(s *Spec) { s.Name = "gpumgd"; managed(s, 1) })
+	driverOnly := Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 2}
+	args := poolsArgs(mgd, driverOnly)
+	args.NodeSubnetID = pulumi.String(subnet)
+	m, _, err := runPools(t, args)
+	require.NoError(t, err)
+	require.Len(t, m.byType(":AgentPool"), 1)
+	assert.Equal(t, subnet, m.byType(":AgentPool")[0].inputs["vnetSubnetID"].StringValue())
+	pools := templatePools(t, m)
+	require.Len(t, pools, 1)
+	assert.Equal(t, "[parameters('nodeSubnetId')]", pools[0]["properties"].ObjectValue()["vnetSubnetID"].StringValue())
+	params := stackOf(t, m).inputs["parameters"].ObjectValue()
+	assert.Equal(t, subnet, params[NodeSubnetParameter].ObjectValue()["value"].StringValue())
+
+	m, _, err = runPools(t, poolsArgs(mgd, driverOnly))
+	require.NoError(t, err)
+	assert.False(t, m.byType(":AgentPool")[0].inputs.HasValue("vnetSubnetID"), "no subnet: AKS picks the VNet")
+	assert.False(t, templatePools(t, m)[0]["properties"].ObjectValue().HasValue("vnetSubnetID"))
 }

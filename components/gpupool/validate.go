@@ -88,6 +88,9 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		seenZone[z] = true
 	}
 
+	if known && sku.RDMACapable && len(s.Zones) > 1 {
+		errs = append(errs, field.Invalid(path.Child("zones"), "%s is an InfiniBand (RDMA) size: its nodes only share one InfiniBand fabric inside one scale set placement, which zones %s split, so NCCL falls back to TCP; list one zone (or none)", s.VMSize, strings.Join(s.Zones, ", ")))
+	}
 	if !slices.Contains(GPUStacks, s.GPUStack) {
 		errs = append(errs, field.NotSupported(path.Child("gpuStack"), s.GPUStack, GPUStacks))
 	}

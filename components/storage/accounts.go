@@ -35,6 +35,16 @@ type StorageAccountsArgs struct {
 	// without one, provisioning on these accounts fails. Default nil: no
 	// role assignment (grant it yourself).
 	CSIPrincipalID pulumi.StringInput
+	// NodeSubnetID is the AKS node subnet. With Spec.NodeAccess
+	// ServiceEndpoint every account denying public networks gets a VNet
+	// rule for it. Default nil.
+	NodeSubnetID pulumi.StringInput
+	// PrivateEndpoints says the caller creates file and blob private
+	// endpoints for the accounts (network.Network.PrivateEndpoints), the
+	// route of Spec.NodeAccess PrivateEndpoint. Default false: a spec whose
+	// accounts deny public networks with that route is rejected, because
+	// the nodes would have no way in.
+	PrivateEndpoints bool
 }
 
 // StorageAccounts is the premium Azure Files account (datasets and
@@ -67,8 +77,15 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 	if args.ResourceGroupName == nil {
 		return nil, errors.New("storage: NewStorageAccounts needs ResourceGroupName")
 	}
-	if err := args.Spec.Validate(field.NewPath(ConfigKey).Child("accounts")).ToAggregate(); err != nil {
+	path := field.NewPath(ConfigKey).Child("accounts")
+	errs := args.Spec.Validate(path)
+	errs = append(errs, args.Spec.ValidateRoute(path, args.NodeSubnetID != nil, args.PrivateEndpoints)...)
+	if err := errs.ToAggregate(); err != nil {
 		return nil, err
+	}
+	var nodeSubnet pulumi.StringInput
+	if args.Spec.Route() == NodeAccessServiceEndpoint {
+		nodeSubnet = args.NodeSubnetID
 	}
 
 	c := &StorageAccounts{resourceGroupName: args.ResourceGroupName, blobNFS: args.Spec.BlobNFS}
@@ -77,7 +94,7 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 	}
 
 	files, err := azstorage.NewStorageAccount(ctx, name+"-files",
-		filesAccountArgs(args.Spec, args.ResourceGroupName, args.Location, args.Tags),
+		filesAccountArgs(args.Spec, nodeSubnet, args.ResourceGroupName, args.Location, args.Tags),
 		pulumi.Parent(c), pulumi.Protect(args.Protect))
 	if err != nil {
 		return nil, err
@@ -92,7 +109,7 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 
 	if args.Spec.BlobNFS {
 		blob, err := azstorage.NewStorageAccount(ctx, name+"-blob",
-			blobAccountArgs(args.Spec, args.ResourceGroupName, args.Location, args.Tags),
+			blobAccountArgs(args.Spec, nodeSubnet, args.ResourceGroupName, args.Location, args.Tags),
 			pulumi.Parent(c))
 		if err != nil {
 			return nil, err
@@ -149,7 +166,7 @@ func (c *StorageAccounts) ClassAccounts() *ClassAccounts {
 // filesAccountArgs maps the spec to the premium Azure Files account. The
 // Azure Files CSI driver mounts SMB shares with the account key, so shared
 // key access stays on; everything else is locked down.
-func filesAccountArgs(a AccountsSpec, rg pulumi.StringInput, location pulumi.StringPtrInput, tags map[string]string) *azstorage.StorageAccountArgs {
+func filesAccountArgs(a AccountsSpec, nodeSubnet pulumi.StringInput, rg pulumi.StringInput, location pulumi.StringPtrInput, tags map[string]string) *azstorage.StorageAccountArgs {
 	defaultAction := azstorage.DefaultActionAllow
 	if a.PrivateNetwork {
 		defaultAction = azstorage.DefaultActionDeny
@@ -166,7 +183,7 @@ func filesAccountArgs(a AccountsSpec, rg pulumi.StringInput, location pulumi.Str
 		AllowSharedKeyAccess:         pulumi.BoolPtr(true),
 		AllowCrossTenantReplication:  pulumi.BoolPtr(false),
 		DefaultToOAuthAuthentication: pulumi.BoolPtr(true),
-		NetworkRuleSet:               networkRuleSet(defaultAction, a.AllowedSubnetIDs, a.AllowedIPRanges),
+		NetworkRuleSet:               networkRuleSet(defaultAction, nodeSubnet, a.AllowedSubnetIDs, a.AllowedIPRanges),
 		Tags:                         pulumi.ToStringMap(tags),
 	}
 }
@@ -176,7 +193,7 @@ func filesAccountArgs(a AccountsSpec, rg pulumi.StringInput, location pulumi.Str
 // as the Blob CSI driver does for the accounts it creates) and no
 // credentials (so shared key access is off and the firewall denies every
 // network but the allowed subnets).
-func blobAccountArgs(a AccountsSpec, rg pulumi.StringInput, location pulumi.StringPtrInput, tags map[string]string) *azstorage.StorageAccountArgs {
+func blobAccountArgs(a AccountsSpec, nodeSubnet pulumi.StringInput, rg pulumi.StringInput, location pulumi.StringPtrInput, tags map[string]string) *azstorage.StorageAccountArgs {
 	return &azstorage.StorageAccountArgs{
 		AccountName:                  pulumi.StringPtr(a.BlobName()),
 		ResourceGroupName:            rg,
@@ -191,15 +208,23 @@ func blobAccountArgs(a AccountsSpec, rg pulumi.StringInput, location pulumi.Stri
 		AllowSharedKeyAccess:         pulumi.BoolPtr(false),
 		AllowCrossTenantReplication:  pulumi.BoolPtr(false),
 		DefaultToOAuthAuthentication: pulumi.BoolPtr(true),
-		NetworkRuleSet:               networkRuleSet(azstorage.DefaultActionDeny, a.AllowedSubnetIDs, nil),
+		NetworkRuleSet:               networkRuleSet(azstorage.DefaultActionDeny, nodeSubnet, a.AllowedSubnetIDs, nil),
 		Tags:                         pulumi.ToStringMap(tags),
 	}
 }
 
 // networkRuleSet builds the account firewall: the default action, trusted
-// Azure services through, and allow rules for each subnet and IP range.
-func networkRuleSet(defaultAction azstorage.DefaultAction, subnetIDs, ipRanges []string) *azstorage.NetworkRuleSetArgs {
+// Azure services through, and allow rules for the node subnet (when
+// given), each further subnet and IP range. The node subnet rule is only
+// set on an account that denies by default.
+func networkRuleSet(defaultAction azstorage.DefaultAction, nodeSubnet pulumi.StringInput, subnetIDs, ipRanges []string) *azstorage.NetworkRuleSetArgs {
 	var vnetRules azstorage.VirtualNetworkRuleArray
+	if nodeSubnet != nil && defaultAction == azstorage.DefaultActionDeny {
+		vnetRules = append(vnetRules, azstorage.VirtualNetworkRuleArgs{
+			VirtualNetworkResourceId: nodeSubnet,
+			Action:                   azstorage.ActionAllow,
+		})
+	}
 	for _, id := range slices.Sorted(slices.Values(subnetIDs)) {
 		vnetRules = append(vnetRules, azstorage.VirtualNetworkRuleArgs{
 			VirtualNetworkResourceId: pulumi.String(id),

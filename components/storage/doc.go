@@ -19,9 +19,21 @@
 //     off on the Blob NFS account, because NFS 3.0 mounts use no key. HTTPS
 //     only is on for Azure Files (SMB 3 encrypts in transit) and off on the
 //     Blob NFS account, because NFS 3.0 traffic is not TLS and Azure requires
-//     secure transfer off for it; that account therefore always denies every
-//     network except Spec.AllowedSubnetIDs. Args.Protect (prod) protects the
-//     Azure Files account, which holds the checkpoints.
+//     secure transfer off for it; that account therefore always denies
+//     public networks. Args.Protect (prod) protects the Azure Files account,
+//     which holds the checkpoints.
+//
+//     Accounts that deny public networks need a route for the nodes
+//     (Spec.NodeAccess, checked by ValidateRoute before anything is
+//     registered): PrivateEndpoint (default), where the caller adds file and
+//     blob private endpoints in the cluster VNet (components/network); or
+//     ServiceEndpoint, where each such account gets a VNet rule for
+//     Args.NodeSubnetID, which needs the Microsoft.Storage service endpoint
+//     on that subnet. IP rules are never a route for the nodes: "IP network
+//     rules have no effect on requests that originate from the same Azure
+//     region as the storage account" ("Azure Storage firewall rules",
+//     https://learn.microsoft.com/azure/storage/common/storage-network-security-ip-address-range).
+//
 //   - NewStorageClasses (Kubernetes layer, `aksml:storage:StorageClasses`):
 //     ml-azurefile-premium, ml-checkpoints-azurefile (reclaim Retain) and
 //     ml-azureblob-nfs with the seed's provisioner, parameters, mount
@@ -41,6 +53,7 @@
 //     Account Contributor" on that resource group, which the stack grants.
 //     Without Args.Accounts (existing-cluster mode) the classes are exactly
 //     the seed's and the drivers create their own accounts.
+//
 //   - NewTeamVolumes (Kubernetes layer, `aksml:storage:TeamVolumes`): in a
 //     team namespace, the RWX datasets claim DatasetsPVCName on
 //     ml-azurefile-premium, ml-azureblob-nfs or ml-azureblob-blockcache and

@@ -38,15 +38,58 @@ type AccountsSpec struct {
 	// services). Default false (allow all networks, for dev); prod stacks set
 	// it (C3.1). The Blob NFS account always denies by default.
 	PrivateNetwork bool `json:"privateNetwork,omitempty"`
-	// AllowedSubnetIDs are the virtual network subnets (ARM IDs) allowed
-	// through the firewall, normally the AKS node subnet. The subnet needs
-	// the Microsoft.Storage service endpoint. Required with PrivateNetwork
-	// (unless AllowedIPRanges is set) and with BlobNFS.
+	// AllowedSubnetIDs are further virtual network subnets (ARM IDs)
+	// allowed through the firewall; each needs the Microsoft.Storage
+	// service endpoint. The node subnet's rule comes from NodeAccess
+	// ServiceEndpoint and NodeSubnetID; the stack config rejects subnets
+	// the nodes are not in. Default none.
 	AllowedSubnetIDs []string `json:"allowedSubnetIds,omitempty"`
+	// NodeAccess is how the AKS nodes reach an account that denies public
+	// networks (PrivateNetwork, and always the Blob NFS account):
+	// PrivateEndpoint (default) — file and blob private endpoints in the
+	// cluster VNet, created by the network layer (network.Network
+	// PrivateEndpoints); or ServiceEndpoint — a VNet rule for the node
+	// subnet (StorageAccountsArgs.NodeSubnetID), which needs the
+	// Microsoft.Storage service endpoint on that subnet. IP rules are never
+	// a route for the nodes: Azure Storage ignores them for traffic from the
+	// account's own region.
+	NodeAccess NodeAccess `json:"nodeAccess,omitempty"`
 	// AllowedIPRanges are public IPv4 addresses or CIDR ranges (prefix /30 or
 	// wider; Azure rejects /31 and /32 ranges and private ranges) allowed
 	// through the Azure Files firewall, e.g. an operator's egress IP.
 	AllowedIPRanges []string `json:"allowedIpRanges,omitempty"`
+}
+
+// NodeAccess is how the nodes reach a private storage account.
+type NodeAccess string
+
+// Node access routes.
+const (
+	// NodeAccessPrivateEndpoint reaches the account through private
+	// endpoints in the cluster VNet.
+	NodeAccessPrivateEndpoint NodeAccess = "PrivateEndpoint"
+	// NodeAccessServiceEndpoint reaches the account through the node
+	// subnet's Microsoft.Storage service endpoint and a VNet rule.
+	NodeAccessServiceEndpoint NodeAccess = "ServiceEndpoint"
+)
+
+// NodeAccesses lists the valid node access routes.
+var NodeAccesses = []NodeAccess{NodeAccessPrivateEndpoint, NodeAccessServiceEndpoint}
+
+// NeedsRoute reports whether some account denies public networks, so the
+// nodes need a private route to it.
+func (a AccountsSpec) NeedsRoute() bool { return a.PrivateNetwork || a.BlobNFS }
+
+// Route returns the effective node access: "" when no account needs a
+// route, NodeAccess when set, else NodeAccessPrivateEndpoint.
+func (a AccountsSpec) Route() NodeAccess {
+	switch {
+	case !a.NeedsRoute():
+		return ""
+	case a.NodeAccess == "":
+		return NodeAccessPrivateEndpoint
+	}
+	return a.NodeAccess
 }
 
 // FilesName is the Azure Files account name: FilesAccountName, or

@@ -284,7 +284,7 @@ func TestStorageAccountsValidateBeforeRegistering(t *testing.T) {
 	})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "aksml:storage.accounts.namePrefix")
-	assert.Contains(t, err.Error(), "aksml:storage.accounts.allowedSubnetIds")
+	assert.Contains(t, err.Error(), "aksml:storage.accounts.nodeAccess", "a Blob NFS account without a route for the nodes")
 	assert.Empty(t, m.res, "nothing is registered when the spec is invalid")
 }
 
@@ -444,8 +444,9 @@ func TestSpecValidate(t *testing.T) {
 		{"ip private", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"10.0.0.0/8"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "not a public address"}},
 		{"ip v6", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"2001:db8::1"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "IPv4 only"}},
 		{"ip host bits", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"203.0.113.7/24"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "203.0.113.0/24"}},
-		{"private without rules", okAccounts(func(a *AccountsSpec) { a.PrivateNetwork = true }), []string{"aksml:storage.accounts.allowedSubnetIds: is required", "privateNetwork"}},
-		{"blob without subnet", okAccounts(func(a *AccountsSpec) { a.BlobNFS, a.AllowedIPRanges = true, []string{"203.0.113.7"} }), []string{"aksml:storage.accounts.allowedSubnetIds: is required", "NFS"}},
+		{"private, route checked by ValidateRoute", okAccounts(func(a *AccountsSpec) { a.PrivateNetwork = true }), nil},
+		{"node access unknown", okAccounts(func(a *AccountsSpec) { a.PrivateNetwork, a.NodeAccess = true, "Peering" }), []string{"aksml:storage.accounts.nodeAccess", `"PrivateEndpoint", "ServiceEndpoint"`}},
+		{"node access without a private account", okAccounts(func(a *AccountsSpec) { a.NodeAccess = NodeAccessServiceEndpoint }), []string{"aksml:storage.accounts.nodeAccess", "no account denies public networks"}},
 		{"datasets class unknown", volumes(func(v *VolumesSpec) { v.DatasetsClass = "azurefile-csi" }), []string{"aksml:storage.volumes.datasetsClass", `"ml-azurefile-premium", "ml-azureblob-nfs", "ml-azureblob-blockcache"`}},
 		{"datasets size not a quantity", volumes(func(v *VolumesSpec) { v.DatasetsSize = "100GB" }), []string{"aksml:storage.volumes.datasetsSize", "not a storage quantity"}},
 		{"datasets size zero", volumes(func(v *VolumesSpec) { v.DatasetsSize = "0Gi" }), []string{"aksml:storage.volumes.datasetsSize", "zero"}},
@@ -456,9 +457,9 @@ func TestSpecValidate(t *testing.T) {
 		{"checkpoints not a quantity", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "lots" }), []string{"aksml:storage.volumes.checkpointsSize", "not a storage quantity"}},
 		{"checkpoints below minimum", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "10Gi" }), []string{"aksml:storage.volumes.checkpointsSize", "100Gi minimum"}},
 		{"every problem at once", Spec{
-			Accounts: &AccountsSpec{NamePrefix: "UPPER", PrivateNetwork: true},
+			Accounts: &AccountsSpec{NamePrefix: "UPPER", PrivateNetwork: true, NodeAccess: "Bogus"},
 			Volumes:  VolumesSpec{DatasetsClass: "nope", CheckpointsSize: "1"},
-		}, []string{"4 problems", "namePrefix", "allowedSubnetIds", "datasetsClass", "checkpointsSize"}},
+		}, []string{"4 problems", "namePrefix", "nodeAccess", "datasetsClass", "checkpointsSize"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -516,4 +517,68 @@ func TestStorageAccountsGrantTheCSIIdentity(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Empty(t, m.byToken(roleToken), "no identity given, no grant")
+}
+
+// TestValidateRoute: accounts that deny public networks need a route the
+// nodes can use; IP rules are never one (same-region traffic ignores them).
+func TestValidateRoute(t *testing.T) {
+	p := field.NewPath(ConfigKey).Child("accounts")
+	tests := []struct {
+		name             string
+		spec             AccountsSpec
+		nodeSubnet, peOK bool
+		want             string // "" means valid
+	}{
+		{"public needs nothing", AccountsSpec{NamePrefix: "x"}, false, false, ""},
+		{"IP rules only", AccountsSpec{NamePrefix: "x", PrivateNetwork: true, AllowedIPRanges: []string{"203.0.113.0/24"}}, false, false, "PrivateEndpoint needs private endpoints"},
+		{"private endpoints provided", AccountsSpec{NamePrefix: "x", PrivateNetwork: true}, false, true, ""},
+		{"service endpoint without subnet", AccountsSpec{NamePrefix: "x", PrivateNetwork: true, NodeAccess: NodeAccessServiceEndpoint}, false, true, "ServiceEndpoint needs the node subnet"},
+		{"service endpoint with subnet", AccountsSpec{NamePrefix: "x", PrivateNetwork: true, NodeAccess: NodeAccessServiceEndpoint}, true, false, ""},
+		{"blob NFS without route", AccountsSpec{NamePrefix: "x", BlobNFS: true}, false, false, "aksml:storage.accounts.nodeAccess"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.spec.ValidateRoute(p, tt.nodeSubnet, tt.peOK).ToAggregate()
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestServiceEndpointRouteAddsNodeSubnetRule: the node subnet's VNet rule
+// is on every account that denies by default, and a rejected route
+// registers nothing.
+func TestServiceEndpointRouteAddsNodeSubnetRule(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageAccounts(ctx, "ml", &StorageAccountsArgs{
+			ResourceGroupName: pulumi.String("rg-ml"),
+			Spec:              AccountsSpec{NamePrefix: "mlprod", PrivateNetwork: true, BlobNFS: true, NodeAccess: NodeAccessServiceEndpoint},
+			NodeSubnetID:      pulumi.String(subnetID),
+		})
+		return err
+	})
+	require.NoError(t, err)
+	accounts := m.byToken(tokenAccount)
+	require.Len(t, accounts, 2)
+	for _, a := range accounts {
+		rules := path(a.inputs, "networkRuleSet", "virtualNetworkRules").([]any)
+		require.Len(t, rules, 1, a.name)
+		assert.Equal(t, subnetID, rules[0].(map[string]any)["virtualNetworkResourceId"])
+		assert.Equal(t, "Deny", path(a.inputs, "networkRuleSet", "defaultAction"))
+	}
+
+	m, err = run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageAccounts(ctx, "ml", &StorageAccountsArgs{
+			ResourceGroupName: pulumi.String("rg-ml"),
+			Spec:              AccountsSpec{NamePrefix: "mlprod", PrivateNetwork: true, AllowedIPRanges: []string{"203.0.113.0/24"}},
+		})
+		return err
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "same-region")
+	assert.Empty(t, m.byToken(tokenAccount), "a config without a route registers nothing")
 }

@@ -95,13 +95,31 @@ func (a AccountsSpec) Validate(path field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(path.Child("allowedIpRanges").Index(i), "%q %s", r, detail))
 		}
 	}
-	if a.PrivateNetwork && len(a.AllowedSubnetIDs) == 0 && len(a.AllowedIPRanges) == 0 {
-		errs = append(errs, field.Required(path.Child("allowedSubnetIds"), "privateNetwork denies every network not listed; add the AKS node subnet ID (or allowedIpRanges), or set privateNetwork: false"))
-	}
-	if a.BlobNFS && len(a.AllowedSubnetIDs) == 0 {
-		errs = append(errs, field.Required(path.Child("allowedSubnetIds"), "a Blob NFS 3.0 account only accepts traffic from virtual network subnets (NFS has no authentication); add the AKS node subnet ID"))
+	switch {
+	case a.NodeAccess != "" && !a.NeedsRoute():
+		errs = append(errs, field.Invalid(path.Child("nodeAccess"), "is set but no account denies public networks (privateNetwork and blobNfs are false); remove it, or set privateNetwork: true"))
+	case a.NodeAccess != "" && !slices.Contains(NodeAccesses, a.NodeAccess):
+		errs = append(errs, field.NotSupported(path.Child("nodeAccess"), a.NodeAccess, NodeAccesses))
 	}
 	return errs
+}
+
+// ValidateRoute checks that the nodes have a route to accounts that deny
+// public networks, given what the caller provides: nodeSubnet (the node
+// subnet's VNet rule is added, for ServiceEndpoint) and privateEndpoints
+// (the caller creates file/blob private endpoints, for PrivateEndpoint).
+func (a AccountsSpec) ValidateRoute(path field.Path, nodeSubnet, privateEndpoints bool) field.ErrorList {
+	switch a.Route() {
+	case NodeAccessServiceEndpoint:
+		if !nodeSubnet && len(a.AllowedSubnetIDs) == 0 {
+			return field.ErrorList{field.Invalid(path.Child("nodeAccess"), "ServiceEndpoint needs the node subnet: the accounts deny public networks and IP rules do not match same-region traffic, so the nodes have no route; give the cluster a VNet (aksml:network) or use PrivateEndpoint")}
+		}
+	case NodeAccessPrivateEndpoint:
+		if !privateEndpoints && len(a.AllowedSubnetIDs) == 0 {
+			return field.ErrorList{field.Invalid(path.Child("nodeAccess"), "PrivateEndpoint needs private endpoints in the cluster VNet: the accounts deny public networks and IP rules do not match same-region traffic, so the nodes have no route; give the cluster a VNet (aksml:network)")}
+		}
+	}
+	return nil
 }
 
 // checkIPRule returns why r cannot be a storage firewall IP rule, or "".

@@ -59,6 +59,7 @@ func agentPool(name string) Resource {
 		"nodeTaints":        arr{"sku=gpu:NoSchedule"},
 		"nodeLabels":        obj{"accelerator": "nvidia", "workload": "training"},
 		"availabilityZones": arr{"1", "2", "3"},
+		"vnetSubnetID":      nodeSubnet,
 	})
 }
 
@@ -101,7 +102,8 @@ func managedPoolStack(name string) Resource {
 					"count":             "[parameters('count')]",
 					"nodeTaints":        arr{"sku=gpu:NoSchedule"},
 					"nodeLabels":        obj{"accelerator": "nvidia", "workload": "training"},
-					"availabilityZones": arr{"1", "2", "3"},
+					"availabilityZones": arr{"1"},
+					"vnetSubnetID":      "[parameters('nodeSubnetId')]",
 					"gpuProfile":        obj{"driver": "Install", "nvidia": obj{"managementMode": "Managed", "migStrategy": "None"}},
 				},
 			}, obj{
@@ -123,8 +125,9 @@ func managedPoolStack(name string) Resource {
 			}},
 		},
 		"parameters": obj{
-			"clusterName": obj{"value": "aks"},
-			"poolName":    obj{"value": "gpuh100"},
+			"clusterName":  obj{"value": "aks"},
+			"poolName":     obj{"value": "gpuh100"},
+			"nodeSubnetId": obj{"value": nodeSubnet},
 		},
 	})
 }

@@ -182,10 +182,22 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 			"principalId": resource.NewProperty("00000000-0000-0000-0000-00000000c0de"),
 		})
 	}
+	if args.TypeToken == "pulumi:pulumi:StackReference" {
+		state["outputs"] = resource.NewProperty(StackReferenceOutputs)
+	}
 	if strings.HasPrefix(args.TypeToken, "azure-native:resources") && strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
 		state["outputs"] = resource.NewProperty(stackOutputs(args.Inputs))
 	}
 	return id, state, nil
+}
+
+// StackReferenceOutputs are the outputs every referenced stack has under
+// mocks: those of an aksml Azure-layer stack.
+var StackReferenceOutputs = resource.PropertyMap{
+	"kubeconfig":          resource.NewProperty(FakeKubeconfig),
+	"clusterResourceId":   resource.NewProperty("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-azure/providers/Microsoft.ContainerService/managedClusters/aks-azure"),
+	"resourceGroupName":   resource.NewProperty("rg-azure"),
+	"filesStorageAccount": resource.NewProperty("azurefiles"),
 }
 
 // stackOutputs simulates the outputs of an ARM deployment stack: each output

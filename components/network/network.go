@@ -1,0 +1,293 @@
+package network
+
+import (
+	"errors"
+
+	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
+	netv1 "github.com/pulumi/pulumi-azure-native-sdk/network/v2/v20240501"
+	dns "github.com/pulumi/pulumi-azure-native-sdk/network/v2/v20240601"
+	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+// ComponentType is the Pulumi type token of Network.
+const ComponentType = "aksml:network:Network"
+
+// NetworkArgs configures NewNetwork.
+type NetworkArgs struct {
+	// Spec is `aksml:network`. Default is applied to a copy (with
+	// ClusterName, ClusterResourceGroup and Needs), then Validate.
+	Spec Spec
+	// ConfigPath names Spec in validation errors. Default `aksml:network`.
+	ConfigPath field.Path
+	// ClusterName and ClusterResourceGroup derive the default VNet and
+	// resource group names. Required unless Spec names both.
+	ClusterName, ClusterResourceGroup string
+	// Location is the Azure region of the VNet and private endpoints.
+	// Required.
+	Location string
+	// Needs are the node pools' maxCount and the storage route.
+	Needs Needs
+	// Overlay are the cluster's pod and service ranges, which must not
+	// overlap the VNet.
+	Overlay Overlay
+	// Tags are put on every resource that takes tags.
+	Tags map[string]string
+	// Protect marks the resource group, VNet and subnets protected.
+	Protect bool
+}
+
+// Network is the cluster's virtual network: the node subnet every pool
+// joins, the private endpoint subnet and the storage private DNS zones
+// linked to the VNet.
+type Network struct {
+	pulumi.ResourceState
+
+	// Spec is the defaulted, validated spec.
+	Spec Spec
+
+	// Name is the VNet name.
+	Name pulumi.StringOutput
+	// ResourceID is the ARM ID of the VNet (same as VNetID).
+	ResourceID pulumi.StringOutput
+	// ResourceGroupName is the network resource group.
+	ResourceGroupName pulumi.StringOutput
+	// VNetID is the ARM ID of the VNet.
+	VNetID pulumi.StringOutput
+	// NodeSubnetID is the ARM ID of the node subnet: set it as vnetSubnetID
+	// on every pool.
+	NodeSubnetID pulumi.StringOutput
+	// PrivateEndpointSubnetID is the ARM ID of the private endpoint subnet,
+	// "" without the private endpoint route.
+	PrivateEndpointSubnetID pulumi.StringOutput
+
+	location string
+	tags     map[string]string
+	zones    map[string]pulumi.StringOutput // group ID → private DNS zone ID
+}
+
+// NewNetwork validates the spec, then registers the resource group (unless
+// existing), the VNet and its subnets (unless existing), and, for the
+// private endpoint route, the file and blob private DNS zones with a link
+// to the VNet. Nothing is registered when the spec is invalid.
+func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pulumi.ResourceOption) (*Network, error) {
+	if args == nil {
+		return nil, errors.New("network: args are required")
+	}
+	spec := args.Spec.Clone()
+	spec.Default(args.ClusterName, args.ClusterResourceGroup, args.Needs)
+	path := args.ConfigPath
+	if path == "" {
+		path = field.NewPath(DefaultConfigPath)
+	}
+	errs := spec.Validate(path, args.Needs, args.Overlay)
+	if args.Location == "" {
+		errs = append(errs, field.Required(field.NewPath("NetworkArgs.Location"), "the Azure region of the VNet"))
+	}
+	if err := errs.ToAggregate(); err != nil {
+		return nil, err
+	}
+
+	n := &Network{Spec: spec, location: args.Location, tags: args.Tags, zones: map[string]pulumi.StringOutput{}}
+	if err := ctx.RegisterComponentResource(ComponentType, name, n, opts...); err != nil {
+		return nil, err
+	}
+	child := []pulumi.ResourceOption{pulumi.Parent(n)}
+	if args.Protect {
+		child = append(child, pulumi.Protect(true))
+	}
+	tags := pulumi.ToStringMap(args.Tags)
+
+	n.ResourceGroupName = pulumi.String(spec.ResourceGroup.Name).ToStringOutput()
+	if !spec.ResourceGroup.Existing {
+		rg, err := resources.NewResourceGroup(ctx, name+"-rg", &resources.ResourceGroupArgs{
+			ResourceGroupName: pulumi.String(spec.ResourceGroup.Name),
+			Location:          pulumi.String(args.Location),
+			Tags:              tags,
+		}, child...)
+		if err != nil {
+			return nil, err
+		}
+		n.ResourceGroupName = rg.Name
+	}
+
+	route := args.Needs.StorageRoute
+	if spec.Existing {
+		n.NodeSubnetID = pulumi.String(spec.NodeSubnet.ID).ToStringOutput()
+		n.VNetID = pulumi.String(VNetID(spec.NodeSubnet.ID)).ToStringOutput()
+		n.Name = pulumi.String(lastSegment(VNetID(spec.NodeSubnet.ID))).ToStringOutput()
+		n.PrivateEndpointSubnetID = pulumi.String("").ToStringOutput()
+		if route == RoutePrivateEndpoint {
+			n.PrivateEndpointSubnetID = pulumi.String(spec.PrivateEndpointSubnet.ID).ToStringOutput()
+		}
+	} else {
+		vnet, err := netv1.NewVirtualNetwork(ctx, name+"-vnet", VNetArgs(spec, n.ResourceGroupName, args.Location, args.Tags), child...)
+		if err != nil {
+			return nil, err
+		}
+		n.VNetID = vnet.ID().ToStringOutput()
+		n.Name = vnet.Name
+		// Subnets name the VNet by its configured name and wait for it, so
+		// that the desired state shows the name Azure gets.
+		vnetName := pulumi.String(spec.Name)
+		afterVNet := append(child, pulumi.DependsOn([]pulumi.Resource{vnet}))
+		node, err := netv1.NewSubnet(ctx, name+"-nodes", SubnetArgs(spec.NodeSubnet, n.ResourceGroupName, vnetName), afterVNet...)
+		if err != nil {
+			return nil, err
+		}
+		n.NodeSubnetID = node.ID().ToStringOutput()
+		n.PrivateEndpointSubnetID = pulumi.String("").ToStringOutput()
+		if route == RoutePrivateEndpoint {
+			// Subnets of one VNet are written one at a time: Azure rejects
+			// concurrent subnet updates of the same VNet.
+			pe, err := netv1.NewSubnet(ctx, name+"-private-endpoints", SubnetArgs(spec.PrivateEndpointSubnet, n.ResourceGroupName, vnetName),
+				append(child, pulumi.DependsOn([]pulumi.Resource{vnet, node}))...)
+			if err != nil {
+				return nil, err
+			}
+			n.PrivateEndpointSubnetID = pe.ID().ToStringOutput()
+		}
+	}
+
+	if route == RoutePrivateEndpoint {
+		for _, z := range []struct{ group, zone string }{{FileGroupID, FilePrivateDNSZone}, {BlobGroupID, BlobPrivateDNSZone}} {
+			zone, err := dns.NewPrivateZone(ctx, name+"-"+z.group+"-dns", &dns.PrivateZoneArgs{
+				PrivateZoneName:   pulumi.String(z.zone),
+				ResourceGroupName: n.ResourceGroupName,
+				Location:          pulumi.String("global"),
+				Tags:              tags,
+			}, pulumi.Parent(n))
+			if err != nil {
+				return nil, err
+			}
+			if _, err := dns.NewVirtualNetworkLink(ctx, name+"-"+z.group+"-dns-link", &dns.VirtualNetworkLinkArgs{
+				PrivateZoneName:        pulumi.String(z.zone),
+				ResourceGroupName:      n.ResourceGroupName,
+				VirtualNetworkLinkName: pulumi.String("aksml-nodes"),
+				Location:               pulumi.String("global"),
+				RegistrationEnabled:    pulumi.Bool(false),
+				VirtualNetwork:         dns.SubResourceArgs{Id: n.VNetID},
+				Tags:                   tags,
+			}, pulumi.Parent(n), pulumi.DependsOn([]pulumi.Resource{zone})); err != nil {
+				return nil, err
+			}
+			n.zones[z.group] = zone.ID().ToStringOutput()
+		}
+	}
+
+	n.ResourceID = n.VNetID
+	if err := ctx.RegisterResourceOutputs(n, pulumi.Map{
+		"name":                    n.Name,
+		"resourceId":              n.ResourceID,
+		"resourceGroupName":       n.ResourceGroupName,
+		"vnetId":                  n.VNetID,
+		"nodeSubnetId":            n.NodeSubnetID,
+		"privateEndpointSubnetId": n.PrivateEndpointSubnetID,
+	}); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// VNetArgs maps a defaulted, created Spec to the VNet. Subnets are separate
+// Subnet resources (SubnetArgs), not inline.
+func VNetArgs(s Spec, resourceGroupName pulumi.StringInput, location string, tags map[string]string) *netv1.VirtualNetworkArgs {
+	return &netv1.VirtualNetworkArgs{
+		VirtualNetworkName: pulumi.String(s.Name),
+		ResourceGroupName:  resourceGroupName,
+		Location:           pulumi.String(location),
+		AddressSpace:       netv1.AddressSpaceArgs{AddressPrefixes: pulumi.ToStringArray([]string{s.AddressSpace})},
+		Tags:               pulumi.ToStringMap(tags),
+	}
+}
+
+// SubnetArgs maps a created subnet to its arguments, with its service
+// endpoints.
+func SubnetArgs(s Subnet, resourceGroupName, vnetName pulumi.StringInput) *netv1.SubnetArgs {
+	a := &netv1.SubnetArgs{
+		SubnetName:         pulumi.String(s.Name),
+		ResourceGroupName:  resourceGroupName,
+		VirtualNetworkName: vnetName,
+		AddressPrefix:      pulumi.String(s.Prefix),
+	}
+	var endpoints netv1.ServiceEndpointPropertiesFormatArray
+	for _, svc := range s.ServiceEndpoints {
+		endpoints = append(endpoints, netv1.ServiceEndpointPropertiesFormatArgs{Service: pulumi.String(svc)})
+	}
+	if len(endpoints) > 0 {
+		a.ServiceEndpoints = endpoints
+	}
+	return a
+}
+
+// GrantNodeSubnet gives the AKS cluster identity principalID the Network
+// Contributor role on the node subnet, which AKS needs on a subnet it did
+// not create. Call it once, with the cluster's identity principal ID.
+func (n *Network) GrantNodeSubnet(ctx *pulumi.Context, name string, principalID pulumi.StringInput) (*authorization.RoleAssignment, error) {
+	role := n.NodeSubnetID.ApplyT(func(id string) string {
+		return "/subscriptions/" + subscriptionOf(id) + "/providers/Microsoft.Authorization/roleDefinitions/" + NetworkContributorRoleID
+	}).(pulumi.StringOutput)
+	return authorization.NewRoleAssignment(ctx, name, &authorization.RoleAssignmentArgs{
+		PrincipalId:      principalID,
+		PrincipalType:    pulumi.String("ServicePrincipal"),
+		RoleDefinitionId: role,
+		Scope:            n.NodeSubnetID,
+		Description:      pulumi.String("aksml: the AKS cluster identity manages its nodes' subnet (BYO subnet)"),
+	}, pulumi.Parent(n))
+}
+
+// Target is a resource reached through a private endpoint.
+type Target struct {
+	// Name names the endpoint: `<name>-<Name>-<GroupID>-pe`.
+	Name string
+	// ResourceID is the ARM ID of the private link resource (a storage
+	// account).
+	ResourceID pulumi.StringInput
+	// GroupIDs are the sub-resources, FileGroupID and/or BlobGroupID.
+	GroupIDs []string
+}
+
+// PrivateEndpoints registers, per target and sub-resource, a private
+// endpoint in the private endpoint subnet and a DNS zone group that puts its
+// address into the linked privatelink zone. It fails when the network was
+// built without the private endpoint route.
+func (n *Network) PrivateEndpoints(ctx *pulumi.Context, name string, targets []Target) error {
+	for _, t := range targets {
+		for _, g := range t.GroupIDs {
+			zone, ok := n.zones[g]
+			if !ok {
+				return errors.New("network: private endpoints need the network built with Needs.StorageRoute " + string(RoutePrivateEndpoint) + " and sub-resource file or blob; got " + g)
+			}
+			peName := name + "-" + t.Name + "-" + g + "-pe"
+			pe, err := netv1.NewPrivateEndpoint(ctx, peName, &netv1.PrivateEndpointArgs{
+				ResourceGroupName: n.ResourceGroupName,
+				Location:          pulumi.String(n.location),
+				Subnet:            netv1.SubnetTypeArgs{Id: n.PrivateEndpointSubnetID},
+				PrivateLinkServiceConnections: netv1.PrivateLinkServiceConnectionArray{
+					netv1.PrivateLinkServiceConnectionArgs{
+						Name:                 pulumi.String(peName),
+						PrivateLinkServiceId: t.ResourceID,
+						GroupIds:             pulumi.ToStringArray([]string{g}),
+					},
+				},
+				Tags: pulumi.ToStringMap(n.tags),
+			}, pulumi.Parent(n))
+			if err != nil {
+				return err
+			}
+			if _, err := netv1.NewPrivateDnsZoneGroup(ctx, peName+"-dns", &netv1.PrivateDnsZoneGroupArgs{
+				ResourceGroupName:       n.ResourceGroupName,
+				PrivateEndpointName:     pe.Name,
+				PrivateDnsZoneGroupName: pulumi.String("default"),
+				PrivateDnsZoneConfigs: netv1.PrivateDnsZoneConfigArray{
+					netv1.PrivateDnsZoneConfigArgs{Name: pulumi.String(g), PrivateDnsZoneId: zone},
+				},
+			}, pulumi.Parent(n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,328 @@
+package network
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+const (
+	nodeSubnetID = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes"
+	peSubnetID   = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/pe"
+	otherVNetPE  = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/other/subnets/pe"
+	accountID    = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/mlfiles"
+)
+
+type registered struct {
+	typ, name string
+	inputs    map[string]any
+}
+
+type mocks struct {
+	mu  sync.Mutex
+	res []registered
+}
+
+func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.res = append(m.res, registered{args.TypeToken, args.Name, args.Inputs.Mappable()})
+	id := args.Name + "-id"
+	switch {
+	case strings.HasSuffix(args.TypeToken, ":Subnet"):
+		id = "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/" + args.Inputs["subnetName"].StringValue()
+	case strings.HasSuffix(args.TypeToken, ":VirtualNetwork"):
+		id = "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/" + args.Inputs["virtualNetworkName"].StringValue()
+	}
+	return id, args.Inputs.Copy(), nil
+}
+
+func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) { return args.Args, nil }
+
+func (m *mocks) byType(suffix string) []registered {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []registered
+	for _, r := range m.res {
+		if strings.HasSuffix(r.typ, suffix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func run(t *testing.T, fn pulumi.RunFunc) (*mocks, error) {
+	t.Helper()
+	m := &mocks{}
+	err := pulumi.RunErr(fn, pulumi.WithMocks("aksml", "test", m))
+	return m, err
+}
+
+// needs is a small cluster: system 3, CPU 5 and one GPU pool of 8.
+var needs = Needs{Pools: []int{3, 5, 8}, StorageRoute: RoutePrivateEndpoint}
+
+var overlay = Overlay{PodCIDR: "10.244.0.0/16", ServiceCIDR: "10.0.0.0/16", PodPath: "aksml:cluster.network.podCidr", ServicePath: "aksml:cluster.network.serviceCidr"}
+
+func defaulted(s Spec, n Needs) Spec {
+	s = s.Clone()
+	s.Default("aks", "rg-aks", n)
+	return s
+}
+
+func TestDefaultsSizeTheNodeSubnet(t *testing.T) {
+	s := defaulted(Spec{}, needs)
+	// 16 nodes at maxCount + 3 surge + 5 reserved = 24 addresses: a /27.
+	assert.Equal(t, 24, s.NodeIPs(needs))
+	assert.Equal(t, "10.224.0.0/27", s.NodeSubnet.Prefix)
+	assert.Equal(t, "10.224.0.32/27", s.PrivateEndpointSubnet.Prefix, "the private endpoint subnet follows the node subnet")
+	assert.Equal(t, "aks-vnet", s.Name)
+	assert.Equal(t, "rg-aks-net", s.ResourceGroup.Name)
+	assert.Empty(t, s.NodeSubnet.ServiceEndpoints, "private endpoints need no service endpoint")
+
+	big := Needs{Pools: []int{3, 5, 1000}, StorageRoute: RouteServiceEndpoint}
+	s = defaulted(Spec{}, big)
+	assert.Equal(t, "10.224.0.0/22", s.NodeSubnet.Prefix, "1008 nodes + 3 surge + 5 reserved = 1016 addresses: a /22")
+	assert.Empty(t, s.PrivateEndpointSubnet.Prefix)
+	assert.Equal(t, []string{StorageServiceEndpoint}, s.NodeSubnet.ServiceEndpoints, "the service endpoint route adds Microsoft.Storage")
+
+	assert.Equal(t, 29, SubnetBitsFor(1))
+	assert.Equal(t, 24, SubnetBitsFor(256))
+	assert.Equal(t, 23, SubnetBitsFor(257))
+}
+
+func TestValidate(t *testing.T) {
+	p := field.NewPath(DefaultConfigPath)
+	existing := func(mut func(*Spec)) Spec {
+		s := Spec{Existing: true, AddressSpace: "10.10.0.0/16", NodeSubnet: Subnet{ID: nodeSubnetID, Prefix: "10.10.0.0/24"}, PrivateEndpointSubnet: Subnet{ID: peSubnetID}}
+		mut(&s)
+		return s
+	}
+	created := func(mut func(*Spec)) Spec {
+		s := Spec{}
+		mut(&s)
+		return s
+	}
+	seNeeds := Needs{Pools: needs.Pools, StorageRoute: RouteServiceEndpoint}
+	tests := []struct {
+		name  string
+		spec  Spec
+		needs Needs
+		want  []string // path and fix; nil means valid
+	}{
+		{"created defaults", created(func(*Spec) {}), needs, nil},
+		{"existing with private endpoints", existing(func(*Spec) {}), needs, nil},
+		{"VNet overlaps the pod range", created(func(s *Spec) { s.AddressSpace = "10.244.0.0/16" }), needs,
+			[]string{"aksml:network.addressSpace: 10.244.0.0/16 overlaps the pod range 10.244.0.0/16 (aksml:cluster.network.podCidr)", "change one of them"}},
+		{"VNet overlaps the service range", created(func(s *Spec) { s.AddressSpace = "10.0.0.0/8" }), needs,
+			[]string{"aksml:network.addressSpace: 10.0.0.0/8 overlaps the service range"}},
+		{"VNet in a reserved range", created(func(s *Spec) { s.AddressSpace = "192.0.2.0/24" }), needs,
+			[]string{"aksml:network.addressSpace", "which AKS reserves", "pick another private range"}},
+		{"VNet larger than /8", created(func(s *Spec) { s.AddressSpace = "0.0.0.0/4" }), needs,
+			[]string{"aksml:network.addressSpace: 0.0.0.0/4 is larger than a /8"}},
+		{"VNet not a CIDR", created(func(s *Spec) { s.AddressSpace = "10.1.2.3/16" }), needs,
+			[]string{"aksml:network.addressSpace", "host bits zero"}},
+		{"node subnet too small", created(func(s *Spec) { s.NodeSubnet.Prefix = "10.224.0.0/28" }), needs,
+			[]string{"aksml:network.nodeSubnet.prefix: 10.224.0.0/28 holds 16 addresses but the pools need 24", "use a /27 or larger"}},
+		{"node subnet outside the VNet", created(func(s *Spec) { s.NodeSubnet.Prefix = "10.9.0.0/24" }), needs,
+			[]string{"aksml:network.nodeSubnet.prefix: 10.9.0.0/24 is not inside addressSpace"}},
+		{"private endpoint subnet overlaps nodes", created(func(s *Spec) { s.PrivateEndpointSubnet.Prefix = "10.224.0.0/28" }), needs,
+			[]string{"aksml:network.privateEndpointSubnet.prefix: 10.224.0.0/28 overlaps nodeSubnet.prefix"}},
+		{"subnet ID without existing", created(func(s *Spec) { s.NodeSubnet.ID = nodeSubnetID }), needs,
+			[]string{"aksml:network.nodeSubnet.id: is set but existing is false"}},
+		{"bad VNet name", created(func(s *Spec) { s.Name = "-bad" }), needs, []string{"aksml:network.name"}},
+		{"negative surge", created(func(s *Spec) { v := -1; s.SurgeNodesPerPool = &v }), needs, []string{"aksml:network.surgeNodesPerPool"}},
+		{"existing without node subnet ID", existing(func(s *Spec) { s.NodeSubnet.ID = "" }), needs,
+			[]string{"aksml:network.nodeSubnet.id: is required"}},
+		{"existing with a bad node subnet ID", existing(func(s *Spec) { s.NodeSubnet.ID = "aks-nodes" }), needs,
+			[]string{"aksml:network.nodeSubnet.id", "not a subnet resource ID"}},
+		{"existing without address space", existing(func(s *Spec) { s.AddressSpace = "" }), needs,
+			[]string{"aksml:network.addressSpace: is required"}},
+		{"existing without node prefix", existing(func(s *Spec) { s.NodeSubnet.Prefix = "" }), needs,
+			[]string{"aksml:network.nodeSubnet.prefix: is required"}},
+		{"existing without private endpoint subnet", existing(func(s *Spec) { s.PrivateEndpointSubnet.ID = "" }), needs,
+			[]string{"aksml:network.privateEndpointSubnet.id: is required"}},
+		{"existing private endpoint subnet in another VNet", existing(func(s *Spec) { s.PrivateEndpointSubnet.ID = otherVNetPE }), needs,
+			[]string{"aksml:network.privateEndpointSubnet.id: is in another VNet"}},
+		{"existing without the storage service endpoint", existing(func(*Spec) {}), seNeeds,
+			[]string{"aksml:network.nodeSubnet.serviceEndpoints", "does not declare Microsoft.Storage", "add the service endpoint"}},
+		{"existing with the storage service endpoint", existing(func(s *Spec) { s.NodeSubnet.ServiceEndpoints = []string{StorageServiceEndpoint} }), seNeeds, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := defaulted(tt.spec, tt.needs)
+			err := s.Validate(p, tt.needs, overlay).ToAggregate()
+			if tt.want == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestValidateOverlay(t *testing.T) {
+	pod, svc, dns := field.Path("podCidr"), field.Path("serviceCidr"), field.Path("dnsServiceIP")
+	assert.Empty(t, ValidateOverlay("10.244.0.0/16", "10.0.0.0/16", "10.0.0.10", pod, svc, dns))
+	for _, tt := range []struct {
+		name, pod, svc, dns string
+		want                []string
+	}{
+		{"service in 172.30.0.0/16", "10.244.0.0/16", "172.30.0.0/16", "172.30.0.10", []string{"serviceCidr: 172.30.0.0/16 overlaps 172.30.0.0/16"}},
+		{"service in 169.254.0.0/16", "10.244.0.0/16", "169.254.0.0/20", "169.254.0.10", []string{"serviceCidr: 169.254.0.0/20 overlaps 169.254.0.0/16"}},
+		{"pod in 172.31.0.0/16", "172.31.0.0/16", "10.0.0.0/16", "10.0.0.10", []string{"podCidr: 172.31.0.0/16 overlaps 172.31.0.0/16"}},
+		{"pod in 192.0.2.0/24", "192.0.0.0/16", "10.0.0.0/16", "10.0.0.10", []string{"podCidr: 192.0.0.0/16 overlaps 192.0.2.0/24"}},
+		{"DNS is the first address", "10.244.0.0/16", "10.0.0.0/16", "10.0.0.0", []string{"dnsServiceIP: 10.0.0.0 is the first address", "e.g. 10.0.0.10"}},
+		{"service range larger than /12", "10.244.0.0/16", "10.64.0.0/10", "10.64.0.10", []string{"serviceCidr: 10.64.0.0/10 is larger than a /12"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateOverlay(tt.pod, tt.svc, tt.dns, pod, svc, dns).ToAggregate()
+			require.Error(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestNewNetworkCreatesVNetSubnetsAndZones(t *testing.T) {
+	var grantErr error
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		n, err := NewNetwork(ctx, "net", &NetworkArgs{ClusterName: "aks", ClusterResourceGroup: "rg-aks", Location: "westeurope", Needs: needs, Overlay: overlay})
+		if err != nil {
+			return err
+		}
+		if _, grantErr = n.GrantNodeSubnet(ctx, "aks-subnet", pulumi.String("principal")); grantErr != nil {
+			return grantErr
+		}
+		return n.PrivateEndpoints(ctx, "storage", []Target{{Name: "files", ResourceID: pulumi.String(accountID), GroupIDs: []string{FileGroupID}}})
+	})
+	require.NoError(t, err)
+	require.Len(t, m.byType(":ResourceGroup"), 1)
+	vnets := m.byType(":VirtualNetwork")
+	require.Len(t, vnets, 1)
+	assert.Equal(t, []any{"10.224.0.0/16"}, vnets[0].inputs["addressSpace"].(map[string]any)["addressPrefixes"])
+	subnets := m.byType(":Subnet")
+	require.Len(t, subnets, 2)
+	assert.Equal(t, "10.224.0.0/27", subnets[0].inputs["addressPrefix"])
+	assert.Equal(t, "aks-vnet", subnets[0].inputs["virtualNetworkName"])
+	assert.Equal(t, "10.224.0.32/27", subnets[1].inputs["addressPrefix"])
+
+	zones := map[string]bool{}
+	for _, z := range m.byType(":PrivateZone") {
+		zones[z.inputs["privateZoneName"].(string)] = true
+		assert.Equal(t, "global", z.inputs["location"])
+	}
+	assert.Equal(t, map[string]bool{FilePrivateDNSZone: true, BlobPrivateDNSZone: true}, zones)
+	links := m.byType(":VirtualNetworkLink")
+	require.Len(t, links, 2)
+	for _, l := range links {
+		assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/aks-vnet",
+			l.inputs["virtualNetwork"].(map[string]any)["id"], "each zone is linked to the nodes' VNet")
+		assert.Equal(t, false, l.inputs["registrationEnabled"])
+	}
+
+	grants := m.byType(":RoleAssignment")
+	require.Len(t, grants, 1)
+	assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes", grants[0].inputs["scope"])
+	assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/providers/Microsoft.Authorization/roleDefinitions/"+NetworkContributorRoleID, grants[0].inputs["roleDefinitionId"])
+	assert.Equal(t, "principal", grants[0].inputs["principalId"])
+
+	pes := m.byType(":PrivateEndpoint")
+	require.Len(t, pes, 1)
+	conn := pes[0].inputs["privateLinkServiceConnections"].([]any)[0].(map[string]any)
+	assert.Equal(t, accountID, conn["privateLinkServiceId"])
+	assert.Equal(t, []any{"file"}, conn["groupIds"])
+	assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/private-endpoints",
+		pes[0].inputs["subnet"].(map[string]any)["id"])
+	groups := m.byType(":PrivateDnsZoneGroup")
+	require.Len(t, groups, 1)
+	cfg := groups[0].inputs["privateDnsZoneConfigs"].([]any)[0].(map[string]any)
+	assert.Equal(t, "net-file-dns-id", cfg["privateDnsZoneId"], "the endpoint registers in the file zone")
+}
+
+func TestNewNetworkExistingCreatesNoVNet(t *testing.T) {
+	names := make(chan string, 1)
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		n, err := NewNetwork(ctx, "net", &NetworkArgs{
+			Spec: Spec{Existing: true, ResourceGroup: ResourceGroup{Name: "rg-net", Existing: true}, AddressSpace: "10.10.0.0/16",
+				NodeSubnet:            Subnet{ID: nodeSubnetID, Prefix: "10.10.0.0/24", ServiceEndpoints: []string{StorageServiceEndpoint}},
+				PrivateEndpointSubnet: Subnet{ID: peSubnetID}},
+			ClusterName: "aks", Location: "westeurope", Needs: needs, Overlay: overlay,
+		})
+		if err != nil {
+			return err
+		}
+		n.Name.ApplyT(func(v string) int { names <- v; return 0 })
+		_, err = n.GrantNodeSubnet(ctx, "aks-subnet", pulumi.String("principal"))
+		return err
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "vnet", <-names, "the VNet name comes from the subnet ID")
+	assert.Empty(t, m.byType(":ResourceGroup"))
+	assert.Empty(t, m.byType(":VirtualNetwork"))
+	assert.Empty(t, m.byType(":Subnet"))
+	links := m.byType(":VirtualNetworkLink")
+	require.Len(t, links, 2)
+	assert.Equal(t, VNetID(nodeSubnetID), links[0].inputs["virtualNetwork"].(map[string]any)["id"])
+	grants := m.byType(":RoleAssignment")
+	require.Len(t, grants, 1)
+	assert.Equal(t, nodeSubnetID, grants[0].inputs["scope"], "Network Contributor on the brought subnet")
+}
+
+func TestServiceEndpointRoute(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		n, err := NewNetwork(ctx, "net", &NetworkArgs{ClusterName: "aks", ClusterResourceGroup: "rg-aks", Location: "westeurope",
+			Needs: Needs{Pools: []int{3}, StorageRoute: RouteServiceEndpoint}, Overlay: overlay})
+		if err != nil {
+			return err
+		}
+		err = n.PrivateEndpoints(ctx, "storage", []Target{{Name: "files", ResourceID: pulumi.String(accountID), GroupIDs: []string{FileGroupID}}})
+		require.Error(t, err, "no private endpoints without their route")
+		return nil
+	})
+	require.NoError(t, err)
+	subnets := m.byType(":Subnet")
+	require.Len(t, subnets, 1, "no private endpoint subnet")
+	assert.Equal(t, []any{map[string]any{"service": StorageServiceEndpoint}}, subnets[0].inputs["serviceEndpoints"])
+	assert.Empty(t, m.byType(":PrivateZone"))
+}
+
+func TestInvalidNetworkRegistersNothing(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		_, err := NewNetwork(ctx, "net", &NetworkArgs{
+			Spec:        Spec{AddressSpace: "172.31.0.0/16", NodeSubnet: Subnet{Prefix: "10.0.0.0/29"}},
+			ClusterName: "aks", ClusterResourceGroup: "rg-aks", Needs: needs, Overlay: overlay,
+		})
+		return err
+	})
+	require.Error(t, err)
+	for _, w := range []string{"aksml:network.addressSpace", "aksml:network.nodeSubnet.prefix", "NetworkArgs.Location"} {
+		assert.Contains(t, err.Error(), w)
+	}
+	assert.Empty(t, m.res, "nothing is registered when the spec is invalid")
+
+	_, err = run(t, func(ctx *pulumi.Context) error { _, err := NewNetwork(ctx, "net", nil); return err })
+	require.Error(t, err)
+}
+
+func TestValidatePodCapacity(t *testing.T) {
+	p := field.Path("aksml:cluster.network.podCidr")
+	assert.Empty(t, ValidatePodCapacity("10.244.0.0/16", 256, p), "a /16 holds 256 node blocks")
+	err := ValidatePodCapacity("10.244.0.0/16", 300, p).ToAggregate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aksml:cluster.network.podCidr: 10.244.0.0/16 holds 256 node blocks (/24 each) but the pools can have 300 nodes")
+	assert.Contains(t, err.Error(), "use a /15 or larger")
+	err = ValidatePodCapacity("10.244.0.0/25", 1, p).ToAggregate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "smaller than a /24")
+}

@@ -1,0 +1,132 @@
+package network
+
+import "slices"
+
+// ResourceGroup is the resource group of the network resources: created by
+// aksml, or an existing one used by name (create-or-bring).
+type ResourceGroup struct {
+	// Name is the resource group name. Default: the cluster's resource
+	// group name + "-net" (DefaultResourceGroupSuffix).
+	Name string `json:"name,omitempty"`
+	// Existing uses the group as it is instead of creating it. Default
+	// false.
+	Existing bool `json:"existing,omitempty"`
+}
+
+// Subnet is one subnet: its range when aksml creates it, or its ARM ID when
+// it exists (Spec.Existing).
+type Subnet struct {
+	// Name is the subnet name when aksml creates it. Defaults:
+	// DefaultNodeSubnetName, DefaultPrivateEndpointSubnetName.
+	Name string `json:"name,omitempty"`
+	// Prefix is the subnet's IPv4 range. Created subnets: default derived
+	// from AddressSpace (see Spec). Existing node subnet: required, so that
+	// its capacity is checked against the pools.
+	Prefix string `json:"prefix,omitempty"`
+	// ID is the ARM ID of an existing subnet. Required for the node subnet
+	// with Existing, and for the private endpoint subnet with Existing when
+	// storage is reached through private endpoints; not allowed otherwise.
+	ID string `json:"id,omitempty"`
+	// ServiceEndpoints are the service endpoints on the subnet. Created
+	// node subnet: aksml adds Microsoft.Storage when storage is reached
+	// through a service endpoint. Existing subnet: declare what the subnet
+	// has; aksml cannot read it at preview and relies on it.
+	ServiceEndpoints []string `json:"serviceEndpoints,omitempty"`
+}
+
+// Spec is `aksml:network`: the virtual network the cluster's nodes live
+// in. Either aksml creates a VNet with a node subnet sized for every pool
+// at maxCount plus upgrade surge and, when needed, a private endpoint
+// subnet; or Existing points at subnets that already exist (bring your own).
+// Call Default, then Validate.
+type Spec struct {
+	// Existing uses existing subnets (NodeSubnet.ID, PrivateEndpointSubnet.ID)
+	// instead of creating a VNet. Default false.
+	Existing bool `json:"existing,omitempty"`
+	// ResourceGroup holds the VNet (when created) and the private DNS
+	// zones. Default: created, named <cluster resource group>-net.
+	ResourceGroup ResourceGroup `json:"resourceGroup,omitempty"`
+	// Name is the VNet name when created. Default <cluster name>-vnet.
+	Name string `json:"name,omitempty"`
+	// AddressSpace is the VNet's IPv4 range. Default 10.224.0.0/16 when
+	// created; required with Existing (the existing VNet's range), because
+	// the pod and service ranges must not overlap it.
+	AddressSpace string `json:"addressSpace,omitempty"`
+	// NodeSubnet is the subnet of every node pool.
+	NodeSubnet Subnet `json:"nodeSubnet,omitempty"`
+	// PrivateEndpointSubnet holds the storage private endpoints. Used when
+	// storage is reached through private endpoints.
+	PrivateEndpointSubnet Subnet `json:"privateEndpointSubnet,omitempty"`
+	// SurgeNodesPerPool is how many extra nodes one pool may add during an
+	// upgrade (AKS max surge), counted into the node subnet size. Default 1.
+	SurgeNodesPerPool *int `json:"surgeNodesPerPool,omitempty"`
+}
+
+// Surge returns SurgeNodesPerPool, or its default.
+func (s Spec) Surge() int {
+	if s.SurgeNodesPerPool == nil {
+		return DefaultSurgeNodesPerPool
+	}
+	return *s.SurgeNodesPerPool
+}
+
+// HasServiceEndpoint reports whether the node subnet has (or, when
+// created, gets) the service endpoint named service.
+func (s Subnet) HasServiceEndpoint(service string) bool {
+	return slices.Contains(s.ServiceEndpoints, service)
+}
+
+// Clone returns a deep copy of s.
+func (s Spec) Clone() Spec {
+	c := s
+	c.NodeSubnet.ServiceEndpoints = slices.Clone(s.NodeSubnet.ServiceEndpoints)
+	c.PrivateEndpointSubnet.ServiceEndpoints = slices.Clone(s.PrivateEndpointSubnet.ServiceEndpoints)
+	if s.SurgeNodesPerPool != nil {
+		v := *s.SurgeNodesPerPool
+		c.SurgeNodesPerPool = &v
+	}
+	return c
+}
+
+// Needs says what the rest of the stack needs from the network: the node
+// count the node subnet must hold and the storage route.
+type Needs struct {
+	// Pools are the maxCount of every node pool in the cluster (system,
+	// CPU, GPU pools).
+	Pools []int
+	// StorageRoute is how the nodes reach the storage accounts:
+	// RoutePrivateEndpoint, RouteServiceEndpoint, or "" (public, or no
+	// accounts).
+	StorageRoute StorageRoute
+}
+
+// StorageRoute is how the nodes reach storage accounts that deny public
+// network access.
+type StorageRoute string
+
+// Storage routes.
+const (
+	// RoutePrivateEndpoint reaches each account through private endpoints
+	// (file, blob) in the private endpoint subnet, resolved through the
+	// privatelink private DNS zones linked to the VNet.
+	RoutePrivateEndpoint StorageRoute = "PrivateEndpoint"
+	// RouteServiceEndpoint reaches each account through the
+	// Microsoft.Storage service endpoint of the node subnet and a VNet rule
+	// for that subnet on the account.
+	RouteServiceEndpoint StorageRoute = "ServiceEndpoint"
+)
+
+// Nodes returns how many nodes the pools can have: every pool at maxCount
+// plus its upgrade surge.
+func (s Spec) Nodes(needs Needs) int { return s.NodeIPs(needs) - AzureReservedIPsPerSubnet }
+
+// NodeIPs returns how many node addresses the node subnet must hold for
+// needs: every pool at maxCount plus the surge of every pool, plus the five
+// addresses Azure reserves in each subnet.
+func (s Spec) NodeIPs(needs Needs) int {
+	n := AzureReservedIPsPerSubnet
+	for _, m := range needs.Pools {
+		n += m + s.Surge()
+	}
+	return n
+}
