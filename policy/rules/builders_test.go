@@ -87,9 +87,10 @@ func managedPoolStack(name string) Resource {
 			"$schema":        "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
 			"contentVersion": "1.0.0.0",
 			"parameters": obj{
-				"clusterName": obj{"type": "string"},
-				"poolName":    obj{"type": "string"},
-				"count":       obj{"type": "int", "defaultValue": 0.0},
+				"clusterName":  obj{"type": "string"},
+				"poolName":     obj{"type": "string"},
+				"count":        obj{"type": "int", "defaultValue": 0.0},
+				"nodeSubnetId": obj{"type": "string"},
 			},
 			"resources": arr{obj{
 				"type":       "Microsoft.ContainerService/managedClusters/agentPools",
@@ -120,6 +121,7 @@ func managedPoolStack(name string) Resource {
 					"nodeTaints":        arr{"sku=gpu:NoSchedule"},
 					"nodeLabels":        obj{"accelerator": "nvidia", "workload": "training"},
 					"availabilityZones": arr{"1", "2", "3"},
+					"vnetSubnetID":      "[parameters('nodeSubnetId')]",
 					"gpuProfile":        obj{"driver": "None", "nvidia": obj{"managementMode": "Unmanaged"}},
 				},
 			}},

@@ -326,8 +326,9 @@ func resolveARM(v any, params map[string]any) any {
 }
 
 // armPoolName returns the pool name of an agentPools resource: the last
-// segment of its "cluster/pool" name, literal or built by a format() or
-// concat() expression whose arguments are string literals and parameters,
+// segment of its "cluster/pool" name, literal or built by a format(),
+// concat() or resourceId() expression whose arguments are string literals
+// and parameters,
 // e.g. "[format('{0}/{1}', parameters('clusterName'), 'gpua100')]" (how
 // components/gpupool names its pools) or "[concat(parameters('c'), '/',
 // parameters('p'))]". An expression it cannot evaluate is returned as is,
@@ -347,9 +348,11 @@ func armPoolName(name any, params map[string]any) string {
 	return s
 }
 
-// evalARMName evaluates format(fmt, args...) and concat(args...) over string
-// literals and parameters('x') ("Template functions - string",
-// https://learn.microsoft.com/azure/azure-resource-manager/templates/template-functions-string).
+// evalARMName evaluates format(fmt, args...), concat(args...) and the name
+// segments of resourceId(type, names...) over string literals and
+// parameters('x') ("Template functions - string" and "- resource",
+// https://learn.microsoft.com/azure/azure-resource-manager/templates/template-functions-string,
+// https://learn.microsoft.com/azure/azure-resource-manager/templates/template-functions-resource).
 func evalARMName(expr string, params map[string]any) (string, bool) {
 	fn, rest, ok := strings.Cut(expr, "(")
 	if !ok || !strings.HasSuffix(rest, ")") {
@@ -366,6 +369,13 @@ func evalARMName(expr string, params map[string]any) (string, bool) {
 	switch strings.TrimSpace(strings.ToLower(fn)) {
 	case "concat":
 		return strings.Join(args, ""), true
+	case "resourceid":
+		// resourceId('<type>', '<parent>', '<name>'): the name segments
+		// after the type, joined like the resource's own name.
+		if len(args) < 2 {
+			return "", false
+		}
+		return strings.Join(args[1:], "/"), true
 	case "format":
 		if len(args) == 0 {
 			return "", false
