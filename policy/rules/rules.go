@@ -85,6 +85,7 @@ func All() []Rule {
 		ruleStorageCheckpointRetain,
 		ruleQueueCapacity, ruleQueueFlavorPools, ruleQueueSingleSystem,
 		ruleSecretKubeconfigOutput, ruleSecretProviderKubeconfig,
+		ruleTenancyDefaultDeny, ruleTenancyGroupBinding,
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
