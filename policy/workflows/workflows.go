@@ -167,9 +167,7 @@ func cloudBackend(env map[string]string, s *step) (string, bool) {
 	candidates := []string{env["PULUMI_BACKEND_URL"]}
 	if s != nil {
 		candidates = append(candidates, s.With["cloud-url"])
-		for _, f := range strings.Fields(s.Run) {
-			candidates = append(candidates, f)
-		}
+		candidates = append(candidates, strings.Fields(s.Run)...)
 	}
 	for _, c := range candidates {
 		if hasAnyPrefix(c, cloudBackendSchemes) {
