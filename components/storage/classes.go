@@ -46,6 +46,9 @@ type StorageClasses struct {
 	CheckpointsClass pulumi.StringOutput
 	// BlobNFSClass is the name of the ml-azureblob-nfs class.
 	BlobNFSClass pulumi.StringOutput
+
+	// classes are the StorageClass resources, for claims to depend on.
+	classes []pulumi.Resource
 }
 
 // classSpec is one seed StorageClass.
@@ -130,6 +133,7 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 			return nil, err
 		}
 		names[spec.name] = sc.Metadata.Name().Elem()
+		c.classes = append(c.classes, sc)
 	}
 	c.AzureFilePremiumClass = names[AzureFilePremiumClass]
 	c.CheckpointsClass = names[CheckpointsClass]
