@@ -2,14 +2,18 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: test test-unit test-cluster lint golden policy-check sandbox sandbox-down toolchain e2e
+.PHONY: test test-unit test-netpol test-cluster lint golden policy-check sandbox sandbox-down toolchain e2e
 
-## test: the unit tier (mocks, golden files, policy) then the real-cluster tier.
-test: test-unit test-cluster
+## test: the unit tier (mocks, golden files, policy), the NetworkPolicy evaluation, then the real-cluster tier.
+test: test-unit test-netpol test-cluster
 
 ## test-unit: every package of the main module, including examples and the golden files.
 test-unit:
 	$(GO) test ./... -count=1
+
+## test-netpol: the shipped stacks' NetworkPolicies evaluated with cyclonus (own module: keeps client-go out of the main module).
+test-netpol:
+	cd tests/netpol && $(GO) test ./... -count=1
 
 ## test-cluster: real etcd + kube-apiserver + Kueue (envtest); builds the binaries on first use.
 test-cluster:

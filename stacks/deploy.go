@@ -15,6 +15,7 @@ import (
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/workloads"
 )
 
@@ -67,7 +68,7 @@ type platform struct {
 func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	p := &platform{cfg: cfg, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
-		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads,
+		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads, p.tenancyLayer,
 	}
 	if !cfg.KubernetesLayerOn() {
 		steps = []func(*pulumi.Context) error{p.azure, p.azureMonitor}
@@ -252,6 +253,46 @@ func (p *platform) queueLayer(ctx *pulumi.Context) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// tenancyLayer gives each team namespace its access, network isolation
+// and, on AKS, its workload identity (components/tenancy), once the
+// namespaces exist.
+func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
+	args := &tenancy.TenancyArgs{
+		Provider:   p.provider,
+		Teams:      p.cfg.tenancyTeams(),
+		ConfigPath: key("teams"),
+		Namespaces: p.queues.Namespaces,
+	}
+	if cl := p.cfg.Cluster; cl != nil {
+		args.ExcludedCIDRs = []string{cl.Network.PodCIDR, cl.Network.ServiceCIDR}
+		authz := tenancy.AuthorizationKubernetesRBAC
+		if cl.EntraID != nil {
+			authz = tenancy.AuthorizationAzureRBAC
+		}
+		args.Azure = &tenancy.AzureArgs{
+			Authorization:      authz,
+			ClusterResourceID:  p.cluster.ResourceID,
+			ResourceGroupName:  p.cluster.ResourceGroupName,
+			Location:           cl.Location,
+			OIDCIssuerURL:      p.cluster.OIDCIssuerURL,
+			IdentityNamePrefix: cl.Name,
+			Tags:               p.cfg.Tags,
+		}
+		if p.accounts != nil && p.cfg.Storage.Accounts.BlobNFS {
+			args.Azure.BlobAccountName = p.accounts.BlobAccountName
+			args.Azure.BlobAccountResourceID = p.accounts.BlobAccountResourceID
+		}
+	}
+	t, err := tenancy.NewTenancy(ctx, "tenancy", args)
+	if err != nil {
+		return err
+	}
+	if args.Azure != nil {
+		p.outputs["teamIdentityClientIds"] = t.IdentityClientIDs
 	}
 	return nil
 }

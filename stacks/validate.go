@@ -8,7 +8,19 @@ import (
 	"github.com/aksml/aksml/components/gpustack"
 	"github.com/aksml/aksml/components/network"
 	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/tenancy"
 )
+
+// tenancyTeams maps the teams to components/tenancy, defaulted.
+func (c *Config) tenancyTeams() []tenancy.Team {
+	out := make([]tenancy.Team, 0, len(c.Teams))
+	for _, t := range c.Teams {
+		tt := tenancy.Team{Name: t.Name, Groups: t.Groups, Egress: tenancy.Egress(t.Egress)}
+		tt.Default()
+		out = append(out, tt)
+	}
+	return out
+}
 
 func key(k string) field.Path { return field.NewPath(Namespace + ":" + k) }
 
@@ -38,6 +50,7 @@ func (c *Config) Validate() field.ErrorList {
 	errs = append(errs, gpustack.ValidatePools(c.GPUPools, key("gpuPools"))...)
 	errs = append(errs, c.Storage.Validate(key("storage"))...)
 	errs = append(errs, queues.ValidateTeams(c.Teams, c.GPUPools, c.Scheduler, queues.DefaultPaths())...)
+	errs = append(errs, tenancy.ValidateTeams(c.tenancyTeams(), key("teams"))...)
 	errs = append(errs, c.Observability.Validate(key("observability"))...)
 	errs = append(errs, c.validateWorkloads()...)
 

@@ -13,6 +13,7 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/workloads"
 )
 
@@ -114,6 +115,12 @@ func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput, provider *kuberne
 		MetricsPort:   w.MetricsPort,
 		PriorityClass: w.Priority,
 	}}
+	if c.Cluster != nil {
+		// components/tenancy federates this service account with the
+		// team's managed identity on AKS.
+		t.common.ServiceAccountName = tenancy.TrainingServiceAccount
+		t.common.WorkloadIdentity = true
+	}
 	switch c.Scheduler.System {
 	case queues.SystemVolcano:
 		t.common.Scheduler = workloads.SchedulerVolcano

@@ -186,7 +186,7 @@ func TestProdStack(t *testing.T) {
 		}
 	}
 	assert.Empty(t, byType(st, "batch/v1:Job"), "prod declares no example workloads")
-	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 3, "GPU pool stack, Azure Monitor stack and alert rule group")
+	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 4, "GPU pool stack, Azure Monitor stack, alert rule group and team identities")
 }
 
 // TestPoolWritesAreSerial checks, from the dependencies the stacks
@@ -413,5 +413,44 @@ func TestInvalidNetworkConfigsRegisterNothing(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Empty(t, st.Resources, "an invalid config registers no resources")
 		})
+	}
+}
+
+// TestInvalidTeamGroupsRegisterNothing: a team group that is not an object
+// ID and an unknown egress policy fail before anything is registered, with
+// the config key named.
+func TestInvalidTeamGroupsRegisterNothing(t *testing.T) {
+	cfg, err := synth.ReadStackConfig(projectDir, "dev")
+	require.NoError(t, err)
+	cfg["aksml:teams"] = `[{"name":"team-a","gpuQuota":{"t4":1},"cpu":"16","memory":"64Gi","groups":["ml-team-a"],"egress":"Open"}]`
+	cfg["aksml:workloads"] = `[]`
+	st, err := synth.Run("dev", "dev", cfg, stacks.Program)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `aksml:teams[0].groups[0]: "ml-team-a" is not a Microsoft Entra group object ID`)
+	assert.Contains(t, err.Error(), `aksml:teams[0].egress: `)
+	assert.Empty(t, st.Resources, "an invalid config registers no resources")
+}
+
+// TestEveryTeamNamespaceIsIsolated: every team of every shipped stack gets
+// the default-deny policy, and its groups are bound.
+func TestEveryTeamNamespaceIsIsolated(t *testing.T) {
+	for _, stack := range []string{"dev", "prod", "local"} {
+		st := synthStack(t, stack)
+		for _, ns := range byType(st, "core/v1:Namespace") {
+			labels, _ := ns.Get("metadata.labels").(map[string]any)
+			if labels["aksml.io/team"] == nil {
+				continue
+			}
+			name := ns.Get("metadata.name")
+			var deny, binding bool
+			for _, np := range byType(st, "networking.k8s.io/v1:NetworkPolicy") {
+				deny = deny || (np.Get("metadata.namespace") == name && np.Get("metadata.name") == "aksml-default-deny")
+			}
+			for _, rb := range byType(st, "rbac.authorization.k8s.io/v1:RoleBinding") {
+				binding = binding || rb.Get("metadata.namespace") == name
+			}
+			assert.True(t, deny, "%s: team namespace %s has no default-deny policy", stack, name)
+			assert.True(t, binding, "%s: team namespace %s has no RoleBinding for its groups", stack, name)
+		}
 	}
 }

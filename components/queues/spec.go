@@ -105,6 +105,15 @@ type Team struct {
 	// flavor does not guarantee capacity and spot capacity can be absent;
 	// list spot pools first to trade that for cost. Kueue only.
 	FlavorOrder []string `json:"flavorOrder,omitempty"`
+	// Groups are the object IDs (GUIDs) of the Microsoft Entra groups whose
+	// members work in the team's namespace. Queues does not use them;
+	// components/tenancy binds them and validates them. Default none: no
+	// team member gets access (platform admins keep theirs).
+	Groups []string `json:"groups,omitempty"`
+	// Egress is the team namespace's outbound traffic policy, used by
+	// components/tenancy: Restricted (default: DNS, the namespace itself and
+	// HTTPS outside the cluster) or Unrestricted.
+	Egress string `json:"egress,omitempty"`
 }
 
 // Default fills unset fields with their documented defaults.

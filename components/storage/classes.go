@@ -49,6 +49,9 @@ type StorageClasses struct {
 	BlobNFSClass pulumi.StringOutput
 	// BlobBlockCacheClass is the name of the ml-azureblob-blockcache class.
 	BlobBlockCacheClass pulumi.StringOutput
+
+	// classes are the StorageClass resources, for claims to depend on.
+	classes []pulumi.Resource
 }
 
 // classSpec is one seed StorageClass.
@@ -144,6 +147,7 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 			return nil, err
 		}
 		names[spec.name] = sc.Metadata.Name().Elem()
+		c.classes = append(c.classes, sc)
 	}
 	c.AzureFilePremiumClass = names[AzureFilePremiumClass]
 	c.CheckpointsClass = names[CheckpointsClass]

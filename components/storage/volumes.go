@@ -86,7 +86,10 @@ func NewTeamVolumes(ctx *pulumi.Context, name string, args *TeamVolumesArgs, opt
 
 	childOpts := []pulumi.ResourceOption{pulumi.Parent(c)}
 	if args.Classes != nil {
-		childOpts = append(childOpts, pulumi.DependsOn([]pulumi.Resource{args.Classes}))
+		// The class resources themselves, not their component: the SDK
+		// expands a component in DependsOn to the children it has
+		// registered so far, which varies from run to run.
+		childOpts = append(childOpts, pulumi.DependsOn(args.Classes.classes))
 	}
 	datasets, err := corev1.NewPersistentVolumeClaim(ctx, name+"-datasets",
 		claimArgs(args.Namespace, DatasetsPVCName, spec.DatasetsClass, spec.DatasetsSize), childOpts...)

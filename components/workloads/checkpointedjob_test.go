@@ -7,6 +7,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/field"
 )
 
 const jobType = "kubernetes:batch/v1:Job"
@@ -121,9 +123,11 @@ func TestCheckpointedJobRegularPoolTolerationsAndDataClaim(t *testing.T) {
 		a.DataPVC = "shared-datasets"
 		a.Env = map[string]string{"Z_LAST": "z", "A_FIRST": "a"}
 		a.ServiceAccountName = "trainer"
+		a.WorkloadIdentity = true
 		_, err := NewCheckpointedJob(ctx, "train", a)
 		return err
 	})
+	assert.Equal(t, "true", dig(t, m.one(t, jobType).inputs, "spec", "template", "metadata", "labels", WorkloadIdentityLabel))
 	pod := dig(t, m.one(t, jobType).inputs, "spec", "template", "spec")
 	assert.Equal(t, []string{"sku=gpu:NoSchedule (Equal)"}, tolerationStrings(t, pod), "no spot toleration on a regular pool")
 	assert.Equal(t, "training", dig(t, pod, "nodeSelector", "workload"))
@@ -253,4 +257,16 @@ func TestCheckpointedJobDoesNotMutateArgs(t *testing.T) {
 	assert.Empty(t, a.CheckpointPVC)
 	assert.Zero(t, a.BackoffLimit)
 	assert.Empty(t, a.Pool.Priority)
+}
+
+func TestWorkloadIdentityNeedsServiceAccount(t *testing.T) {
+	a := &CheckpointedJobArgs{Common: common(), Pool: a100Pool()}
+	a.WorkloadIdentity = true
+	a.Default("train")
+	errs := a.Validate(field.NewPath("job"))
+	require.Len(t, errs, 1)
+	assert.Equal(t, field.Path("job.serviceAccountName"), errs[0].Path)
+
+	a.ServiceAccountName = "training"
+	assert.Empty(t, a.Validate(field.NewPath("job")))
 }

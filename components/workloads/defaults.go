@@ -209,6 +209,10 @@ const (
 	// MetricsLabel marks pods the training PodMonitor scrapes (the same
 	// literal the observability package selects on).
 	MetricsLabel = "aksml.io/metrics"
+	// WorkloadIdentityLabel opts a pod into Microsoft Entra Workload ID ("Use
+	// Microsoft Entra Workload ID with AKS",
+	// https://learn.microsoft.com/azure/aks/workload-identity-overview).
+	WorkloadIdentityLabel = "azure.workload.identity/use"
 	// MetricsLabelValue is the value of MetricsLabel.
 	MetricsLabelValue = "true"
 	// MetricsPortName is the container port name the PodMonitor scrapes.

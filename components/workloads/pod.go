@@ -253,6 +253,9 @@ func podLabels(p podSpec) map[string]string {
 	if p.common.MetricsPort > 0 {
 		l[MetricsLabel] = MetricsLabelValue
 	}
+	if p.common.WorkloadIdentity {
+		l[WorkloadIdentityLabel] = "true"
+	}
 	return l
 }
 

@@ -237,6 +237,8 @@ func (c *Common) validate(p field.Path, gpu bool, maxNameLen int) field.ErrorLis
 	}
 	if c.ServiceAccountName != "" {
 		errs = append(errs, validateSubdomain(c.ServiceAccountName, p.Child("serviceAccountName"))...)
+	} else if c.WorkloadIdentity {
+		errs = append(errs, field.Required(p.Child("serviceAccountName"), "workload identity needs the service account that carries the managed identity's client ID"))
 	}
 	errs = append(errs, validateAwait(c.Await, c.AwaitTimeoutSeconds, p)...)
 	return errs

@@ -114,6 +114,11 @@ type Common struct {
 	// federated with workload identity. Default: the namespace default.
 	// Service account tokens are mounted only when it is set.
 	ServiceAccountName string
+	// WorkloadIdentity labels the pods azure.workload.identity/use=true so
+	// the AKS workload identity webhook projects an Entra token for the
+	// managed identity named on ServiceAccountName's client-id annotation
+	// (components/tenancy). Needs ServiceAccountName. Default false.
+	WorkloadIdentity bool
 	// Await makes `pulumi up` wait for the object (Job completion) for at
 	// most AwaitTimeoutSeconds. Default false: objects carry
 	// pulumi.com/skipAwait, because a Kueue-suspended Job finishes only

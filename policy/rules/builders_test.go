@@ -343,6 +343,30 @@ func storageClass(name, reclaim string) Resource {
 	return r
 }
 
+const (
+	groupA = "0a0a0a0a-1111-4111-8111-000000000001"
+	groupB = "0b0b0b0b-2222-4222-8222-000000000002"
+)
+
+// memberRole is the team member Role recording its Entra groups.
+func memberRole(ns string, groups ...string) Resource {
+	r := kube("rbac.authorization.k8s.io/v1", "Role", ns, "aksml-team-member", nil, nil)
+	mapOf(r.Inputs["metadata"])["annotations"] = obj{"aksml.io/entra-groups": strings.Join(groups, ",")}
+	return r
+}
+
+// memberBinding binds the member Role to groups.
+func memberBinding(ns string, groups ...string) Resource {
+	r := kube("rbac.authorization.k8s.io/v1", "RoleBinding", ns, "aksml-team-members", nil, nil)
+	var subjects arr
+	for _, g := range groups {
+		subjects = append(subjects, obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": g})
+	}
+	r.Inputs["roleRef"] = obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "aksml-team-member"}
+	r.Inputs["subjects"] = subjects
+	return r
+}
+
 // goodStack is a platform that follows every rule, in the given environment.
 func goodStack(env string) *Stack {
 	provider := resource("pulumi:providers:kubernetes", "k8s", obj{"kubeconfig": "apiVersion: v1\nkind: Config\n"})
@@ -356,6 +380,11 @@ func goodStack(env string) *Stack {
 			managedPoolStack("gpuh100"),
 			provider,
 			kube("v1", "Namespace", "", "team-a", obj{"aksml.io/team": "team-a"}, nil),
+			kube("networking.k8s.io/v1", "NetworkPolicy", "team-a", "aksml-default-deny", nil, obj{
+				"podSelector": obj{}, "policyTypes": arr{"Ingress", "Egress"},
+			}),
+			memberRole("team-a", groupA),
+			memberBinding("team-a", groupA),
 			daemonSet("nvidia-device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17.1"),
 			daemonSet("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.9-3.6.1-ubuntu22.04"),
 			storageClass("ml-checkpoints-azurefile", "Retain"),

@@ -88,6 +88,7 @@ func All() []Rule {
 		ruleSecretKubeconfigOutput, ruleSecretProviderKubeconfig,
 		ruleARMSerialPools, ruleARMAutoscaledNoCount, ruleARMManagedCount,
 		ruleMonPrometheusWired, ruleMonRuleGroupScope,
+		ruleTenancyDefaultDeny, ruleTenancyGroupBinding,
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

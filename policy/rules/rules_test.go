@@ -309,8 +309,10 @@ var violations = []ruleCase{
 		want: []string{"PodDisruptionBudget team-a/ddp selects the pods of PyTorchJob team-a/ddp (Master)"}},
 
 	{id: "AKSML-NET-001", name: "PyTorchJob without NetworkPolicy",
-		mutate: func(s *Stack) { s.Resources = without(s.Resources, "team-a-allow-ddp-nccl") },
-		want:   []string{"PyTorchJob team-a/ddp runs 2 workers but no NetworkPolicy in namespace team-a selects its pods", "all ports", "port 53"}},
+		mutate: func(s *Stack) {
+			s.Resources = without(without(s.Resources, "team-a-allow-ddp-nccl"), "team-a-aksml-default-deny")
+		},
+		want: []string{"PyTorchJob team-a/ddp runs 2 workers but no NetworkPolicy in namespace team-a selects its pods", "all ports", "port 53"}},
 	{id: "AKSML-NET-001", name: "NetworkPolicy with fixed ports and no DNS",
 		mutate: func(s *Stack) {
 			sel := obj{"matchLabels": obj{"training-job": "ddp"}}
@@ -385,6 +387,34 @@ var violations = []ruleCase{
 			add(s, kube("scheduling.k8s.io/v1", "PriorityClass", "", "inference-critical", nil, nil))
 		},
 		want: []string{`sets priorityClassName "training-batch"`, "defines inference-critical", "name a defined PriorityClass"}},
+	{id: "AKSML-TEN-001", name: "team namespace without any policy",
+		mutate: func(s *Stack) { s.Resources = without(s.Resources, "team-a-aksml-default-deny") },
+		want:   []string{"Namespace team-a holds team \"team-a\"", "denies ingress", "aksml-default-deny"}},
+	{id: "AKSML-TEN-001", name: "deny policy that allows some ingress",
+		mutate: func(s *Stack) {
+			set(s, "team-a-aksml-default-deny", arr{obj{"from": arr{obj{"podSelector": obj{}}}}}, "spec", "ingress")
+		},
+		want: []string{"Namespace team-a"}},
+	{id: "AKSML-TEN-001", name: "deny policy selecting only some pods",
+		mutate: func(s *Stack) {
+			set(s, "team-a-aksml-default-deny", obj{"matchLabels": obj{"app": "x"}}, "spec", "podSelector")
+		},
+		want: []string{"Namespace team-a"}},
+	{id: "AKSML-TEN-001", name: "egress-only deny",
+		mutate: func(s *Stack) { set(s, "team-a-aksml-default-deny", arr{"Egress"}, "spec", "policyTypes") },
+		want:   []string{"Namespace team-a"}},
+	{id: "AKSML-TEN-002", name: "groups configured, no binding",
+		mutate: func(s *Stack) { s.Resources = without(s.Resources, "team-a-aksml-team-members") },
+		want:   []string{"Role team-a/aksml-team-member", groupA, "RoleBinding"}},
+	{id: "AKSML-TEN-002", name: "binding misses a group",
+		mutate: func(s *Stack) {
+			s.Resources = without(s.Resources, "team-a-aksml-team-member")
+			add(s, memberRole("team-a", groupA, groupB))
+		},
+		want: []string{"binds it to " + groupB}},
+	{id: "AKSML-TEN-002", name: "binding to another role",
+		mutate: func(s *Stack) { set(s, "team-a-aksml-team-members", "view", "roleRef", "name") },
+		want:   []string{"Role team-a/aksml-team-member"}},
 
 	{id: "AKSML-SEC-001", name: "plain kubeconfig output",
 		mutate: func(s *Stack) { s.Outputs["kubeconfig"] = Output{Value: "apiVersion: v1\n"} },
@@ -397,6 +427,20 @@ var violations = []ruleCase{
 // compliant lists, for every rule, stacks the rule must let pass beyond
 // goodStack itself: the edge a sloppy rule would get wrong.
 var compliant = []ruleCase{
+	{id: "AKSML-TEN-001", name: "ingress-only deny (egress opt-out)", mutate: func(s *Stack) {
+		set(s, "team-a-aksml-default-deny", arr{"Ingress"}, "spec", "policyTypes")
+	}},
+	{id: "AKSML-TEN-001", name: "namespace that holds no team", mutate: func(s *Stack) {
+		add(s, kube("v1", "Namespace", "", "tools", nil, nil))
+	}},
+	{id: "AKSML-TEN-002", name: "team without groups needs no binding", mutate: func(s *Stack) {
+		s.Resources = without(without(s.Resources, "team-a-aksml-team-members"), "team-a-aksml-team-member")
+		add(s, memberRole("team-a"))
+	}},
+	{id: "AKSML-TEN-002", name: "group IDs compared case-insensitively", mutate: func(s *Stack) {
+		s.Resources = without(s.Resources, "team-a-aksml-team-members")
+		add(s, memberBinding("team-a", strings.ToUpper(groupA)))
+	}},
 	{id: "AKSML-GPU-001", name: "taint with spaces", mutate: func(s *Stack) { set(s, "gpua100", arr{"sku=gpu:NoSchedule "}, "nodeTaints") }},
 	{id: "AKSML-GPU-001", name: "taints unknown before deployment", mutate: func(s *Stack) { set(s, "gpua100", Unknown, "nodeTaints") }},
 	{id: "AKSML-GPU-001", name: "CPU pool without taint", mutate: func(s *Stack) {

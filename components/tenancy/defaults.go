@@ -1,0 +1,105 @@
+package tenancy
+
+// Kubernetes object names and keys aksml gives every team namespace.
+const (
+	// MemberRoleName is the Role a team's groups are bound to.
+	MemberRoleName = "aksml-team-member"
+	// MemberBindingName is the RoleBinding of MemberRoleName to the groups.
+	MemberBindingName = "aksml-team-members"
+	// GroupsAnnotation on the Role lists the team's configured group object
+	// IDs (comma separated, sorted), so guardrails can check the binding.
+	GroupsAnnotation = "aksml.io/entra-groups"
+
+	// DefaultDenyPolicy selects every pod and allows nothing: ingress, and
+	// egress unless the team is Unrestricted.
+	DefaultDenyPolicy = "aksml-default-deny"
+	// SameNamespacePolicy allows every pod of the namespace to reach every
+	// other (NCCL between the replicas of a job, a job's own services).
+	SameNamespacePolicy = "aksml-allow-same-namespace"
+	// DNSPolicy allows egress to CoreDNS in kube-system on port 53.
+	DNSPolicy = "aksml-allow-dns"
+	// ScrapePolicy allows the Azure Monitor managed Prometheus replica
+	// (ama-metrics in kube-system) to scrape the pods' metrics port.
+	ScrapePolicy = "aksml-allow-metrics-scrape"
+	// ExternalHTTPSPolicy allows egress on 443 to addresses outside the
+	// cluster's pod and service ranges.
+	ExternalHTTPSPolicy = "aksml-allow-external-https"
+
+	// TrainingServiceAccount is the service account the team's workloads
+	// run as; its federated credential lets them get Entra tokens for the
+	// team's managed identity.
+	TrainingServiceAccount = "training"
+)
+
+// Labels and annotations of Microsoft Entra Workload ID ("Use Microsoft
+// Entra Workload ID with AKS",
+// https://learn.microsoft.com/azure/aks/workload-identity-overview).
+const (
+	// ClientIDAnnotation on a ServiceAccount names the managed identity.
+	ClientIDAnnotation = "azure.workload.identity/client-id"
+	// UseLabel on a pod makes the webhook project the token into it.
+	UseLabel = "azure.workload.identity/use"
+	// TokenAudience is the audience of the federated credential.
+	TokenAudience = "api://AzureADTokenExchange"
+)
+
+// Selectors of the platform pods the policies allow.
+const (
+	// SystemNamespace is where CoreDNS and the managed Prometheus run.
+	SystemNamespace = "kube-system"
+	// NamespaceNameLabel is set by Kubernetes on every namespace.
+	NamespaceNameLabel = "kubernetes.io/metadata.name"
+	// DNSPodLabel/DNSPodValue select CoreDNS on AKS (k8s-app=kube-dns).
+	DNSPodLabel = "k8s-app"
+	DNSPodValue = "kube-dns"
+	// ScraperPodLabel/ScraperPodValue select the ama-metrics replica that
+	// runs custom scrape jobs (PodMonitors); the per-node DaemonSet
+	// (ama-metrics-node) only scrapes node targets ("Customize scraping of
+	// Prometheus metrics in Azure Monitor managed service for Prometheus",
+	// https://learn.microsoft.com/azure/azure-monitor/containers/prometheus-metrics-scrape-configuration).
+	ScraperPodLabel = "rsName"
+	ScraperPodValue = "ama-metrics"
+	// MetricsPortName is the container port name workloads expose metrics
+	// on (components/workloads MetricsPortName).
+	MetricsPortName = "metrics"
+	// HTTPSPort is the only port open to addresses outside the cluster.
+	HTTPSPort = 443
+)
+
+// Azure built-in role definition IDs ("Azure built-in roles",
+// https://learn.microsoft.com/azure/role-based-access-control/built-in-roles).
+const (
+	// ClusterUserRoleID is "Azure Kubernetes Service Cluster User Role":
+	// lets a group member download the user kubeconfig
+	// (listClusterUserCredential). Assigned at cluster scope.
+	ClusterUserRoleID = "4abbcc35-e782-43d8-92c5-2d3f1bd2253f"
+	// NamespaceRoleID is "Azure Kubernetes Service RBAC Reader": read access
+	// to most objects of one namespace, no Secrets, no Roles. Assigned at
+	// the namespace scope `<clusterId>/namespaces/<ns>` ("Use Azure RBAC for
+	// Kubernetes authorization", https://learn.microsoft.com/azure/aks/manage-azure-rbac).
+	// aksml does not assign "Azure Kubernetes Service RBAC Writer"
+	// (a7ffa36f-339b-4b5c-8bdf-e2c188b2c0eb): it carries
+	// networking.k8s.io/networkpolicies/write, so a member could add an
+	// Allow policy that overrides the namespace's default deny (AKS docs,
+	// "Managed namespaces", https://learn.microsoft.com/azure/aks/concepts-managed-namespaces),
+	// and it covers no custom resources (PyTorchJob, Workspace). The write
+	// access comes from the Kubernetes Role instead.
+	NamespaceRoleID = "7f6c6a51-bcf8-42ba-9220-52d62157d7db"
+	// StorageBlobDataContributorRoleID is "Storage Blob Data Contributor":
+	// read, write and delete blobs. Assigned to a team's identity on its
+	// own container only.
+	StorageBlobDataContributorRoleID = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
+)
+
+// ARM resource types and API version of the team identities, deployed
+// through components/armdeploy because the azure-native managedidentity
+// module is not served at v2.88.0. API 2023-01-31 is the GA version whose
+// federatedIdentityCredentials take properties issuer, subject and
+// audiences (Azure REST API specs,
+// specification/msi/resource-manager/Microsoft.ManagedIdentity/ManagedIdentity/stable/2023-01-31/ManagedIdentity.json,
+// example FederatedIdentityCredentialCreate.json).
+const (
+	ManagedIdentityAPIVersion       = "2023-01-31"
+	UserAssignedIdentityType        = "Microsoft.ManagedIdentity/userAssignedIdentities"
+	FederatedIdentityCredentialType = "Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials"
+)

@@ -1,0 +1,63 @@
+// Package tenancy keeps each team in its own namespace (issue 16, SPEC C5.1
+// tenancy): who may do what there, what may talk to its pods, and which
+// Azure identity its workloads use for data, without keys.
+//
+// NewTenancy (`aksml:tenancy:Tenancy`) registers per team, after the team
+// namespaces exist (components/queues creates them):
+//
+//   - Access. A Role, MemberRoleName, that lets a member create and delete
+//     Jobs, CronJobs, PyTorchJobs, TFJobs and KAITO Workspaces and read pods,
+//     logs, events, claims, the team's LocalQueue, ResourceQuota and
+//     NetworkPolicies (MemberRules), and a RoleBinding of it to the team's
+//     Microsoft Entra groups by object ID ("Control access to cluster
+//     resources using Kubernetes RBAC and Microsoft Entra identities",
+//     https://learn.microsoft.com/azure/aks/azure-ad-rbac). A namespaced
+//     Role cannot reach cluster-scoped objects, so ClusterQueues,
+//     ResourceFlavors, Cohorts and PriorityClasses stay out of reach;
+//     platform admins keep cluster-admin through the cluster's admin groups.
+//     With Entra ID and Azure RBAC (AuthorizationAzureRBAC) AKS authorizes a
+//     request when either Kubernetes RBAC or Azure RBAC allows it ("Use
+//     Azure RBAC for Kubernetes authorization",
+//     https://learn.microsoft.com/azure/aks/manage-azure-rbac), so the
+//     RoleBinding still applies, and each group also gets the "Azure
+//     Kubernetes Service Cluster User Role" on the cluster (to download the
+//     user kubeconfig) and the namespace-scoped built-in "Azure Kubernetes
+//     Service RBAC Reader" at `<clusterId>/namespaces/<team>`. aksml does not
+//     hand out the built-in RBAC Writer: it can write NetworkPolicies, which
+//     would let a member undo the default deny, and it covers no custom
+//     resources (see NamespaceRoleID).
+//   - Network isolation. NetworkPolicies are additive allow lists
+//     (https://kubernetes.io/docs/concepts/services-networking/network-policies/):
+//     DefaultDenyPolicy selects every pod and denies ingress, and egress
+//     unless the team's Egress is Unrestricted; SameNamespacePolicy allows
+//     the namespace's pods to reach each other (NCCL between the replicas of
+//     one job); ScrapePolicy lets the managed Prometheus replica
+//     (`rsName: ama-metrics` in kube-system) scrape the `metrics` port;
+//     DNSPolicy allows CoreDNS (`k8s-app: kube-dns` in kube-system) on port
+//     53; ExternalHTTPSPolicy allows port 443 to addresses outside the
+//     cluster's pod and service ranges (Azure Storage REST, the Entra token
+//     endpoint of workload identity, registries). SMB (445) and NFS (2049)
+//     are not opened to pods: the Azure Files and Blob CSI drivers mount
+//     volumes from the node, not from the pod's network namespace.
+//   - Keyless data access (with AzureArgs). One ARM deployment stack
+//     (components/armdeploy; the azure-native managedidentity module is not
+//     served at v2.88.0) holds per team a user-assigned managed identity and
+//     a federated identity credential (API 2023-01-31: issuer, subject,
+//     audiences) trusting the cluster's OIDC issuer for
+//     `system:serviceaccount:<team>:training`. The ServiceAccount
+//     TrainingServiceAccount carries `azure.workload.identity/client-id`;
+//     workloads that run as it carry `azure.workload.identity/use: "true"`
+//     (components/workloads WorkloadIdentity) ("Use Microsoft Entra Workload
+//     ID with AKS", https://learn.microsoft.com/azure/aks/workload-identity-overview).
+//     With a Blob account, each team gets a container named after it and
+//     "Storage Blob Data Contributor" on that container only. Azure Files
+//     gets no per-team role: the Azure Files CSI driver mounts SMB shares
+//     with the account key ("Use the Azure Files CSI driver in AKS",
+//     https://learn.microsoft.com/azure/aks/azure-files-csi), so an identity
+//     role would not govern the mount, and an account-scope data role would
+//     open every team's shares.
+//
+// Guardrails AKSML-TEN-001 (every team namespace has a default-deny
+// ingress policy) and AKSML-TEN-002 (every Role that records groups is
+// bound to exactly those groups) check the result (policy/rules).
+package tenancy

@@ -1,0 +1,82 @@
+package tenancy
+
+import (
+	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
+	networkingv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/networking/v1"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// NetworkPolicies are additive: a connection is allowed when any policy
+// that selects the pod allows it, and a pod selected by no policy of a
+// direction is open in that direction ("Network Policies",
+// https://kubernetes.io/docs/concepts/services-networking/network-policies/).
+// So the namespace gets one default-deny policy selecting every pod and one
+// narrow allow policy per platform need.
+
+var allPods = metav1.LabelSelectorArgs{}
+
+// policyArgs maps the policies of team t in namespace ns by name. excluded
+// are the cluster's pod and service ranges, never reachable through the
+// external HTTPS allowance.
+func policyArgs(t Team, ns pulumi.StringInput, excluded []string) map[string]*networkingv1.NetworkPolicyArgs {
+	restricted := t.Egress != EgressUnrestricted
+	denyTypes := []string{"Ingress"}
+	if restricted {
+		denyTypes = append(denyTypes, "Egress")
+	}
+	sameNamespace := networkingv1.NetworkPolicyPeerArray{networkingv1.NetworkPolicyPeerArgs{PodSelector: allPods}}
+	out := map[string]*networkingv1.NetworkPolicyArgs{
+		DefaultDenyPolicy: policy(t, ns, DefaultDenyPolicy, denyTypes, nil, nil),
+		SameNamespacePolicy: policy(t, ns, SameNamespacePolicy, []string{"Ingress"},
+			networkingv1.NetworkPolicyIngressRuleArray{networkingv1.NetworkPolicyIngressRuleArgs{From: sameNamespace}}, nil),
+		ScrapePolicy: policy(t, ns, ScrapePolicy, []string{"Ingress"},
+			networkingv1.NetworkPolicyIngressRuleArray{networkingv1.NetworkPolicyIngressRuleArgs{
+				From:  networkingv1.NetworkPolicyPeerArray{systemPods(ScraperPodLabel, ScraperPodValue)},
+				Ports: networkingv1.NetworkPolicyPortArray{port("TCP", pulumi.String(MetricsPortName))},
+			}}, nil),
+	}
+	if !restricted {
+		return out
+	}
+	out[SameNamespacePolicy] = policy(t, ns, SameNamespacePolicy, []string{"Ingress", "Egress"},
+		networkingv1.NetworkPolicyIngressRuleArray{networkingv1.NetworkPolicyIngressRuleArgs{From: sameNamespace}},
+		networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{To: sameNamespace}})
+	out[DNSPolicy] = policy(t, ns, DNSPolicy, []string{"Egress"}, nil,
+		networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{
+			To:    networkingv1.NetworkPolicyPeerArray{systemPods(DNSPodLabel, DNSPodValue)},
+			Ports: networkingv1.NetworkPolicyPortArray{port("UDP", pulumi.Int(53)), port("TCP", pulumi.Int(53))},
+		}})
+	out[ExternalHTTPSPolicy] = policy(t, ns, ExternalHTTPSPolicy, []string{"Egress"}, nil,
+		networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{
+			To: networkingv1.NetworkPolicyPeerArray{networkingv1.NetworkPolicyPeerArgs{
+				IpBlock: networkingv1.IPBlockArgs{Cidr: pulumi.String("0.0.0.0/0"), Except: pulumi.ToStringArray(excluded)},
+			}},
+			Ports: networkingv1.NetworkPolicyPortArray{port("TCP", pulumi.Int(HTTPSPort))},
+		}})
+	return out
+}
+
+// policy is a NetworkPolicy of team t selecting every pod of ns.
+func policy(t Team, ns pulumi.StringInput, name string, types []string, ingress networkingv1.NetworkPolicyIngressRuleArray, egress networkingv1.NetworkPolicyEgressRuleArray) *networkingv1.NetworkPolicyArgs {
+	return &networkingv1.NetworkPolicyArgs{
+		Metadata: objectMeta(name, ns, t, nil),
+		Spec: networkingv1.NetworkPolicySpecArgs{
+			PodSelector: allPods,
+			PolicyTypes: pulumi.ToStringArray(types),
+			Ingress:     ingress,
+			Egress:      egress,
+		},
+	}
+}
+
+// systemPods selects the pods labelled key=value in kube-system.
+func systemPods(key, value string) networkingv1.NetworkPolicyPeerArgs {
+	return networkingv1.NetworkPolicyPeerArgs{
+		NamespaceSelector: metav1.LabelSelectorArgs{MatchLabels: pulumi.StringMap{NamespaceNameLabel: pulumi.String(SystemNamespace)}},
+		PodSelector:       metav1.LabelSelectorArgs{MatchLabels: pulumi.StringMap{key: pulumi.String(value)}},
+	}
+}
+
+func port(protocol string, p pulumi.Input) networkingv1.NetworkPolicyPortArgs {
+	return networkingv1.NetworkPolicyPortArgs{Protocol: pulumi.String(protocol), Port: p}
+}

@@ -1,0 +1,56 @@
+package tenancy
+
+// Egress is a team namespace's outbound traffic policy.
+type Egress string
+
+// Valid egress policies.
+const (
+	// EgressRestricted denies every outbound connection except DNS to the
+	// cluster's CoreDNS, traffic inside the namespace and HTTPS (443) to
+	// addresses outside the cluster's pod and service ranges (Azure Storage,
+	// Microsoft Entra token exchange, model and package registries).
+	EgressRestricted Egress = "Restricted"
+	// EgressUnrestricted leaves outbound traffic open (ingress stays
+	// default-deny). For teams whose jobs need arbitrary egress.
+	EgressUnrestricted Egress = "Unrestricted"
+)
+
+// Egresses lists the valid egress policies.
+var Egresses = []Egress{EgressRestricted, EgressUnrestricted}
+
+// Authorization is how the cluster authorizes Microsoft Entra identities.
+type Authorization string
+
+// Valid authorization modes.
+const (
+	// AuthorizationKubernetesRBAC: Kubernetes RBAC only (local accounts or
+	// Entra ID authentication without Azure RBAC). Teams get the aksml Role
+	// through a RoleBinding to their Entra groups.
+	AuthorizationKubernetesRBAC Authorization = "KubernetesRBAC"
+	// AuthorizationAzureRBAC: Entra ID with Azure RBAC for Kubernetes
+	// authorization. Teams get the same RoleBinding (AKS evaluates
+	// Kubernetes RBAC and Azure RBAC together) plus the Azure role
+	// assignments in ClusterUserRoleID and NamespaceRoleID.
+	AuthorizationAzureRBAC Authorization = "AzureRBAC"
+)
+
+// Team is one tenant as tenancy needs it: plain data the caller maps from
+// its own configuration (the aksml stacks map `aksml:teams[]`).
+type Team struct {
+	// Name is the team and its namespace name; the namespace must already
+	// exist (components/queues creates it). Required.
+	Name string
+	// Groups are the Microsoft Entra group object IDs (GUIDs) whose members
+	// get the team member role in the namespace. Default none: nobody but
+	// platform admins has access.
+	Groups []string
+	// Egress is Restricted (default) or Unrestricted.
+	Egress Egress
+}
+
+// Default fills the documented defaults.
+func (t *Team) Default() {
+	if t.Egress == "" {
+		t.Egress = EgressRestricted
+	}
+}

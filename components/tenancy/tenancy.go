@@ -1,0 +1,335 @@
+package tenancy
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
+	azstorage "github.com/pulumi/pulumi-azure-native-sdk/storage/v2"
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
+	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
+	networkingv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/networking/v1"
+	rbacv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/rbac/v1"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/armdeploy"
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/queues"
+)
+
+// ComponentType is the Pulumi type token of the component.
+const ComponentType = "aksml:tenancy:Tenancy"
+
+// DefaultConfigPath is the error-path root of the teams when the caller
+// gives none.
+const DefaultConfigPath = "teams"
+
+// DefaultExcludedCIDRs are the AKS default pod (overlay) and service
+// ranges, never reachable through the external HTTPS allowance.
+var DefaultExcludedCIDRs = []string{"10.244.0.0/16", "10.0.0.0/16"}
+
+// TenancyArgs configures NewTenancy.
+type TenancyArgs struct {
+	// Provider is the Kubernetes provider of the cluster. nil: the ambient
+	// default provider.
+	Provider *kubernetes.Provider
+	// Teams are the tenants; their namespaces must exist (pass the
+	// component that creates them in DependsOn). Default none.
+	Teams []Team
+	// ConfigPath is the config key of Teams in error messages. Default
+	// "teams"; the aksml stacks pass `aksml:teams`.
+	ConfigPath field.Path
+	// ExcludedCIDRs are the cluster's pod and service ranges, excluded from
+	// the external HTTPS egress allowance so it never opens another
+	// namespace. Default DefaultExcludedCIDRs.
+	ExcludedCIDRs []string
+	// Azure adds the Azure side (identities, role assignments, data
+	// containers). nil: Kubernetes objects only (existing clusters).
+	Azure *AzureArgs
+	// Namespaces are the team namespaces by team name, usually the output
+	// of the component that creates them (components/queues Namespaces), so
+	// that every namespaced object waits for its namespace. Default: the
+	// team names, with no dependency.
+	Namespaces pulumi.StringMapInput
+}
+
+// AzureArgs is the Azure side of tenancy on an AKS cluster aksml creates.
+type AzureArgs struct {
+	// Authorization is AzureRBAC (Entra ID + Azure RBAC on the cluster) or
+	// KubernetesRBAC. Required.
+	Authorization Authorization
+	// ClusterResourceID is the AKS cluster's ARM ID: the scope of the
+	// Cluster User role and the parent of the namespace scopes. Required.
+	ClusterResourceID pulumi.StringInput
+	// ResourceGroupName is where the identities stack deploys. Required.
+	ResourceGroupName pulumi.StringInput
+	// Location is the region of the identities. Required.
+	Location string
+	// OIDCIssuerURL is the cluster's OIDC issuer, trusted by every
+	// federated credential. Required.
+	OIDCIssuerURL pulumi.StringInput
+	// IdentityNamePrefix names the identities `<prefix>-<team>`. Required:
+	// letters, digits, '-' and '_', starting with a letter or digit.
+	IdentityNamePrefix string
+	// BlobAccountName and BlobAccountResourceID are an optional Blob
+	// account (components/storage with blobNfs): each team gets a container
+	// named after it and Storage Blob Data Contributor on that container
+	// only. Default nil: no container, no data role.
+	BlobAccountName       pulumi.StringInput
+	BlobAccountResourceID pulumi.StringInput
+	// Tags are put on the identities and the deployment stack.
+	Tags map[string]string
+}
+
+// Tenancy is the per-team access, network isolation and workload identity.
+type Tenancy struct {
+	pulumi.ResourceState
+
+	// IdentityClientIDs are the client IDs of the teams' managed identities
+	// by team name; empty without Azure.
+	IdentityClientIDs pulumi.StringMapOutput
+	// ServiceAccounts are the workload identity service account name by
+	// team name (TrainingServiceAccount); empty without Azure.
+	ServiceAccounts map[string]string
+}
+
+var identityPrefixRE = regexp.MustCompile(`^[A-Za-z0-9][-\w]{0,90}$`)
+
+// Validate checks defaulted args; every problem is returned at once.
+func (a *TenancyArgs) Validate() field.ErrorList {
+	errs := ValidateTeams(a.Teams, a.ConfigPath)
+	if a.Azure == nil {
+		return errs
+	}
+	az := a.Azure
+	p := field.NewPath("tenancy.azure")
+	if !slices.Contains([]Authorization{AuthorizationAzureRBAC, AuthorizationKubernetesRBAC}, az.Authorization) {
+		errs = append(errs, field.NotSupported(p.Child("authorization"), az.Authorization, []Authorization{AuthorizationAzureRBAC, AuthorizationKubernetesRBAC}))
+	}
+	for name, v := range map[string]pulumi.StringInput{"clusterResourceId": az.ClusterResourceID, "resourceGroupName": az.ResourceGroupName, "oidcIssuerUrl": az.OIDCIssuerURL} {
+		if v == nil {
+			errs = append(errs, field.Required(p.Child(name), "set it from the cluster component's outputs"))
+		}
+	}
+	if az.Location == "" {
+		errs = append(errs, field.Required(p.Child("location"), "the Azure region of the team identities"))
+	}
+	if !identityPrefixRE.MatchString(az.IdentityNamePrefix) {
+		errs = append(errs, field.Invalid(p.Child("identityNamePrefix"), "%q is not a valid managed identity name prefix: use letters, digits, '-' and '_', starting with a letter or digit", az.IdentityNamePrefix))
+	}
+	if (az.BlobAccountName == nil) != (az.BlobAccountResourceID == nil) {
+		errs = append(errs, field.Invalid(p.Child("blobAccountName"), "set both blobAccountName and blobAccountResourceId, or neither"))
+	}
+	return errs
+}
+
+// Default fills the documented defaults on a copy of the teams.
+func (a *TenancyArgs) Default() {
+	if a.ConfigPath == "" {
+		a.ConfigPath = field.NewPath(DefaultConfigPath)
+	}
+	if a.ExcludedCIDRs == nil {
+		a.ExcludedCIDRs = DefaultExcludedCIDRs
+	}
+	teams := make([]Team, len(a.Teams))
+	for i, t := range a.Teams {
+		t.Groups = slices.Clone(t.Groups)
+		t.Default()
+		teams[i] = t
+	}
+	a.Teams = teams
+}
+
+// NewTenancy registers, per team namespace: the team member Role and its
+// RoleBinding to the team's Entra groups, the default-deny NetworkPolicy
+// with the platform's allowances and, with Azure, the team's managed
+// identity, federated credential, training ServiceAccount and role
+// assignments. Invalid args return an error before anything is registered.
+func NewTenancy(ctx *pulumi.Context, name string, args *TenancyArgs, opts ...pulumi.ResourceOption) (*Tenancy, error) {
+	if args == nil {
+		return nil, errors.New("tenancy: NewTenancy needs args")
+	}
+	a := *args
+	a.Default()
+	if err := a.Validate().ToAggregate(); err != nil {
+		return nil, err
+	}
+	c := &Tenancy{ServiceAccounts: map[string]string{}}
+	if err := ctx.RegisterComponentResource(ComponentType, name, c, opts...); err != nil {
+		return nil, err
+	}
+	kopts := []pulumi.ResourceOption{pulumi.Parent(c)}
+	if a.Provider != nil {
+		kopts = append(kopts, pulumi.Provider(a.Provider))
+	}
+	for _, t := range a.Teams {
+		if err := registerTeam(ctx, name+"-"+t.Name, t, a.namespace(t), a.ExcludedCIDRs, kopts); err != nil {
+			return nil, err
+		}
+	}
+	clientIDs := pulumi.StringMap{}
+	if a.Azure != nil {
+		var err error
+		if clientIDs, err = registerAzure(ctx, name, &a, c, kopts); err != nil {
+			return nil, err
+		}
+		for _, t := range a.Teams {
+			c.ServiceAccounts[t.Name] = TrainingServiceAccount
+		}
+	}
+	c.IdentityClientIDs = clientIDs.ToStringMapOutput()
+	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{"identityClientIds": c.IdentityClientIDs}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// registerTeam registers the Kubernetes objects every team namespace gets.
+func registerTeam(ctx *pulumi.Context, name string, t Team, ns pulumi.StringInput, excluded []string, opts []pulumi.ResourceOption) error {
+	if _, err := rbacv1.NewRole(ctx, name+"-role", roleArgs(t, ns), opts...); err != nil {
+		return err
+	}
+	if len(t.Groups) > 0 {
+		if _, err := rbacv1.NewRoleBinding(ctx, name+"-members", roleBindingArgs(t, ns), opts...); err != nil {
+			return err
+		}
+	}
+	policies := policyArgs(t, ns, excluded)
+	names := make([]string, 0, len(policies))
+	for n := range policies {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if _, err := networkingv1.NewNetworkPolicy(ctx, name+"-"+strings.TrimPrefix(n, "aksml-"), policies[n], opts...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registerAzure deploys the identities stack and, per team, the training
+// ServiceAccount, the group role assignments (Azure RBAC) and the data
+// container and role.
+func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, c *Tenancy, kopts []pulumi.ResourceOption) (pulumi.StringMap, error) {
+	az := a.Azure
+	stack, err := armdeploy.NewTemplateStack(ctx, name+"-identities", &armdeploy.Args{
+		ResourceGroupName: az.ResourceGroupName,
+		StackName:         az.IdentityNamePrefix + "-team-identities",
+		Template:          IdentitiesTemplate(az.IdentityNamePrefix, a.Teams, az.Tags),
+		Parameters:        map[string]any{IssuerParameter: az.OIDCIssuerURL, LocationParameter: az.Location},
+		Description:       "aksml: team managed identities and their federated credentials for workload identity",
+		Tags:              az.Tags,
+	}, pulumi.Parent(c))
+	if err != nil {
+		return nil, err
+	}
+	clusterID := az.ClusterResourceID.ToStringOutput()
+	roleDef := func(roleID string) pulumi.StringOutput {
+		return clusterID.ApplyT(func(id string) string { return RoleDefinitionID(id, roleID) }).(pulumi.StringOutput)
+	}
+	clientIDs := pulumi.StringMap{}
+	for i, t := range a.Teams {
+		tn := name + "-" + t.Name
+		clientID := armdeploy.OutputString(stack, clientIDOutput(i))
+		principalID := armdeploy.OutputString(stack, principalIDOutput(i))
+		clientIDs[t.Name] = clientID
+		if _, err := corev1.NewServiceAccount(ctx, tn+"-sa", &corev1.ServiceAccountArgs{
+			Metadata: metav1.ObjectMetaArgs{
+				Name:        pulumi.String(TrainingServiceAccount),
+				Namespace:   a.namespace(t),
+				Labels:      pulumi.ToStringMap(teamLabels(t)),
+				Annotations: pulumi.StringMap{ClientIDAnnotation: clientID},
+			},
+		}, kopts...); err != nil {
+			return nil, err
+		}
+		if az.Authorization == AuthorizationAzureRBAC {
+			for _, g := range sortedGroups(t) {
+				if _, err := authorization.NewRoleAssignment(ctx, tn+"-"+g+"-cluster-user", groupAssignment(g, roleDef(ClusterUserRoleID), clusterID,
+					"aksml: team "+t.Name+" members download the cluster user kubeconfig"), pulumi.Parent(c)); err != nil {
+					return nil, err
+				}
+				nsScope := clusterID.ApplyT(func(id string) string { return NamespaceScope(id, t.Name) }).(pulumi.StringOutput)
+				if _, err := authorization.NewRoleAssignment(ctx, tn+"-"+g+"-namespace-reader", groupAssignment(g, roleDef(NamespaceRoleID), nsScope,
+					"aksml: team "+t.Name+" members read their namespace through Azure RBAC"), pulumi.Parent(c)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if az.BlobAccountName == nil {
+			continue
+		}
+		container, err := azstorage.NewBlobContainer(ctx, tn+"-data", &azstorage.BlobContainerArgs{
+			AccountName:       az.BlobAccountName,
+			ResourceGroupName: az.ResourceGroupName,
+			ContainerName:     pulumi.String(t.Name),
+			PublicAccess:      azstorage.PublicAccessNone,
+		}, pulumi.Parent(c))
+		if err != nil {
+			return nil, err
+		}
+		scope := container.ID().ToStringOutput()
+		if _, err := authorization.NewRoleAssignment(ctx, tn+"-blob-data", &authorization.RoleAssignmentArgs{
+			PrincipalId:      principalID,
+			PrincipalType:    pulumi.String("ServicePrincipal"),
+			RoleDefinitionId: roleDef(StorageBlobDataContributorRoleID),
+			Scope:            scope,
+			Description:      pulumi.String("aksml: team " + t.Name + " workloads read and write their own container with workload identity"),
+		}, pulumi.Parent(c)); err != nil {
+			return nil, err
+		}
+	}
+	return clientIDs, nil
+}
+
+// namespace is team t's namespace: from Namespaces when given, else its
+// name.
+func (a *TenancyArgs) namespace(t Team) pulumi.StringInput {
+	if a.Namespaces == nil {
+		return pulumi.String(t.Name)
+	}
+	return a.Namespaces.ToStringMapOutput().MapIndex(pulumi.String(t.Name))
+}
+
+// groupAssignment is a role assignment of roleDef to an Entra group at scope.
+func groupAssignment(group string, roleDef, scope pulumi.StringOutput, description string) *authorization.RoleAssignmentArgs {
+	return &authorization.RoleAssignmentArgs{
+		PrincipalId:      pulumi.String(group),
+		PrincipalType:    pulumi.String("Group"),
+		RoleDefinitionId: roleDef,
+		Scope:            scope,
+		Description:      pulumi.String(description),
+	}
+}
+
+// RoleDefinitionID is the subscription-scoped ID of a built-in role, for
+// the subscription of resourceID.
+func RoleDefinitionID(resourceID, roleID string) string {
+	sub := strings.SplitN(strings.TrimPrefix(resourceID, "/subscriptions/"), "/", 2)[0]
+	return "/subscriptions/" + sub + "/providers/Microsoft.Authorization/roleDefinitions/" + roleID
+}
+
+// NamespaceScope is the Azure RBAC scope of one namespace of an AKS
+// cluster: `<clusterId>/namespaces/<namespace>` ("Use Azure RBAC for
+// Kubernetes authorization", https://learn.microsoft.com/azure/aks/manage-azure-rbac).
+func NamespaceScope(clusterID, namespace string) string {
+	return clusterID + "/namespaces/" + namespace
+}
+
+// teamLabels are the labels of every object tenancy creates for a team.
+func teamLabels(t Team) map[string]string {
+	return map[string]string{queues.TeamLabel: t.Name, queues.PartOfLabel: queues.PartOfValue}
+}
+
+// objectMeta names a namespaced object of team t.
+func objectMeta(name string, ns pulumi.StringInput, t Team, annotations map[string]string) metav1.ObjectMetaArgs {
+	m := metav1.ObjectMetaArgs{Name: pulumi.String(name), Namespace: ns, Labels: pulumi.ToStringMap(teamLabels(t))}
+	if len(annotations) > 0 {
+		m.Annotations = pulumi.ToStringMap(annotations)
+	}
+	return m
+}

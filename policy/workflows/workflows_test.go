@@ -1,0 +1,101 @@
+package workflows
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestShippedWorkflows is the CI check: the repository's workflows never
+// encrypt state secrets with an empty passphrase.
+func TestShippedWorkflows(t *testing.T) {
+	found, err := CheckDir("../../.github/workflows")
+	require.NoError(t, err)
+	assert.Empty(t, found)
+}
+
+const keyVaultJob = `
+on: push
+jobs:
+  up:
+    runs-on: ubuntu-latest
+    env:
+      PULUMI_BACKEND_URL: azblob://state
+      AZURE_KEYVAULT_AUTH_VIA_CLI: "true"
+    steps:
+      - uses: pulumi/actions@v6
+        with:
+          command: up
+          stack-name: dev
+          diff: true
+          secrets-provider: azurekeyvault://kv.vault.azure.net/keys/aksml-dev
+`
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name    string
+		yaml    string
+		wantJob string
+		wantMsg string
+	}{
+		{name: "key vault provider with azblob passes", yaml: keyVaultJob},
+		{
+			name:    "empty passphrase with azblob at job level",
+			yaml:    strings.Replace(keyVaultJob, `AZURE_KEYVAULT_AUTH_VIA_CLI: "true"`, `PULUMI_CONFIG_PASSPHRASE: ""`, 1),
+			wantJob: "up", wantMsg: "PULUMI_CONFIG_PASSPHRASE is empty with the cloud backend azblob://state",
+		},
+		{
+			name:    "empty passphrase at workflow level reaches the job",
+			yaml:    strings.Replace(keyVaultJob, "on: push\n", "on: push\nenv:\n  PULUMI_CONFIG_PASSPHRASE: ''\n", 1),
+			wantJob: "up", wantMsg: "PULUMI_CONFIG_PASSPHRASE is empty",
+		},
+		{
+			name: "empty passphrase in step env with a pulumi login script",
+			yaml: `
+jobs:
+  preview:
+    runs-on: ubuntu-latest
+    steps:
+      - run: pulumi login s3://bucket && pulumi preview
+        env:
+          PULUMI_CONFIG_PASSPHRASE: ""
+`,
+			wantJob: "preview", wantMsg: "cloud backend s3://bucket",
+		},
+		{
+			name:    "pulumi/actions on azblob without any secrets provider",
+			yaml:    strings.Replace(keyVaultJob, "          secrets-provider: azurekeyvault://kv.vault.azure.net/keys/aksml-dev\n", "", 1),
+			wantJob: "up", wantMsg: "neither a KMS secrets-provider nor a passphrase",
+		},
+		{
+			name: "passphrase secret with azblob passes",
+			yaml: strings.Replace(strings.Replace(keyVaultJob, "          secrets-provider: azurekeyvault://kv.vault.azure.net/keys/aksml-dev\n", "", 1),
+				`AZURE_KEYVAULT_AUTH_VIA_CLI: "true"`, `PULUMI_CONFIG_PASSPHRASE: ${{ secrets.PASSPHRASE }}`, 1),
+		},
+		{
+			name: "empty passphrase with the local backend is not this check's business",
+			yaml: strings.Replace(strings.Replace(keyVaultJob, "azblob://state", "file://.", 1),
+				`AZURE_KEYVAULT_AUTH_VIA_CLI: "true"`, `PULUMI_CONFIG_PASSPHRASE: ""`, 1),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found, err := Check("w.yml", []byte(tt.yaml))
+			require.NoError(t, err)
+			if tt.wantMsg == "" {
+				assert.Empty(t, found)
+				return
+			}
+			require.Len(t, found, 1, "%v", found)
+			assert.Equal(t, tt.wantJob, found[0].Job)
+			assert.Contains(t, found[0].Message, tt.wantMsg)
+		})
+	}
+}
+
+func TestCheckRejectsInvalidYAML(t *testing.T) {
+	_, err := Check("w.yml", []byte("jobs: [unclosed"))
+	assert.Error(t, err)
+}
