@@ -377,7 +377,7 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 		TeamNamespaces: p.teamNames(),
 		// The DCGM PodMonitor goes into gpustack's namespace; the team
 		// namespaces must exist for the training monitors' selectors.
-		DependsOn: []pulumi.Resource{p.gpustack, p.queues},
+		DependsOn: append(p.gpustack.Resources(), p.queues.Resources()...),
 	})
 	if err != nil {
 		return err

@@ -300,9 +300,9 @@ func (p *platform) workloads(ctx *pulumi.Context) error {
 	for _, w := range p.cfg.Workloads {
 		ns := p.queues.Namespaces.MapIndex(pulumi.String(w.Team))
 		name := w.Team + "-" + w.Name
-		deps := []pulumi.Resource{p.queues}
+		deps := p.queues.Resources()
 		if p.operator != nil && (w.Kind == KindPyTorchJob || w.Kind == KindTFJob) {
-			deps = append(deps, p.operator)
+			deps = append(deps[:len(deps):len(deps)], p.operator.Resources()...)
 		}
 		opt := pulumi.DependsOn(deps)
 		var err error

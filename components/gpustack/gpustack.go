@@ -43,7 +43,16 @@ type GPUStack struct {
 	// Namespace is the namespace of the DCGM exporter and mig-parted-config
 	// (for the observability PodMonitor), "" when neither is installed.
 	Namespace pulumi.StringOutput
+
+	resources []pulumi.Resource
 }
+
+// Resources returns the resources the GPUStack registered. Give these, not
+// the component, to pulumi.DependsOn (see queues.Queues.Resources for why).
+func (c *GPUStack) Resources() []pulumi.Resource { return c.resources }
+
+// keep records a registered child for Resources.
+func (c *GPUStack) keep(r pulumi.Resource) { c.resources = append(c.resources, r) }
 
 // NewGPUStack installs the GPU software the pools need and nothing else: a
 // stack whose pools are all Managed gets no Kubernetes resource at all.
@@ -89,17 +98,23 @@ func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...p
 		}
 		c.Namespace = ns
 		if len(c.DCGMExporterPools) > 0 {
-			if _, err := appsv1.NewDaemonSet(ctx, name+"-dcgm-exporter", dcgmExporterArgs(ns, spec.DCGMExporterImage, c.DCGMExporterPools), pulumi.Parent(c)); err != nil {
+			ds, err := appsv1.NewDaemonSet(ctx, name+"-dcgm-exporter", dcgmExporterArgs(ns, spec.DCGMExporterImage, c.DCGMExporterPools), pulumi.Parent(c))
+			if err != nil {
 				return nil, err
 			}
-			if _, err := corev1.NewService(ctx, name+"-dcgm-exporter", dcgmServiceArgs(ns), pulumi.Parent(c)); err != nil {
+			svc, err := corev1.NewService(ctx, name+"-dcgm-exporter", dcgmServiceArgs(ns), pulumi.Parent(c))
+			if err != nil {
 				return nil, err
 			}
+			c.keep(ds)
+			c.keep(svc)
 		}
 		if len(p.migLayouts) > 0 {
-			if _, err := corev1.NewConfigMap(ctx, name+"-mig-config", migConfigMapArgs(ns, p.migLayouts), pulumi.Parent(c)); err != nil {
+			cm, err := corev1.NewConfigMap(ctx, name+"-mig-config", migConfigMapArgs(ns, p.migLayouts), pulumi.Parent(c))
+			if err != nil {
 				return nil, err
 			}
+			c.keep(cm)
 		}
 	}
 
@@ -126,10 +141,14 @@ func (c *GPUStack) installDevicePlugin(ctx *pulumi.Context, name string, spec Sp
 		if err != nil {
 			return err
 		}
+		c.keep(cm)
 		opts = append(opts, pulumi.DependsOn([]pulumi.Resource{cm}))
 	}
-	_, err := appsv1.NewDaemonSet(ctx, name+"-device-plugin",
+	ds, err := appsv1.NewDaemonSet(ctx, name+"-device-plugin",
 		devicePluginArgs(ns, spec.DevicePluginImage, p.devicePluginPools, p.migStrategy, config), opts...)
+	if err == nil {
+		c.keep(ds)
+	}
 	return err
 }
 
@@ -143,5 +162,6 @@ func (c *GPUStack) namespace(ctx *pulumi.Context, name string, spec Spec) (pulum
 	if err != nil {
 		return pulumi.StringOutput{}, err
 	}
+	c.keep(ns)
 	return ns.Metadata.Name().Elem(), nil
 }

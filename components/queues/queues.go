@@ -59,7 +59,17 @@ type Queues struct {
 	LenderQueueNames pulumi.StringMapOutput `pulumi:"lenderQueueNames"`
 	// System is the queueing system in use: kueue, volcano or none.
 	System pulumi.StringOutput `pulumi:"system"`
+
+	resources []pulumi.Resource
 }
+
+// Resources returns the resources Queues registered (namespaces, quotas,
+// PriorityClasses, the scheduler's chart and objects). Give these, not the
+// component, to pulumi.DependsOn of what must wait for the queues: the Go
+// SDK expands a component dependency to the children whose registration
+// has reached the engine so far, which races with the children's own
+// registration goroutines (sdk/v3 context.go, getOpts/addChild).
+func (c *Queues) Resources() []pulumi.Resource { return c.resources }
 
 // NewQueues builds the scheduling layer on a cluster. It validates the
 // whole configuration (teams, pools, scheduler, capacity) before it
@@ -87,6 +97,7 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	if err := b.build(); err != nil {
 		return nil, err
 	}
+	c.resources = b.resources
 
 	localQueue := ""
 	if sched.Kueue() {
@@ -123,7 +134,12 @@ type builder struct {
 	queueNames       pulumi.StringMap
 	lenderQueues     pulumi.StringMap
 	flavorNames      pulumi.StringMap
+	// resources are the children registered so far, in order.
+	resources []pulumi.Resource
 }
+
+// keep records a registered child for Queues.Resources.
+func (b *builder) keep(r pulumi.Resource) { b.resources = append(b.resources, r) }
 
 func (b *builder) build() error {
 	b.namespaces = map[string]*corev1.Namespace{}
@@ -139,15 +155,18 @@ func (b *builder) build() error {
 		if err != nil {
 			return err
 		}
+		b.keep(ns)
 		b.namespaces[t.Name] = ns
 		b.namespaceNames[t.Name] = ns.Metadata.Name().Elem()
 
-		if _, err := corev1.NewResourceQuota(b.ctx, b.name+"-quota-"+t.Name, &corev1.ResourceQuotaArgs{
+		quota, err := corev1.NewResourceQuota(b.ctx, b.name+"-quota-"+t.Name, &corev1.ResourceQuotaArgs{
 			Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(ResourceQuotaName), Namespace: ns.Metadata.Name(), Labels: pulumi.ToStringMap(teamLabels(t))},
 			Spec:     &corev1.ResourceQuotaSpecArgs{Hard: pulumi.ToStringMap(resourceQuotaHard(t, b.teams, b.sched.Lenders, b.pools, b.sched.System))},
-		}, pulumi.Parent(b.parent)); err != nil {
+		}, pulumi.Parent(b.parent))
+		if err != nil {
 			return err
 		}
+		b.keep(quota)
 	}
 	if err := b.priorityClasses(); err != nil {
 		return err
@@ -190,9 +209,11 @@ func (b *builder) priorityClasses() error {
 		if pc.Description != "" {
 			args.Description = pulumi.String(pc.Description)
 		}
-		if _, err := schedulingv1.NewPriorityClass(b.ctx, b.name+"-priority-"+pc.Name, args, pulumi.Parent(b.parent)); err != nil {
+		class, err := schedulingv1.NewPriorityClass(b.ctx, b.name+"-priority-"+pc.Name, args, pulumi.Parent(b.parent))
+		if err != nil {
 			return err
 		}
+		b.keep(class)
 	}
 	return nil
 }
@@ -203,9 +224,13 @@ func (b *builder) systemNamespace(role, name string, labels map[string]string) (
 	for k, v := range labels {
 		l[k] = v
 	}
-	return corev1.NewNamespace(b.ctx, b.name+"-"+role+"-ns", &corev1.NamespaceArgs{
+	ns, err := corev1.NewNamespace(b.ctx, b.name+"-"+role+"-ns", &corev1.NamespaceArgs{
 		Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(name), Labels: pulumi.ToStringMap(l)},
 	}, pulumi.Parent(b.parent))
+	if err == nil {
+		b.keep(ns)
+	}
+	return ns, err
 }
 
 // customResource registers a Kueue or Volcano object.
@@ -214,12 +239,16 @@ func (b *builder) customResource(role, apiVersion, kind string, meta *metav1.Obj
 	for k, v := range fields {
 		other[k] = v
 	}
-	return apiextensions.NewCustomResource(b.ctx, b.name+"-"+role, &apiextensions.CustomResourceArgs{
+	cr, err := apiextensions.NewCustomResource(b.ctx, b.name+"-"+role, &apiextensions.CustomResourceArgs{
 		ApiVersion:  pulumi.String(apiVersion),
 		Kind:        pulumi.String(kind),
 		Metadata:    meta,
 		OtherFields: other,
 	}, pulumi.Parent(b.parent), pulumi.DependsOn(deps))
+	if err == nil {
+		b.keep(cr)
+	}
+	return cr, err
 }
 
 // kueue installs Kueue (unless InstallKueue is false) and registers its objects.
@@ -246,6 +275,7 @@ func (b *builder) kueue() error {
 		if err != nil {
 			return err
 		}
+		b.keep(chart)
 		deps = []pulumi.Resource{chart}
 	}
 
@@ -343,6 +373,7 @@ func (b *builder) volcano() error {
 		if err != nil {
 			return err
 		}
+		b.keep(chart)
 		deps = []pulumi.Resource{chart}
 	}
 	for _, t := range b.teams {

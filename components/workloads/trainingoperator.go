@@ -49,7 +49,7 @@ func TrainingOperatorDirectory(version string) string {
 // TrainingOperator is the Kubeflow Training Operator, installed from the
 // standalone kustomize overlay at a pinned release into the kubeflow
 // namespace. Pass it in pulumi.DependsOn of PyTorchJob and TFJob components
-// in the same stack so the CRDs exist first.
+// in the same stack (its Resources) so the CRDs exist first.
 type TrainingOperator struct {
 	pulumi.ResourceState
 
@@ -57,7 +57,14 @@ type TrainingOperator struct {
 	Namespace pulumi.StringOutput `pulumi:"namespace"`
 	// Version is the installed release.
 	Version pulumi.StringOutput `pulumi:"version"`
+
+	manifests pulumi.Resource
 }
+
+// Resources returns the operator's kustomize Directory. Give it, not the
+// component, to pulumi.DependsOn of PyTorchJob and TFJob components (see
+// queues.Queues.Resources for why).
+func (c *TrainingOperator) Resources() []pulumi.Resource { return []pulumi.Resource{c.manifests} }
 
 // NewTrainingOperator registers a TrainingOperator (token
 // aksml:workloads:TrainingOperator) and its kustomize Directory
@@ -75,11 +82,13 @@ func NewTrainingOperator(ctx *pulumi.Context, name string, args *TrainingOperato
 	if err := ctx.RegisterComponentResource("aksml:workloads:TrainingOperator", name, c, componentOptions(a.Provider, opts)...); err != nil {
 		return nil, err
 	}
-	if _, err := kustomize.NewDirectory(ctx, name+"-manifests", &kustomize.DirectoryArgs{
+	dir, err := kustomize.NewDirectory(ctx, name+"-manifests", &kustomize.DirectoryArgs{
 		Directory: pulumi.String(TrainingOperatorDirectory(a.Version)),
-	}, pulumi.Parent(c)); err != nil {
+	}, pulumi.Parent(c))
+	if err != nil {
 		return nil, err
 	}
+	c.manifests = dir
 	c.Namespace = pulumi.String(TrainingOperatorNamespace).ToStringOutput()
 	c.Version = pulumi.String(a.Version).ToStringOutput()
 	return c, ctx.RegisterResourceOutputs(c, pulumi.Map{"namespace": c.Namespace, "version": c.Version})
