@@ -124,10 +124,17 @@ func TestKueuePolicyKeys(t *testing.T) {
 		}},
 		{name: "workload names an unknown priority", mutate: func(m map[string]any) {
 			workload(m, 0)["priority"] = "urgent"
-			workload(m, 6)["priority"] = "inference-critical"
+			// dev declares no FineTuningWorkspace (KAITO needs an existing
+			// cluster that runs it); add one after the shipped workloads.
+			m["aksml:workloads"] = append(m["aksml:workloads"].([]any), map[string]any{
+				"kind": "FineTuningWorkspace", "name": "qlora", "team": "team-a", "priority": "inference-critical",
+				"instanceType": "Standard_NC24ads_A100_v4", "preset": "phi-3-mini-4k-instruct",
+				"inputURLs":   []any{"https://huggingface.co/datasets/yahma/alpaca-cleaned/resolve/main/alpaca_data_cleaned.json"},
+				"outputImage": "myregistry.azurecr.io/adapters/phi-3-mini-qlora:v1", "outputImagePushSecret": "acr-push",
+			})
 		}, wantErr: []string{
 			`aksml:workloads[0].priority: "urgent" is not a level of aksml:scheduler.priorities; use one of training-batch, inference-critical`,
-			"aksml:workloads[6].priority: a FineTuningWorkspace (KAITO Workspace) has no priority",
+			"].priority: a FineTuningWorkspace (KAITO Workspace) has no priority",
 		}},
 		{name: "default priority not defined", mutate: func(m map[string]any) {
 			scheduler(m)["priorities"] = []any{map[string]any{"name": "low", "value": 1}}

@@ -21,7 +21,11 @@ func TestRulesNameManagedAndNonePools(t *testing.T) {
 	tree := devTree(t)
 	pools := tree["aksml:gpuPools"].([]any)
 	t4 := pools[0].(map[string]any)
-	t4["gpuStack"], t4["minCount"] = "Managed", 1
+	// A Managed pool runs exactly count nodes (no autoscaler): 2 T4 GPUs
+	// for the teams' quota, and above the intermittent-stack minimum.
+	t4["gpuStack"], t4["count"] = "Managed", 2
+	delete(t4, "minCount")
+	delete(t4, "maxCount")
 	pools[1].(map[string]any)["gpuStack"] = "None"
 	st, err := synth.Run("dev", "dev", encode(t, tree), stacks.Program)
 	require.NoError(t, err)
@@ -35,7 +39,7 @@ func TestRulesNameManagedAndNonePools(t *testing.T) {
 			que002 = append(que002, v)
 		}
 	}
-	require.Len(t, gpu002, 1, "only t4 has minCount 1")
+	require.Len(t, gpu002, 1, "only t4 keeps nodes while idle")
 	assert.Contains(t, gpu002[0].Message, "pool t4 ")
 	assert.False(t, strings.Contains(gpu002[0].Message, "pool aksml-dev"), "the cluster name is not a pool: %s", gpu002[0].Message)
 	assert.Empty(t, que002, "every flavor selects a pool of the stack (gpu-t4, gpu-t4spot, gpu-a100mig)")
