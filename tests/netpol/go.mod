@@ -43,9 +43,10 @@ require (
 	github.com/go-jose/go-jose/v4 v4.1.6 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
-	github.com/go-openapi/jsonpointer v0.19.6 // indirect
+	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/jsonreference v0.20.2 // indirect
 	github.com/go-openapi/swag v0.22.3 // indirect
+	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
 	github.com/go-resty/resty/v2 v2.7.0 // indirect
 	github.com/go-task/slim-sprig v0.0.0-20230315185526-52ccab3ef572 // indirect
 	github.com/godbus/dbus/v5 v5.2.2 // indirect
@@ -99,6 +100,7 @@ require (
 	github.com/pulumi/appdash v0.0.0-20231130102222-75f619a67231 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/authorization/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2 v2.88.0 // indirect
+	github.com/pulumi/pulumi-azure-native-sdk/network/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/resources/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/storage/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/v2 v2.88.0 // indirect
