@@ -636,7 +636,7 @@ func checkSubnetRole(s *State) []Finding {
 			}
 			seen[subnet] = true
 			ok := slices.ContainsFunc(assignments, func(ra roleAssignment) bool {
-				if !slices.Contains([]string{roleNetworkContributor, roleContributor, roleOwner}, ra.role) || ra.principal == "" {
+				if !slices.Contains([]string{roleNetworkContributor, roleContributor, roleOwner}, ra.role) || ra.principal == "" || !ra.fromCluster {
 					return false
 				}
 				return covers(ra.scope, subnet) || (vnetOf[subnet] != "" && covers(ra.scope, vnetOf[subnet]))

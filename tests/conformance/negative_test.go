@@ -350,6 +350,13 @@ func negativeCases() []negativeCase {
 			mutate: inputs(prodSubnetRole, func(in map[string]any) {
 				in["roleDefinitionId"] = sub + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"
 			})},
+		{name: "subnet role for a principal that is not the cluster's", want: []string{"CONF-ROLE-001"}, message: "Network Contributor",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				r, cluster := find(t, st, prodSubnetRole), find(t, st, prodCluster)
+				require.Contains(t, r.DependsOn, cluster.URN, "the real assignment takes the cluster's principal")
+				r.DependsOn = slices.DeleteFunc(r.DependsOn, func(d string) bool { return d == cluster.URN })
+				r.Inputs["principalId"] = "0d0d0d0d-4444-4444-8444-000000000004"
+			}},
 		{name: "no storage role for the CSI drivers", want: []string{"CONF-ROLE-002"}, message: "Storage Account Contributor",
 			mutate: removeResource("storage-files-csi")},
 		{name: "storage rule naming a subnet without nodes", want: []string{"CONF-STO-001"}, path: "virtualNetworkRules[0]", message: "which no agent pool",
