@@ -368,6 +368,23 @@ func (sc *armScope) call(name string, args []any) (any, error) {
 			}
 		}
 		return nil, fmt.Errorf("length: bad arguments")
+	case "take":
+		// take(originalValue, numberToTake): the first elements of an array
+		// or characters of a string.
+		// Source: Template functions - string, take,
+		// https://learn.microsoft.com/azure/azure-resource-manager/templates/template-functions-string#take
+		if len(args) == 2 {
+			n, ok := args[1].(float64)
+			if ok {
+				switch t := args[0].(type) {
+				case string:
+					return t[:min(max(int(n), 0), len(t))], nil
+				case []any:
+					return t[:min(max(int(n), 0), len(t))], nil
+				}
+			}
+		}
+		return nil, fmt.Errorf("take: bad arguments")
 	case "subscriptionresourceid":
 		s, err := strs()
 		if err != nil || len(s) < 2 {

@@ -31,54 +31,47 @@ func TestEvalARM(t *testing.T) {
 		"[variables('self')]":        "[variables('self')]",
 		"[parameters('missing')]":    "[parameters('missing')]",
 		"[[not an expression]":       "[[not an expression]",
+		"[take(format('MSProm-{0}-{1}', 'westeurope', parameters('clusterName')), 12)]": "MSProm-weste",
+		"[take('ab', 44)]":              "ab",
+		"[take(parameters('list'), 1)]": []any{"a"},
 	} {
 		require.Equal(t, want, sc.evalValue(expr), expr)
 	}
 }
 
-// TestPositiveShapes: shapes issues 10 and 11 may choose that satisfy the
-// rules must not be reported.
+// TestPositiveShapes: legitimate shapes other than the ones the
+// components choose must not be reported either.
 func TestPositiveShapes(t *testing.T) {
 	sp := specs(t)
 	for name, mutate := range map[string]func(t *testing.T, st *rules.Stack){
-		"DCR association in the nested managedClusters/providers form": func(t *testing.T, st *rules.Stack) {
-			r := find(t, st, "alert-rules-rulegroup")
-			l := templateResources(t, r)
-			dcra := mapOf(l[len(l)-1])
-			delete(dcra, "scope")
-			dcra["type"] = "Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations"
-			dcra["name"] = "[concat(parameters('clusterName'), '/microsoft.insights/dcra')]"
+		"DCR association as an extension resource with a scope": func(t *testing.T, st *rules.Stack) {
+			dcra := monitorResource(t, st, nestedDCRA)
+			dcra["type"] = typeDCRA
+			dcra["name"] = "dcra-aksml-prod"
+			dcra["scope"] = "[resourceId('Microsoft.ContainerService/managedClusters', parameters('clusterName'))]"
 		},
 		"serial copy loop of pools": func(t *testing.T, st *rules.Stack) {
-			r := find(t, st, "aksml-prod-gpupools-stack")
-			pool := mapOf(templateResources(t, r)[0])
-			makeLoop(pool, map[string]any{"mode": "serial", "batchSize": 1.0})
-			setTemplateResources(r, []any{pool})
+			makeLoop(t, st, 0, map[string]any{"mode": "serial", "batchSize": 1.0})
+			r := find(t, st, prodPoolsStack)
+			setTemplateResources(r, templateResources(t, r)[:1])
 		},
-		"VNet and subnet created by the stack, referenced by their IDs": func(t *testing.T, st *rules.Stack) {
-			vnet := find(t, st, "vnet")
-			subnet := rules.Resource{Type: "azure-native:network:Subnet", Name: "aks-nodes",
-				URN: "urn:pulumi:prod::aksml::azure-native:network:Subnet::aks-nodes",
-				// The VNet's name output under synth is its Pulumi name.
-				Inputs: map[string]any{"resourceGroupName": "rg-aksml-prod-net", "virtualNetworkName": vnet.Name,
-					"subnetName": "aks-nodes", "addressPrefix": "10.10.0.0/20"}}
-			st.Resources = append(st.Resources, subnet)
-			subnetID := synth.ResourceID(subnet.Type, subnet.Name, subnet.Inputs)
-			for _, p := range NewState(st).Pools {
-				p.Props["vnetSubnetID"] = subnetID // typed and inline pools: the inputs themselves
-			}
-			for _, p := range templateResources(t, find(t, st, "aksml-prod-gpupools-stack")) {
-				mapOf(mapOf(p)["properties"])["vnetSubnetID"] = subnetID
-			}
-			mapOf(listOf(getPath(find(t, st, "storage-files").Inputs, "networkRuleSet", "virtualNetworkRules"))[0])["virtualNetworkResourceId"] = subnetID
-			find(t, st, "subnet-role").Inputs["scope"] = synth.ResourceID(vnet.Type, vnet.Name, vnet.Inputs)
+		"Network Contributor on the node subnet's VNet": func(t *testing.T, st *rules.Stack) {
+			vnet := find(t, st, prodVNetName)
+			find(t, st, prodSubnetRole).Inputs["scope"] = synth.ResourceID(vnet.Type, vnet.Name, vnet.Inputs)
 		},
 		"pool subnet known only at deployment": func(t *testing.T, st *rules.Stack) {
-			mapOf(mapOf(templateResources(t, find(t, st, "aksml-prod-gpupools-stack"))[0])["properties"])["vnetSubnetID"] = "[parameters('subnetId')]"
+			mapOf(mapOf(templateResources(t, find(t, st, prodPoolsStack))[0])["properties"])["vnetSubnetID"] = "[parameters('subnetId')]"
+		},
+		"storage reached through a VNet rule on the node subnet, written as its ARM ID": func(t *testing.T, st *rules.Stack) {
+			removeResource("storage-files-file-pe")(t, st)
+			removeResource("storage-files-file-pe-dns")(t, st)
+			subnet := find(t, st, prodSubnetName).Inputs
+			id := prodVNet + "/subnets/" + str(subnet["subnetName"])
+			mapOf(find(t, st, "storage-files").Inputs["networkRuleSet"])["virtualNetworkRules"] = []any{map[string]any{"virtualNetworkResourceId": id}}
 		},
 		"Network Contributor from a nested deployment with a relative scope": func(t *testing.T, st *rules.Stack) {
-			removeResource("subnet-role")(t, st)
-			r := find(t, st, "aksml-prod-gpupools-stack")
+			removeResource(prodSubnetRole)(t, st)
+			r := find(t, st, prodPoolsStack)
 			assignment := map[string]any{
 				"type": typeRoleAssignment, "apiVersion": "2022-04-01", "name": "[guid('subnet')]",
 				"scope": "Microsoft.Network/virtualNetworks/vnet-aksml-prod",
@@ -109,13 +102,12 @@ func TestPositiveShapes(t *testing.T) {
 
 func TestCopyLoopExpands(t *testing.T) {
 	st := cleanProd(t)
-	pool := mapOf(templateResources(t, find(t, st, "aksml-prod-gpupools-stack"))[0])
-	makeLoop(pool, map[string]any{"mode": "serial", "batchSize": 1.0})
+	makeLoop(t, st, 0, map[string]any{"mode": "serial", "batchSize": 1.0})
 	var names []string
 	for _, p := range NewState(st).Pools {
 		if !p.Body.Typed {
 			names = append(names, p.Name)
 		}
 	}
-	require.Equal(t, []string{"loop0", "loop1", "mgd2"}, names)
+	require.Equal(t, []string{"loop0", "loop1", "gpunone"}, names)
 }

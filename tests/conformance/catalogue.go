@@ -460,11 +460,12 @@ func checkPoolSubnets(s *State) []Finding {
 			if !known {
 				continue
 			}
+			id = s.canon(id)
 			if id == "" {
 				out = append(out, findingOnPool(p, "vnetSubnetID", "%s sets no vnetSubnetID: AKS puts its nodes in a VNet it generates, which no storage rule, private endpoint or role assignment of the stack can name", p.Describe()))
 				continue
 			}
-			if vnet, _, ok := strings.Cut(strings.ToLower(id), "/subnets/"); ok {
+			if vnet, _, ok := strings.Cut(id, "/subnets/"); ok {
 				vnets[vnet] = true
 			}
 		}
@@ -480,7 +481,7 @@ func checkPoolSubnets(s *State) []Finding {
 func (s *State) nodeSubnets() (ids []string, unknown bool) {
 	for _, p := range s.Pools {
 		id, known := p.SubnetID()
-		id = strings.ToLower(id)
+		id = s.canon(id)
 		switch {
 		case !known:
 			unknown = true
@@ -502,7 +503,7 @@ func storageProps(b Body) map[string]any {
 // privateEndpointTo reports whether the stack has a private endpoint whose
 // connection targets the body's resource.
 func (s *State) privateEndpointTo(target Body) bool {
-	id, leaf := strings.ToLower(target.ID()), strings.ToLower(target.Leaf())
+	id, leaf := s.canon(target.ID()), strings.ToLower(target.Leaf())
 	for _, pe := range s.BodiesOf(typePrivateEP) {
 		props := pe.Value
 		if !pe.Typed {
@@ -511,10 +512,11 @@ func (s *State) privateEndpointTo(target Body) bool {
 		for _, key := range []string{"privateLinkServiceConnections", "manualPrivateLinkServiceConnections"} {
 			for _, conn := range listOf(props[key]) {
 				cm := mapOf(conn)
-				svc := strings.ToLower(str(cm["privateLinkServiceId"]))
+				svc := str(cm["privateLinkServiceId"])
 				if svc == "" {
-					svc = strings.ToLower(str(getPath(cm, "properties", "privateLinkServiceId")))
+					svc = str(getPath(cm, "properties", "privateLinkServiceId"))
 				}
+				svc = s.canon(svc)
 				if svc != "" && (svc == id || strings.HasSuffix(svc, "/"+leaf)) {
 					return true
 				}
@@ -540,7 +542,7 @@ func checkStorageReachable(s *State) []Finding {
 			if subnet == "" {
 				subnet = str(rm["id"])
 			}
-			if slices.Contains(subnets, strings.ToLower(subnet)) || unknownSubnets || isExpression(subnet) || subnet == unknownValue {
+			if slices.Contains(subnets, s.canon(subnet)) || unknownSubnets || isExpression(subnet) || subnet == unknownValue {
 				// A node subnet, or one this tier cannot tell apart from
 				// one (known only at deployment).
 				route = true
@@ -586,7 +588,7 @@ func (s *State) roleAssignments() []roleAssignment {
 			props = mapOf(b.Value["properties"])
 		}
 		def := strings.ToLower(str(props["roleDefinitionId"]))
-		ra := roleAssignment{body: b, role: def[strings.LastIndex(def, "/")+1:], scope: strings.ToLower(b.Scope), principal: str(props["principalId"])}
+		ra := roleAssignment{body: b, role: def[strings.LastIndex(def, "/")+1:], scope: s.canon(b.Scope), principal: str(props["principalId"])}
 		for _, d := range b.Resource.DependsOn {
 			if clusters[d] {
 				ra.fromCluster = true
@@ -619,7 +621,7 @@ func checkSubnetRole(s *State) []Finding {
 			// it takes the VNet's name output under synth, its Pulumi name.
 			parent := str(sub.Value["virtualNetworkName"])
 			if sub.Typed && v.Typed && (strings.EqualFold(parent, str(v.Value["virtualNetworkName"])) || parent == v.Resource.Name) {
-				vnetOf[strings.ToLower(sub.ID())] = strings.ToLower(v.ID())
+				vnetOf[s.canon(sub.ID())] = s.canon(v.ID())
 			}
 		}
 	}
@@ -628,13 +630,13 @@ func checkSubnetRole(s *State) []Finding {
 		seen := map[string]bool{}
 		for _, p := range by[c] {
 			id, known := p.SubnetID()
-			subnet := strings.ToLower(id)
+			subnet := s.canon(id)
 			if !known || subnet == "" || seen[subnet] {
 				continue
 			}
 			seen[subnet] = true
 			ok := slices.ContainsFunc(assignments, func(ra roleAssignment) bool {
-				if !slices.Contains([]string{roleNetworkContributor, roleContributor, roleOwner}, ra.role) || ra.principal == "" {
+				if !slices.Contains([]string{roleNetworkContributor, roleContributor, roleOwner}, ra.role) || ra.principal == "" || !ra.fromCluster {
 					return false
 				}
 				return covers(ra.scope, subnet) || (vnetOf[subnet] != "" && covers(ra.scope, vnetOf[subnet]))
@@ -655,7 +657,7 @@ func checkStorageRole(s *State) []Finding {
 	var out []Finding
 	assignments := s.roleAssignments()
 	for _, b := range s.BodiesOf(typeStorageAccount) {
-		id := b.ID()
+		id := s.canon(b.ID())
 		ok := slices.ContainsFunc(assignments, func(ra roleAssignment) bool {
 			return slices.Contains([]string{roleStorageAccountContributor, roleContributor, roleOwner}, ra.role) && ra.fromCluster && covers(ra.scope, id)
 		})

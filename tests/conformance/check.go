@@ -107,7 +107,7 @@ func checkSpecs(s *State) []Finding {
 			s.noSpec(b, b.Resource.Type)
 			continue
 		}
-		sp, ok := s.specs.Lookup(b.Type, b.APIVersion)
+		sp, ok := s.specs.Lookup(specType(b), b.APIVersion)
 		if !ok {
 			version := b.APIVersion
 			if version == "" {
@@ -136,6 +136,29 @@ func checkSpecs(s *State) []Finding {
 		}
 	}
 	return out
+}
+
+// specType is the ARM type whose spec describes the body: its type, or
+// for an extension resource in the nested template form
+// "<parent type>/providers/<extension type>", named
+// "<parent names>/<extension namespace>/<name>" (e.g.
+// Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations
+// named "aks/microsoft.insights/dcra"), the extension resource's own type
+// (Microsoft.Insights/dataCollectionRuleAssociations): ARM deploys it as
+// that extension resource on the parent.
+// Source: Set scope for extension resources in ARM templates,
+// https://learn.microsoft.com/azure/azure-resource-manager/templates/scope-extension-resources
+func specType(b Body) string {
+	parent, ext, nested := strings.Cut(b.Type, "/providers/")
+	if b.Typed || !nested {
+		return b.Type
+	}
+	parents := strings.Count(parent, "/") // name segments of the parent
+	names := strings.Split(b.Name, "/")
+	if parents < 1 || len(names) != parents+1+strings.Count(ext, "/")+1 {
+		return b.Type
+	}
+	return names[parents] + "/" + ext
 }
 
 func (s *State) noSpec(b Body, what string) {

@@ -27,7 +27,11 @@
 //     template expressions evaluated from the passed parameters (arm.go),
 //     and every typed azure-native resource whose type and API version
 //     have a spec in azure-specs. Bodies with no spec there are listed in
-//     the report (Report.NoSpec), never silently passed.
+//     the report (Report.NoSpec), never silently passed. An extension
+//     resource in the nested template form (type
+//     "<parent type>/providers/<extension type>", the form the Azure
+//     Monitor stack gives its data collection rule association) is checked
+//     against the extension type's spec (specType).
 //   - the AKS/ARM rules that no schema states (CONF-POOL-*, CONF-NET-*,
 //     CONF-STO-*, CONF-ROLE-*, CONF-API-*, CONF-MON-*, CONF-UPG-*,
 //     CONF-NODE-*), each with its source, several across resources; and
@@ -43,7 +47,9 @@
 // a namespaced object without metadata.namespace is taken to be in
 // "default" (the provider's own default namespace is not recorded by
 // tests/synth); values that only Azure knows
-// (resource IDs, principal IDs) are the mocks' stand-ins; and nothing here
+// (resource IDs, principal IDs) are the mocks' stand-ins (a typed
+// resource's mock ID is mapped to the ID its name inputs give before IDs
+// are compared, State.canon); and nothing here
 // proves quota, SKU availability per zone, feature registration or how a
 // resource provider behaves at runtime (see README, Test tiers).
 //

@@ -11,19 +11,38 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/policy/rules"
-	"github.com/aksml/aksml/tests/synth"
 )
 
-// The negative proof: a clean desired state (prod, with what issues 10 and
-// 11 add written in by hand) passes every rule; each case mutates one
-// resource of it and must make exactly the named rules fire.
+// The negative proof: a clean desired state passes every rule; each case
+// mutates one resource of it and must make exactly the named rules fire.
+// The clean state is the prod stack as synthesised (its VNet, node subnet,
+// Network Contributor assignment, private endpoints, serial typed pools and
+// the Azure Monitor deployment stack with its DCR and association), with
+// one Managed and one None GPU pool added to aksml:gpuPools so the gpupool
+// component's template pools are in it too. Nothing in it is written by
+// hand.
 
 const (
-	sub        = "/subscriptions/00000000-0000-0000-0000-000000000000"
-	prodVNet   = sub + "/resourceGroups/rg-aksml-prod-net/providers/Microsoft.Network/virtualNetworks/vnet-aksml-prod"
-	nodeSubnet = prodVNet + "/subnets/aks-nodes"
-	amw        = sub + "/resourceGroups/rg-observability/providers/Microsoft.Monitor/accounts/amw-aksml-prod"
+	sub      = "/subscriptions/00000000-0000-0000-0000-000000000000"
+	prodVNet = sub + "/resourceGroups/rg-aksml-prod-net/providers/Microsoft.Network/virtualNetworks/vnet-aksml-prod"
+	// Pulumi names of the prod resources the cases mutate.
+	prodCluster    = "aksml-prod-aks"
+	prodPoolsStack = "aksml-prod-gpupools-stack"
+	prodMonitor    = "azure-monitor-stack"
+	prodSubnetRole = "aksml-prod-node-subnet-access"
+	prodVNetName   = "network-vnet"
+	prodSubnetName = "network-nodes"
+	// nestedDCRA is the association type the Azure Monitor stack uses.
+	nestedDCRA = typeManagedCluster + "/providers/dataCollectionRuleAssociations"
 )
+
+// fixturePools are the pools added to prod's aksml:gpuPools: the template
+// writes them sorted by name, so template.resources[0] is the Managed pool
+// and [1] the None pool.
+var fixturePools = []map[string]any{
+	{"name": "gpumgd", "vmSize": "Standard_NC24ads_A100_v4", "workload": "training", "count": 1, "gpuStack": "Managed", "zones": []any{"1", "2", "3"}},
+	{"name": "gpunone", "vmSize": "Standard_NC24ads_A100_v4", "workload": "training", "maxCount": 2, "gpuStack": "None", "zones": []any{"1", "2", "3"}},
+}
 
 var (
 	prodOnce sync.Once
@@ -34,11 +53,9 @@ var (
 // cleanProd returns a fresh copy of the clean fixture.
 func cleanProd(t *testing.T) *rules.Stack {
 	t.Helper()
-	prodOnce.Do(func() { prodBase, prodErr = synth.Synth(projectDir, "prod") })
+	prodOnce.Do(func() { prodBase, prodErr = synthWithPools("prod", fixturePools...) })
 	require.NoError(t, prodErr)
-	st := deepCopy(t, prodBase)
-	makeClean(t, st)
-	return st
+	return deepCopy(t, prodBase)
 }
 
 func deepCopy(t *testing.T, st *rules.Stack) *rules.Stack {
@@ -86,105 +103,64 @@ func setTemplateResources(r *rules.Resource, l []any) {
 	mapOf(r.Inputs["template"])["resources"] = l
 }
 
-func managedPool(name string, deps ...any) map[string]any {
-	p := map[string]any{
-		"type":       typeAgentPool,
-		"apiVersion": "2026-02-02-preview",
-		"name":       "[format('{0}/{1}', parameters('clusterName'), '" + name + "')]",
-		"properties": map[string]any{
-			"vmSize": "Standard_NC24ads_A100_v4", "count": 1.0, "enableAutoScaling": false,
-			"mode": "User", "osType": "Linux", "type": "VirtualMachineScaleSets", "osDiskSizeGB": 256.0,
-			"nodeTaints":   []any{"sku=gpu:NoSchedule"},
-			"nodeLabels":   map[string]any{"accelerator": "nvidia", "workload": "training"},
-			"vnetSubnetID": nodeSubnet,
-			"gpuProfile":   map[string]any{"nvidia": map[string]any{"managementMode": "Managed"}},
-		},
+// templateResourceOf returns the index of the only resource of the ARM
+// type in the deployment stack's template.
+func templateResourceOf(t *testing.T, r *rules.Resource, armType string) int {
+	t.Helper()
+	at := -1
+	for i, e := range templateResources(t, r) {
+		if strings.EqualFold(str(mapOf(e)["type"]), armType) {
+			require.Equal(t, -1, at, "%s holds more than one %s", r.Name, armType)
+			at = i
+		}
 	}
-	if len(deps) > 0 {
-		p["dependsOn"] = deps
-	}
-	return p
+	require.NotEqual(t, -1, at, "%s holds no %s", r.Name, armType)
+	return at
 }
 
-// makeClean writes into prod what issues 10 and 11 add: every pool in the
-// node subnet with Network Contributor for the cluster, serial pool
-// writes, managed pools in the template, a DCR and its association.
-func makeClean(t *testing.T, st *rules.Stack) {
-	mc := find(t, st, "aksml-prod-aks")
-	for _, p := range listOf(mc.Inputs["agentPoolProfiles"]) {
-		mapOf(p)["vnetSubnetID"] = nodeSubnet
-	}
-	prev := ""
-	for _, name := range []string{"aksml-prod-gpupools-a100", "aksml-prod-gpupools-a100spot", "aksml-prod-gpupools-h100", "aksml-prod-gpupools-stack"} {
-		r := find(t, st, name)
-		if prev != "" {
-			r.DependsOn = append(r.DependsOn, prev)
-		}
-		prev = r.URN
-		if r.Inputs["agentPoolName"] != nil {
-			r.Inputs["vnetSubnetID"] = nodeSubnet
-		}
-	}
-	stack := find(t, st, "aksml-prod-gpupools-stack")
-	mapOf(stack.Inputs["parameters"])["loopPools"] = map[string]any{"value": []any{"loop0", "loop1"}}
-	setTemplateResources(stack, []any{
-		managedPool("mgd1"),
-		managedPool("mgd2", "[resourceId('Microsoft.ContainerService/managedClusters/agentPools', parameters('clusterName'), 'mgd1')]"),
-	})
-	alerts := find(t, st, "alert-rules-rulegroup")
-	dcrID := "[resourceId('Microsoft.Insights/dataCollectionRules', 'dcr-aksml-prod')]"
-	setTemplateResources(alerts, append(templateResources(t, alerts),
-		map[string]any{
-			"type": typeDCR, "apiVersion": "2024-03-11", "name": "dcr-aksml-prod",
-			"location": "[parameters('location')]", "kind": "Linux",
-			"properties": map[string]any{
-				"dataSources": map[string]any{"prometheusForwarder": []any{map[string]any{
-					"name": "PrometheusDataSource", "streams": []any{"Microsoft-PrometheusMetrics"}}}},
-				"destinations": map[string]any{"monitoringAccounts": []any{map[string]any{
-					"accountResourceId": amw, "name": "MonitoringAccount1"}}},
-				"dataFlows": []any{map[string]any{
-					"streams": []any{"Microsoft-PrometheusMetrics"}, "destinations": []any{"MonitoringAccount1"}}},
-			},
-		},
-		map[string]any{
-			"type": typeDCRA, "apiVersion": "2024-03-11", "name": "dcra-aksml-prod",
-			"scope":      "[parameters('clusterResourceId')]",
-			"dependsOn":  []any{dcrID},
-			"properties": map[string]any{"dataCollectionRuleId": dcrID, "description": "managed Prometheus"},
-		},
-	))
-	st.Resources = append(st.Resources,
-		rules.Resource{
-			Type: "azure-native:network:VirtualNetwork", Name: "vnet",
-			URN: "urn:pulumi:prod::aksml::azure-native:network:VirtualNetwork::vnet",
-			Inputs: map[string]any{"resourceGroupName": "rg-aksml-prod-net", "virtualNetworkName": "vnet-aksml-prod",
-				"location": "westeurope", "addressSpace": map[string]any{"addressPrefixes": []any{"10.10.0.0/16"}}},
-		},
-		rules.Resource{
-			Type: "azure-native:authorization:RoleAssignment", Name: "subnet-role",
-			URN:       "urn:pulumi:prod::aksml::azure-native:authorization:RoleAssignment::subnet-role",
-			DependsOn: []string{mc.URN},
-			Inputs: map[string]any{"principalId": "00000000-0000-0000-0000-00000000c0de", "principalType": "ServicePrincipal",
-				"roleDefinitionId": sub + "/providers/Microsoft.Authorization/roleDefinitions/" + roleNetworkContributor,
-				"scope":            prodVNet},
-		},
-	)
+// monitorResource returns the resource of the ARM type in the Azure
+// Monitor deployment stack's template.
+func monitorResource(t *testing.T, st *rules.Stack, armType string) map[string]any {
+	t.Helper()
+	r := find(t, st, prodMonitor)
+	return mapOf(templateResources(t, r)[templateResourceOf(t, r, armType)])
 }
 
 // TestCleanFixture proves the fixture the negative cases start from
-// passes every rule, with bodies of every template type checked.
+// passes every rule, with bodies of every template type checked, and that
+// it is the real stack: the resources the rules need come from the
+// components, once each.
 func TestCleanFixture(t *testing.T) {
-	rep := Check(cleanProd(t), specs(t))
+	st := cleanProd(t)
+	rep := Check(st, specs(t))
 	t.Log(rep.Summary())
 	for _, f := range rep.Findings {
 		t.Error(f)
 	}
-	require.GreaterOrEqual(t, rep.Checked, 13, "typed cluster, pools, maintenance, stacks, rule group, DCR, DCRA and the template pools")
+	require.GreaterOrEqual(t, rep.Checked, 17, "typed cluster, pools, maintenance configurations, deployment stacks, rule group, DCE, DCR, DCRA, Grafana and both template pools")
+	s := NewState(st)
+	for typ, n := range map[string]int{
+		typeVNet: 1, typeDCR: 1, nestedDCRA: 1, typePrivateEP: 1,
+	} {
+		require.Len(t, s.BodiesOf(typ), n, typ)
+	}
+	var template []string
+	for _, p := range s.Pools {
+		if !p.Body.Typed {
+			template = append(template, p.Name)
+		}
+	}
+	require.Equal(t, []string{"gpumgd", "gpunone"}, template)
 }
 
-// makeLoop turns a template pool into a copy loop of two pools, loop0
-// and loop1, with the given copy settings added.
-func makeLoop(p map[string]any, settings map[string]any) {
+// makeLoop turns template pool i of the pools stack into a copy loop over
+// the stack parameter loopPools (loop0 and loop1), with the given copy
+// settings added.
+func makeLoop(t *testing.T, st *rules.Stack, i int, settings map[string]any) {
+	t.Helper()
+	r := find(t, st, prodPoolsStack)
+	mapOf(r.Inputs["parameters"])["loopPools"] = map[string]any{"value": []any{"loop0", "loop1"}}
+	p := mapOf(templateResources(t, r)[i])
 	loop := map[string]any{"name": "pools", "count": "[length(parameters('loopPools'))]"}
 	for k, v := range settings {
 		loop[k] = v
@@ -208,18 +184,19 @@ func inputs(name string, edit func(in map[string]any)) func(t *testing.T, st *ru
 
 func templatePool(i int, edit func(pool map[string]any)) func(t *testing.T, st *rules.Stack) {
 	return func(t *testing.T, st *rules.Stack) {
-		edit(mapOf(templateResources(t, find(t, st, "aksml-prod-gpupools-stack"))[i]))
+		edit(mapOf(templateResources(t, find(t, st, prodPoolsStack))[i]))
 	}
 }
 
 func ruleGroup(edit func(props map[string]any)) func(t *testing.T, st *rules.Stack) {
 	return func(t *testing.T, st *rules.Stack) {
-		edit(mapOf(mapOf(templateResources(t, find(t, st, "alert-rules-rulegroup"))[0])["properties"]))
+		r := find(t, st, "alert-rules-rulegroup")
+		edit(mapOf(mapOf(templateResources(t, r)[templateResourceOf(t, r, typeRuleGroup)])["properties"]))
 	}
 }
 
 func network(edit func(np map[string]any)) func(t *testing.T, st *rules.Stack) {
-	return inputs("aksml-prod-aks", func(in map[string]any) { edit(mapOf(in["networkProfile"])) })
+	return inputs(prodCluster, func(in map[string]any) { edit(mapOf(in["networkProfile"])) })
 }
 
 func removeResource(name string) func(t *testing.T, st *rules.Stack) {
@@ -232,11 +209,11 @@ func removeResource(name string) func(t *testing.T, st *rules.Stack) {
 func negativeCases() []negativeCase {
 	return []negativeCase{
 		{name: "unknown property on a typed cluster", want: []string{"CONF-SPEC-001"}, path: "/properties", message: `"enableMagic" is unsupported`,
-			mutate: inputs("aksml-prod-aks", func(in map[string]any) { in["enableMagic"] = true })},
+			mutate: inputs(prodCluster, func(in map[string]any) { in["enableMagic"] = true })},
 		{name: "unknown property in a template resource", want: []string{"CONF-SPEC-001"}, path: "template.resources[0] /properties", message: `"evaluationDelay" is unsupported`,
 			mutate: ruleGroup(func(p map[string]any) { p["evaluationDelay"] = "PT1M" })},
 		{name: "unknown property in an inline pool profile (allOf merged and closed)", want: []string{"CONF-SPEC-001"}, path: "/properties/agentPoolProfiles/1", message: `"gpuDriver" is unsupported`,
-			mutate: inputs("aksml-prod-aks", func(in map[string]any) { mapOf(listOf(in["agentPoolProfiles"])[1])["gpuDriver"] = "None" })},
+			mutate: inputs(prodCluster, func(in map[string]any) { mapOf(listOf(in["agentPoolProfiles"])[1])["gpuDriver"] = "None" })},
 		{name: "property of a later API version on a typed pool", want: []string{"CONF-SPEC-001"}, path: "/properties", message: `"gpuProfile" is unsupported`,
 			mutate: inputs("aksml-prod-gpupools-h100", func(in map[string]any) {
 				in["gpuProfile"] = map[string]any{"driver": "Install"}
@@ -259,12 +236,16 @@ func negativeCases() []negativeCase {
 			mutate: templatePool(1, func(p map[string]any) { mapOf(p["properties"])["osDiskSizeGB"] = 4096.0 })},
 		{name: "enum inside a typed pool's nested object", want: []string{"CONF-SPEC-001"}, path: "/properties/scaleSetPriority", message: "allowed values",
 			mutate: inputs("aksml-prod-gpupools-a100spot", func(in map[string]any) { in["scaleSetPriority"] = "Cheap" })},
+		{name: "unknown property in a DCR association in the nested extension form", want: []string{"CONF-SPEC-001"}, path: "/properties", message: `"streams" is unsupported`,
+			mutate: func(t *testing.T, st *rules.Stack) {
+				mapOf(monitorResource(t, st, nestedDCRA)["properties"])["streams"] = []any{"Microsoft-PrometheusMetrics"}
+			}},
 		{name: "template resource without apiVersion", want: []string{"CONF-SPEC-001"}, path: "template.resources[0]", message: "without type or apiVersion",
 			mutate: func(t *testing.T, st *rules.Stack) {
 				delete(mapOf(templateResources(t, find(t, st, "alert-rules-rulegroup"))[0]), "apiVersion")
 			}},
 		{name: "private API server with the Kubernetes layer in the same stack", want: []string{"CONF-API-001"}, path: "apiServerAccessProfile",
-			mutate: inputs("aksml-prod-aks", func(in map[string]any) { in["apiServerAccessProfile"] = map[string]any{"enablePrivateCluster": true} })},
+			mutate: inputs(prodCluster, func(in map[string]any) { in["apiServerAccessProfile"] = map[string]any{"enablePrivateCluster": true} })},
 		{name: "namespace registered twice", want: []string{"CONF-ID-001"}, message: "/Namespace /applied is also registered",
 			mutate: func(t *testing.T, st *rules.Stack) { duplicate(t, st, "queues-ns-applied") }},
 		{name: "namespaced object without namespace collides with one in default", want: []string{"CONF-ID-001"}, message: "default/observability-dashboard",
@@ -277,14 +258,10 @@ func negativeCases() []negativeCase {
 		{name: "one Helm release rendered twice", want: []string{"CONF-ID-001"}, message: "helm.sh/v4:Chart release kueue-system/kueue",
 			mutate: func(t *testing.T, st *rules.Stack) { duplicate(t, st, "queues-kueue") }},
 		{name: "subnet inline in the VNet and as its own resource", want: []string{"CONF-ID-002"}, message: "rg-aksml-prod-net/vnet-aksml-prod/aks-nodes",
-			mutate: func(t *testing.T, st *rules.Stack) {
-				find(t, st, "vnet").Inputs["subnets"] = []any{map[string]any{"name": "aks-nodes", "addressPrefix": "10.10.0.0/20"}}
-				st.Resources = append(st.Resources, rules.Resource{
-					Type: "azure-native:network:Subnet", Name: "nodes", URN: "urn:pulumi:prod::aksml::azure-native:network:Subnet::nodes",
-					Inputs: map[string]any{"resourceGroupName": "rg-aksml-prod-net", "virtualNetworkName": "vnet-aksml-prod",
-						"subnetName": "aks-nodes", "addressPrefix": "10.10.0.0/20"},
-				})
-			}},
+			mutate: inputs(prodVNetName, func(in map[string]any) {
+				// The network component's node subnet is a Subnet resource.
+				in["subnets"] = []any{map[string]any{"name": "aks-nodes", "addressPrefix": "10.40.0.0/26"}}
+			})},
 		{name: "storage account declared twice", want: []string{"CONF-ID-002"}, message: "microsoft.storage/storageaccounts resourcegroup rg-aksml-prod/aksmlprodfiles",
 			mutate: func(t *testing.T, st *rules.Stack) { duplicate(t, st, "storage-files") }},
 		{name: "template pool named like the inline CPU pool", want: []string{"CONF-ID-002", "CONF-POOL-001"}, message: "aksml-prod/cpu",
@@ -293,21 +270,26 @@ func negativeCases() []negativeCase {
 			})},
 		{name: "no DCR association for the rule groups", want: []string{"CONF-MON-001"}, message: "cluster aksml-prod evaluates no data",
 			mutate: func(t *testing.T, st *rules.Stack) {
-				r := find(t, st, "alert-rules-rulegroup")
+				r := find(t, st, prodMonitor)
 				l := templateResources(t, r)
-				setTemplateResources(r, l[:len(l)-1])
+				i := templateResourceOf(t, r, nestedDCRA)
+				setTemplateResources(r, slices.Delete(l, i, i+1))
 			}},
 		{name: "association to a DCR without the Prometheus stream", want: []string{"CONF-MON-001"}, message: "no Microsoft-PrometheusMetrics data flow",
 			mutate: func(t *testing.T, st *rules.Stack) {
-				dcr := mapOf(templateResources(t, find(t, st, "alert-rules-rulegroup"))[1])
+				dcr := monitorResource(t, st, typeDCR)
 				mapOf(listOf(getPath(dcr, "properties", "dataFlows"))[0])["streams"] = []any{"Microsoft-ContainerInsights-Group-Default"}
+			}},
+		{name: "association on another cluster", want: []string{"CONF-MON-001"}, message: "cluster aksml-prod evaluates no data",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				monitorResource(t, st, nestedDCRA)["name"] = "[format('{0}/microsoft.insights/{1}', 'aksml-other', 'dcra')]"
 			}},
 		{name: "service CIDR in a reserved range", want: []string{"CONF-NET-001"}, path: "serviceCidr", message: "172.30.0.0/16, which AKS reserves",
 			mutate: network(func(np map[string]any) { np["serviceCidr"], np["dnsServiceIP"] = "172.30.0.0/16", "172.30.0.10" })},
 		{name: "service CIDR overlapping the pod CIDR", want: []string{"CONF-NET-001"}, message: "overlaps pod CIDR",
 			mutate: network(func(np map[string]any) { np["serviceCidr"], np["dnsServiceIP"] = "10.244.128.0/20", "10.244.128.10" })},
-		{name: "pod CIDR overlapping the VNet", want: []string{"CONF-NET-001"}, path: "podCidr", message: "overlaps VNet range 10.10.0.0/16",
-			mutate: network(func(np map[string]any) { np["podCidr"] = "10.10.0.0/16" })},
+		{name: "pod CIDR overlapping the VNet", want: []string{"CONF-NET-001"}, path: "podCidr", message: "overlaps VNet range 10.40.0.0/16",
+			mutate: network(func(np map[string]any) { np["podCidr"] = "10.40.0.0/16" })},
 		{name: "DNS IP outside the service CIDR", want: []string{"CONF-NET-001"}, message: "outside the service CIDR",
 			mutate: network(func(np map[string]any) { np["dnsServiceIP"] = "10.1.0.10" })},
 		{name: "DNS IP is the first address", want: []string{"CONF-NET-001"}, message: "first address",
@@ -343,8 +325,8 @@ func negativeCases() []negativeCase {
 		{name: "template pools without dependsOn", want: []string{"CONF-POOL-003"}, message: "written in parallel by one template",
 			mutate: templatePool(1, func(p map[string]any) { delete(p, "dependsOn") })},
 		{name: "parallel copy loop of pools", want: []string{"CONF-POOL-003"}, message: "copy loop",
-			mutate: templatePool(0, func(p map[string]any) { makeLoop(p, nil) })},
-		{name: "copy loop writing one pool name twice", want: []string{"CONF-ID-002", "CONF-POOL-001"}, message: "aksml-prod/mgd1",
+			mutate: func(t *testing.T, st *rules.Stack) { makeLoop(t, st, 0, nil) }},
+		{name: "copy loop writing one pool name twice", want: []string{"CONF-ID-002", "CONF-POOL-001"}, message: "aksml-prod/gpumgd",
 			mutate: templatePool(0, func(p map[string]any) {
 				p["copy"] = map[string]any{"name": "pools", "count": 2.0, "mode": "serial", "batchSize": 1.0}
 			})},
@@ -355,32 +337,45 @@ func negativeCases() []negativeCase {
 				delete(props, "count")
 			})},
 		{name: "autoscaled template pool sending count", want: []string{"CONF-POOL-006"}, path: "count",
-			mutate: templatePool(1, func(p map[string]any) {
-				delete(mapOf(p["properties"]), "gpuProfile")
-				props := mapOf(p["properties"])
-				props["enableAutoScaling"], props["minCount"], props["maxCount"] = true, 0.0, 2.0
-			})},
+			mutate: func(t *testing.T, st *rules.Stack) {
+				props := mapOf(mapOf(templateResources(t, find(t, st, prodPoolsStack))[1])["properties"])
+				require.Equal(t, true, props["enableAutoScaling"], "template pool 1 is the autoscaled None pool")
+				props["count"] = 1.0
+			}},
 		{name: "gpuProfile.nvidia at 2026-01-02-preview", want: []string{"CONF-POOL-005"}, message: "2026-01-02-preview",
 			mutate: templatePool(0, func(p map[string]any) { p["apiVersion"] = "2026-01-02-preview" })},
 		{name: "no Network Contributor on the node subnet", want: []string{"CONF-ROLE-001"}, message: "Network Contributor",
-			mutate: removeResource("subnet-role")},
+			mutate: removeResource(prodSubnetRole)},
 		{name: "subnet role with a reader role", want: []string{"CONF-ROLE-001"}, message: "Network Contributor",
-			mutate: inputs("subnet-role", func(in map[string]any) {
+			mutate: inputs(prodSubnetRole, func(in map[string]any) {
 				in["roleDefinitionId"] = sub + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"
 			})},
+		{name: "subnet role for a principal that is not the cluster's", want: []string{"CONF-ROLE-001"}, message: "Network Contributor",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				r, cluster := find(t, st, prodSubnetRole), find(t, st, prodCluster)
+				require.Contains(t, r.DependsOn, cluster.URN, "the real assignment takes the cluster's principal")
+				r.DependsOn = slices.DeleteFunc(r.DependsOn, func(d string) bool { return d == cluster.URN })
+				r.Inputs["principalId"] = "0d0d0d0d-4444-4444-8444-000000000004"
+			}},
 		{name: "no storage role for the CSI drivers", want: []string{"CONF-ROLE-002"}, message: "Storage Account Contributor",
 			mutate: removeResource("storage-files-csi")},
 		{name: "storage rule naming a subnet without nodes", want: []string{"CONF-STO-001"}, path: "virtualNetworkRules[0]", message: "which no agent pool",
 			mutate: inputs("storage-files", func(in map[string]any) {
-				rule := mapOf(listOf(getPath(in, "networkRuleSet", "virtualNetworkRules"))[0])
-				rule["virtualNetworkResourceId"] = prodVNet + "/subnets/elsewhere"
+				mapOf(in["networkRuleSet"])["virtualNetworkRules"] = []any{map[string]any{"virtualNetworkResourceId": prodVNet + "/subnets/elsewhere"}}
 			})},
-		{name: "storage denying public access with IP rules only", want: []string{"CONF-STO-001"}, message: "neither a VNet rule",
-			mutate: inputs("storage-files", func(in map[string]any) {
-				mapOf(in["networkRuleSet"])["virtualNetworkRules"] = []any{}
+		{name: "storage denying public access with neither a VNet rule nor a private endpoint", want: []string{"CONF-STO-001"}, message: "neither a VNet rule",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				require.Empty(t, getPath(find(t, st, "storage-files").Inputs, "networkRuleSet", "virtualNetworkRules"), "prod reaches storage by private endpoint only")
+				removeResource("storage-files-file-pe")(t, st)
+				removeResource("storage-files-file-pe-dns")(t, st)
+			}},
+		{name: "private endpoint to another storage account", want: []string{"CONF-STO-001"}, message: "neither a VNet rule",
+			mutate: inputs("storage-files-file-pe", func(in map[string]any) {
+				conn := mapOf(listOf(in["privateLinkServiceConnections"])[0])
+				conn["privateLinkServiceId"] = sub + "/resourceGroups/rg-aksml-prod/providers/Microsoft.Storage/storageAccounts/otherfiles"
 			})},
 		{name: "node-image channel with SecurityPatch node OS channel", want: []string{"CONF-UPG-001"}, message: "NodeImage",
-			mutate: inputs("aksml-prod-aks", func(in map[string]any) {
+			mutate: inputs(prodCluster, func(in map[string]any) {
 				in["autoUpgradeProfile"] = map[string]any{"upgradeChannel": "node-image", "nodeOSUpgradeChannel": "SecurityPatch"}
 			})},
 	}

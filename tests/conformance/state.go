@@ -292,13 +292,16 @@ type State struct {
 	Pools    []Pool
 	byURN    map[string]rules.Resource
 	children map[string][]string
-	specs    *Specs
-	report   *Report
+	// armIDs maps the lower-case synth mock ID of each typed resource to
+	// its lower-case ARM ID (see canon).
+	armIDs map[string]string
+	specs  *Specs
+	report *Report
 }
 
 // NewState reads st.
 func NewState(st *rules.Stack) *State {
-	s := &State{Stack: st, byURN: map[string]rules.Resource{}, children: map[string][]string{}}
+	s := &State{Stack: st, byURN: map[string]rules.Resource{}, children: map[string][]string{}, armIDs: map[string]string{}}
 	for _, r := range st.Resources {
 		s.byURN[r.URN] = r
 		if r.Parent != "" {
@@ -309,12 +312,30 @@ func NewState(st *rules.Stack) *State {
 			continue
 		}
 		s.Bodies = append(s.Bodies, b)
+		if b.Type != "" && b.Name != "" && b.ResourceGroup != "" && !strings.EqualFold(b.Type, "Microsoft.Resources/resourceGroups") {
+			s.armIDs[strings.ToLower(b.ID())] = strings.ToLower(armID(scopeSubscription, b.ResourceGroup, b.Type, strings.Split(b.Name, "/")))
+		}
 		if strings.EqualFold(b.Type, "Microsoft.Resources/deploymentStacks") || strings.EqualFold(b.Type, "Microsoft.Resources/deployments") {
 			s.Bodies = append(s.Bodies, templateBodies(r)...)
 		}
 	}
 	s.Pools = poolsOf(s.Bodies)
 	return s
+}
+
+// canon returns a resource ID in the form ARM gives it, lower-case. Under
+// tests/synth a typed resource's id output is a mock built from its
+// Pulumi name and token (…/providers/Microsoft.network/Subnet/network-nodes);
+// Azure returns the ID built from the resource's own name inputs
+// (…/virtualNetworks/vnet/subnets/aks-nodes). Comparing canonical IDs lets
+// an ID taken from an output meet one written out in a template or
+// config, and puts a typed subnet under its VNet.
+func (s *State) canon(id string) string {
+	id = strings.ToLower(id)
+	if real, ok := s.armIDs[id]; ok {
+		return real
+	}
+	return id
 }
 
 // BodiesOf returns the bodies of the given ARM type (case-insensitive).
