@@ -55,6 +55,11 @@ func TestNonePoolsStackAccepted(t *testing.T) {
 			continue
 		}
 		p["gpuStack"] = string(gpupool.GPUStackNone)
+		if count, ok := p["count"].(float64); ok {
+			// A Managed pool's fixed count becomes the autoscaler's ceiling.
+			delete(p, "count")
+			p["maxCount"] = max(count, 1)
+		}
 		kept = append(kept, p)
 	}
 	require.NotEmpty(t, kept)
