@@ -71,7 +71,7 @@ func enforcement(s rules.Severity) policyx.EnforcementLevel {
 
 // policy wraps one rule.
 func (p *pack) policy(rule rules.Rule) policyx.Policy {
-	description := rule.ID + ": " + rule.Title + " (" + rule.Seed + ")"
+	description := rule.ID + ": " + rule.Title + " (" + rule.Source + ")"
 	if rule.Resource != nil {
 		return policyx.NewResourceValidationPolicy(rule.ID, policyx.ResourceValidationPolicyArgs{
 			Description:      description,

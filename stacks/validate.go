@@ -141,7 +141,7 @@ func (c *Config) validateProd() field.ErrorList {
 		errs = append(errs, field.Invalid(key("protect"), "must be true in prod: the cluster and checkpoint storage are protected against accidental deletion"))
 	}
 	if !c.DigestRequired() {
-		errs = append(errs, field.Invalid(key("requireImageDigest"), "must be true in prod: images are pinned by digest for reproducible CUDA/cuDNN behaviour (seed 000)"))
+		errs = append(errs, field.Invalid(key("requireImageDigest"), "must be true in prod: images are pinned by digest for reproducible CUDA/cuDNN behaviour (AKS MLOps best practices)"))
 	}
 	if c.Cluster == nil {
 		return errs

@@ -60,7 +60,7 @@ type WorkloadSpec struct {
 	// PyTorchJob/TFJob); requests == limits.
 	Resources workloads.Resources `json:"resources,omitempty"`
 	// ShmSize is the memory-backed /dev/shm size. Default 8Gi for GPU
-	// training (seed 000).
+	// training (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)).
 	ShmSize string `json:"shmSize,omitempty"`
 	// Replicas is the PyTorchJob replica count (Master + Workers). Default 2.
 	Replicas int `json:"replicas,omitempty"`
@@ -68,7 +68,7 @@ type WorkloadSpec struct {
 	Workers int `json:"workers,omitempty"`
 	// Completions is the IndexedJob shard count. Required for IndexedJob.
 	Completions int `json:"completions,omitempty"`
-	// NCCL overrides the NCCL settings of PyTorchJob/TFJob (seed 000
+	// NCCL overrides the NCCL settings of PyTorchJob/TFJob (AKS MLOps best practices
 	// defaults: eth0, IB disabled, INFO).
 	NCCL workloads.NCCL `json:"nccl,omitempty"`
 	// Schedule is the ScheduledScoring cron schedule, e.g. "0 2 * * *".
@@ -84,7 +84,7 @@ type WorkloadSpec struct {
 	// Workspace has no priority).
 	Priority string `json:"priority,omitempty"`
 	// InstanceType, Preset, InputURLs, OutputImage and OutputImagePushSecret
-	// configure a FineTuningWorkspace (KAITO, seed 000).
+	// configure a FineTuningWorkspace (KAITO, AKS MLOps best practices).
 	InstanceType          string   `json:"instanceType,omitempty"`
 	Preset                string   `json:"preset,omitempty"`
 	InputURLs             []string `json:"inputURLs,omitempty"`

@@ -41,7 +41,7 @@ func TestDevStack(t *testing.T) {
 	clusters := byType(st, ":ManagedCluster")
 	require.Len(t, clusters, 1)
 	profile := clusters[0].Get("autoScalerProfile").(map[string]any)
-	assert.Equal(t, "20s", profile["scanInterval"], "seed 000 scan-interval")
+	assert.Equal(t, "20s", profile["scanInterval"], "AKS MLOps best practices: scan-interval")
 	assert.Equal(t, "10m", profile["scaleDownUnneededTime"])
 	assert.Equal(t, "15m", profile["scaleDownDelayAfterAdd"])
 	assert.Equal(t, "120", profile["maxGracefulTerminationSec"])

@@ -186,7 +186,7 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 // arguments (API 2024-10-01): system-assigned identity, the system pool and
 // the CPU pool with the autoscaler on, Azure CNI overlay with Cilium, OIDC
 // issuer and workload identity, Blob/File/Disk CSI drivers and the snapshot
-// controller, managed Prometheus metrics, upgrade channels, the seed 000
+// controller, managed Prometheus metrics, upgrade channels, the AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)
 // autoscaler profile, and Entra ID, API server access, Defender and Azure
 // Policy as the Spec says.
 func ManagedClusterArgs(s Spec, resourceGroupName pulumi.StringInput, tags map[string]string) *containerservice.ManagedClusterArgs {

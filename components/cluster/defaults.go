@@ -1,7 +1,6 @@
 package cluster
 
-// Cluster autoscaler profile from seed 000 ("Configurar o dimensionamento
-// automático de cluster para um pool de nós de GPU": `az aks update
+// Cluster autoscaler profile from AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) ("Configure cluster autoscaling for a GPU node pool": `az aks update
 // --cluster-autoscaler-profile ...`). Keys are the az CLI / AKS names.
 const (
 	// AutoscalerScanInterval is how often the autoscaler re-evaluates
@@ -29,7 +28,7 @@ const (
 
 // Defaults applied by (*Spec).Default.
 const (
-	// DefaultMode is Standard (seed 000 compares Standard and Automatic;
+	// DefaultMode is Standard (AKS MLOps best practices compares Standard and Automatic;
 	// Automatic is not available in the SDK's GA API, see ModeAutomatic).
 	DefaultMode = ModeStandard
 	// DefaultTier is the Standard control-plane tier (uptime SLA).
@@ -59,7 +58,7 @@ const (
 	DefaultSystemOSDiskSizeGB = 128
 
 	// DefaultCPUVMSize is the CPU user pool VM size (operators, Kueue,
-	// CPU batch jobs such as seed 000's scoring CronJob).
+	// CPU batch jobs such as the scoring CronJob of AKS MLOps best practices).
 	DefaultCPUVMSize = "Standard_D8ds_v5"
 	// DefaultCPUMinCount keeps one CPU node for controllers.
 	DefaultCPUMinCount = 1

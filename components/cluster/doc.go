@@ -1,8 +1,6 @@
 // Package cluster builds the Azure layer of aksml: the resource group, the
-// AKS managed cluster and a Kubernetes provider for it (SPEC C1; seed 000
-// "Criar um pool de nós de GPU no AKS", "Configurar o dimensionamento
-// automático de cluster" and "Acesse grandes volumes de dados com o driver
-// CSI do Azure Blob").
+// AKS managed cluster and a Kubernetes provider for it (SPEC C1; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)
+// "Create a GPU node pool in AKS", "Configure cluster autoscaling" and "Access large datasets with the Azure Blob CSI driver").
 //
 // Spec is the config-facing description (stack config `aksml:cluster`);
 // Default fills it and Validate returns every problem with its config path.
@@ -27,11 +25,11 @@
 //     a CPU user pool `cpu` (label workload=cpu) for controllers and CPU
 //     jobs, both with the cluster autoscaler on and their `count` left to it
 //     after creation; Azure CNI overlay with the Cilium dataplane and network
-//     policy; OIDC issuer and workload identity; Blob (seed 000
+//     policy; OIDC issuer and workload identity; Blob (AKS MLOps best practices
 //     `--enable-blob-driver`), File and Disk CSI drivers and the snapshot
 //     controller; managed Prometheus metrics (azureMonitorProfile); the
-//     Azure Policy add-on; upgrade channels stable / NodeImage; the seed
-//     000 autoscaler profile (scan-interval 20s, scale-down-unneeded-time
+//     Azure Policy add-on; upgrade channels stable / NodeImage; the AKS MLOps
+//     best practices autoscaler profile (scan-interval 20s, scale-down-unneeded-time
 //     10m, scale-down-delay-after-add 15m, max-graceful-termination-sec
 //     120), overridable per key; and, when set, Entra ID with Azure RBAC
 //     and local accounts off, authorised IP ranges or a private API server,

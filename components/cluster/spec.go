@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Mode is the AKS cluster mode (SPEC C1.2; seed 000 compares both).
+// Mode is the AKS cluster mode (SPEC C1.2; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) compares both).
 type Mode string
 
 // Valid modes.
@@ -210,7 +210,7 @@ type Spec struct {
 	AzurePolicy *bool `json:"azurePolicy,omitempty"`
 	// AutoscalerProfile overrides or adds cluster autoscaler settings by
 	// their AKS name (e.g. "scan-interval": "30s"); AutoscalerKeys lists them.
-	// The seed 000 values are the defaults.
+	// The AKS MLOps best practices values are the defaults.
 	AutoscalerProfile map[string]string `json:"autoscalerProfile,omitempty"`
 	// MaintenanceWindow is the planned maintenance window; nil means AKS
 	// may upgrade at any time the channels allow.
@@ -310,7 +310,7 @@ func (s Spec) LocalAccountsDisabled() bool {
 	return s.EntraID != nil && (s.EntraID.DisableLocalAccounts == nil || *s.EntraID.DisableLocalAccounts)
 }
 
-// Autoscaler returns the cluster autoscaler profile: the seed 000 defaults
+// Autoscaler returns the cluster autoscaler profile: the AKS MLOps best practices defaults
 // with AutoscalerProfile applied over them.
 func (s Spec) Autoscaler() map[string]string {
 	p := map[string]string{

@@ -12,7 +12,7 @@ import (
 const PriceDate = "2025-06-01"
 
 // SpotDiscount is the fraction of the on-demand price assumed saved on spot
-// capacity. Seed 004 quotes 60-90% savings; aksml reports the conservative
+// capacity. The GPU node pools guide behind SPEC C2.5 quotes 60-90% savings; aksml reports the conservative
 // end so that cost outputs never flatter spot.
 const SpotDiscount = 0.60
 
@@ -39,8 +39,8 @@ type SKU struct {
 	PricePerHour float64
 }
 
-// catalogue is the one table of GPU sizes aksml knows (SPEC C2.1; seeds 000,
-// 002 and 004 name these families).
+// catalogue is the one table of GPU sizes aksml knows (SPEC C2.1; AKS MLOps best practices, AKS-managed GPU nodes and the
+// GPU node pools guide behind SPEC C2 name these families).
 var catalogue = []SKU{
 	{VMSize: "Standard_NC4as_T4_v3", GPUModel: "T4 16GB", GPUsPerNode: 1, GPUMemoryGiB: 16, VCPUs: 4, MemoryGiB: 28, PricePerHour: 0.526},
 	{VMSize: "Standard_NC8as_T4_v3", GPUModel: "T4 16GB", GPUsPerNode: 1, GPUMemoryGiB: 16, VCPUs: 8, MemoryGiB: 56, PricePerHour: 0.752},
@@ -82,8 +82,8 @@ func VMSizes() []string {
 	return out
 }
 
-// IsVisualisationOnly reports whether vmSize is an NV-series size. Seed 004
-// marks NV (Tesla M60) "visualisation only, not for ML/AI"; the later NV
+// IsVisualisationOnly reports whether vmSize is an NV-series size. The GPU
+// node pools guide behind SPEC C2.1 marks NV (Tesla M60) "visualisation only, not for ML/AI"; the later NV
 // families (NVv4 with AMD GPUs, NVads A10 v5 with partitioned A10s) are
 // virtual-desktop sizes too, so aksml rejects the whole series.
 func IsVisualisationOnly(vmSize string) bool {

@@ -1,31 +1,31 @@
 package gpupool
 
-// Labels and taints every GPU pool carries (seeds 000 and 004).
+// Labels and taints every GPU pool carries (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops); SPEC C2).
 const (
 	// AcceleratorLabel is the node label workloads select GPU nodes with.
 	AcceleratorLabel = "accelerator"
 	// AcceleratorValue is the value of AcceleratorLabel on every GPU pool.
 	AcceleratorValue = "nvidia"
 	// WorkloadLabel carries the pool's workload class (`workload=training`),
-	// or `gpu-spot` on spot pools (seed 004).
+	// or `gpu-spot` on spot pools (SPEC C2).
 	WorkloadLabel = "workload"
-	// SpotWorkloadValue is the WorkloadLabel value of spot pools (seed 004).
+	// SpotWorkloadValue is the WorkloadLabel value of spot pools (SPEC C2).
 	SpotWorkloadValue = "gpu-spot"
 	// AgentPoolLabel is the label AKS puts on every node with its pool name.
 	AgentPoolLabel = "kubernetes.azure.com/agentpool"
 	// MIGConfigLabel selects the mig-parted layout a node is partitioned with.
 	MIGConfigLabel = "nvidia.com/mig.config"
 	// MIGConfigStateLabel is set to "success" by the MIG manager once the
-	// layout is applied (seed 000 MIG trial nodeSelector).
+	// layout is applied (AKS MLOps best practices MIG trial nodeSelector).
 	MIGConfigStateLabel = "nvidia.com/mig.config.state"
 
 	// GPUTaintKey, GPUTaintValue and GPUTaintEffect form the taint that keeps
-	// ordinary pods off GPU nodes: `sku=gpu:NoSchedule` (seeds 000, 004).
+	// ordinary pods off GPU nodes: `sku=gpu:NoSchedule` (AKS MLOps best practices; SPEC C2).
 	GPUTaintKey    = "sku"
 	GPUTaintValue  = "gpu"
 	GPUTaintEffect = "NoSchedule"
 	// SpotTaintKey and SpotTaintValue form the taint AKS puts on spot nodes:
-	// `kubernetes.azure.com/scalesetpriority=spot:NoSchedule` (seed 004).
+	// `kubernetes.azure.com/scalesetpriority=spot:NoSchedule` (SPEC C2).
 	SpotTaintKey   = "kubernetes.azure.com/scalesetpriority"
 	SpotTaintValue = "spot"
 
@@ -35,16 +35,17 @@ const (
 
 // Defaults applied by (*Spec).Default.
 const (
-	// DefaultMinCount is 0: GPU pools scale to zero when idle (seed 004
-	// "Escale para zero"; seed 000 `--min-count 0`).
+	// DefaultMinCount is 0: GPU pools scale to zero when idle (SPEC C2
+	// Scale to zero; AKS MLOps best practices `--min-count 0`).
 	DefaultMinCount = 0
 	// DefaultPriority is Regular (on-demand) capacity.
 	DefaultPriority = PriorityRegular
 	// DefaultGPUStack is DriverOnly, the AKS default profile for GPU sizes
-	// (seed 002 "Apenas motorista (por defeito)"): AKS installs the driver,
+	// (AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes): the driver-only profile is the
+	// default): AKS installs the driver,
 	// aksml installs the device plugin and DCGM exporter (components/gpustack).
 	DefaultGPUStack = GPUStackDriverOnly
-	// DefaultMIGStrategy is None (seed 002: migStrategy default None).
+	// DefaultMIGStrategy is None (AKS-managed GPU nodes: migStrategy default None).
 	DefaultMIGStrategy = MIGStrategyNone
 	// DefaultOSDiskSizeGB is the OS disk of a GPU node; CUDA images are large.
 	DefaultOSDiskSizeGB = 256

@@ -1,6 +1,6 @@
 // Package gpupool describes and builds AKS node pools of NVIDIA GPU VMs
-// (SPEC C2; seed 000 "Criar um pool de nós de GPU no AKS", seed 002 managed
-// GPU pools, seed 004 GPU node pools and spot).
+// (SPEC C2; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Create a GPU node pool in AKS", AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes),
+// and the GPU node pools and spot guidance of SPEC C2.2 and C2.5).
 //
 // Spec is the config-facing description of one pool (decoded from stack
 // config `aksml:gpuPools`); Default fills it, Validate checks it against the
@@ -15,12 +15,12 @@
 // the taint `sku=gpu:NoSchedule` (plus the AKS spot taint
 // on spot pools), the labels `accelerator=nvidia` and `workload=<class>`
 // (`workload=gpu-spot` on spot), and spot pools get eviction Delete and max
-// price -1 (seed 004). Two routes reach Azure, chosen by Spec.GPUStack:
+// price -1 (SPEC C2). Two routes reach Azure, chosen by Spec.GPUStack:
 //
 //   - DriverOnly (default): one typed containerservice AgentPool per pool at
 //     API 2024-10-01, the newest GA version in azure-native SDK v2.88.0. AKS
 //     installs the driver; components/gpustack installs the device plugin
-//     and DCGM exporter. The initial count is minCount (seed 000
+//     and DCGM exporter. The initial count is minCount (AKS MLOps best practices
 //     `--node-count 0`) and is ignored after creation (the autoscaler owns
 //     it). vmSize, gpuInstanceProfile (MIG), priority, zones and OS
 //     disk are in ReplaceOnChanges with DeleteBeforeReplace, so a preview
@@ -113,7 +113,7 @@
 // # Changing an immutable property of a Managed or None pool
 //
 // gpuStack, MIG strategy and profile, vmSize, priority, zones and OS disk
-// are fixed at creation (seed 002). The stack is deliberately never
+// are fixed at creation (AKS-managed GPU nodes). The stack is deliberately never
 // replaced (a replacement would detach every pool it holds), so changing
 // one of them in place shows as an update of the stack, and AKS refuses it
 // during `pulumi up`, leaving the pool as it was. To change one, rename the

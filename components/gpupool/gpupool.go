@@ -19,18 +19,18 @@ const ComponentType = "aksml:gpupool:GPUNodePools"
 // DefaultConfigPath is the config key the pools are read from.
 const DefaultConfigPath = "aksml:gpuPools"
 
-// Values the pools are created with (seeds 000, 002, 004).
+// Values the pools are created with (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops), AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes), SPEC C2).
 const (
 	// PoolMode is User: GPU pools never run system pods.
 	PoolMode = "User"
-	// PoolOSType is Linux (seed 002: Windows GPU pools are out of scope).
+	// PoolOSType is Linux (AKS-managed GPU nodes: Windows GPU pools are out of scope).
 	PoolOSType = "Linux"
 	// PoolType is VirtualMachineScaleSets, required by the autoscaler.
 	PoolType = "VirtualMachineScaleSets"
-	// SpotEvictionPolicy is Delete (seed 004 `--eviction-policy Delete`).
+	// SpotEvictionPolicy is Delete (SPEC C2 `--eviction-policy Delete`).
 	SpotEvictionPolicy = "Delete"
 	// SpotMaxPrice is -1: pay up to the on-demand price, never evicted for
-	// price (seed 004 `--spot-max-price -1`).
+	// price (SPEC C2 `--spot-max-price -1`).
 	SpotMaxPrice = -1.0
 	// AgentPoolResourceType is the ARM type of an AKS agent pool.
 	AgentPoolResourceType = "Microsoft.ContainerService/managedClusters/agentPools"
@@ -323,7 +323,7 @@ func poolOutputs(s Spec, poolName, resourceID pulumi.StringOutput) *GPUNodePool 
 
 // AgentPoolArgs maps a defaulted, valid DriverOnly spec to the typed
 // AgentPool arguments: mode User, autoscaler on from minCount to maxCount,
-// initial count minCount (seed 000 `--node-count 0`), the pool's labels and
+// initial count minCount (AKS MLOps best practices `--node-count 0`), the pool's labels and
 // taints, zones, OS disk, spot settings and the MIG instance profile.
 func AgentPoolArgs(s Spec, resourceGroupName, clusterName pulumi.StringInput, tags map[string]string) *containerservice.AgentPoolArgs {
 	a := &containerservice.AgentPoolArgs{
@@ -363,7 +363,7 @@ func AgentPoolArgs(s Spec, resourceGroupName, clusterName pulumi.StringInput, ta
 // at AgentPoolAPIVersion: the same settings as AgentPoolArgs plus
 // gpuProfile — {driver: Install, nvidia: {managementMode: Managed,
 // migStrategy}} for Managed, {driver: None, nvidia: {managementMode:
-// Unmanaged}} for None (seed 002). A Managed pool runs exactly Count nodes
+// Unmanaged}} for None (AKS-managed GPU nodes). A Managed pool runs exactly Count nodes
 // with the autoscaler off (the autoscaler is not supported on managed GPU
 // pools in preview); a None pool is autoscaled between minCount and
 // maxCount and sends no count, so a stack update never resets the node

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// specOf returns a valid seed 004 A100 training pool changed by mutate.
+// specOf returns a valid A100 training pool (SPEC C2) changed by mutate.
 func specOf(mutate func(*Spec)) Spec {
 	s := Spec{Name: "gpua100", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, MaxCount: 4}
 	if mutate != nil {
@@ -47,8 +47,8 @@ func TestSpecValidate(t *testing.T) {
 		mutate  func(*Spec)
 		wantErr []string
 	}{
-		{name: "seed 004 A100 pool is valid"},
-		{name: "seed 000 T4 pool is valid", mutate: func(s *Spec) { s.Name = "gpunp"; s.VMSize = "Standard_NC4as_T4_v3" }},
+		{name: "A100 training pool (SPEC C2) is valid"},
+		{name: "T4 pool of AKS MLOps best practices is valid", mutate: func(s *Spec) { s.Name = "gpunp"; s.VMSize = "Standard_NC4as_T4_v3" }},
 		{name: "spot training is valid", mutate: func(s *Spec) { s.Priority = PrioritySpot; s.MaxCount = 8 }},
 		{name: "MIG on A100 is valid", mutate: func(s *Spec) { s.MIG = &MIGSpec{Strategy: MIGStrategyMixed, Profile: MIG1g} }},
 		{name: "missing name", mutate: func(s *Spec) { s.Name = "" }, wantErr: []string{"aksml:gpuPools[0].name: is required"}},
@@ -267,7 +267,7 @@ func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
 	assert.Equal(t, "Linux", in["osType"].StringValue())
 	assert.Equal(t, "Standard_NC4as_T4_v3", in["vmSize"].StringValue())
 	assert.True(t, in["enableAutoScaling"].BoolValue())
-	assert.Equal(t, 0.0, in["count"].NumberValue(), "seed 000 --node-count 0")
+	assert.Equal(t, 0.0, in["count"].NumberValue(), "AKS MLOps best practices: --node-count 0")
 	assert.Equal(t, 0.0, in["minCount"].NumberValue())
 	assert.Equal(t, 4.0, in["maxCount"].NumberValue())
 	assert.Equal(t, []string{"sku=gpu:NoSchedule"}, stringsOf(in["nodeTaints"]))
@@ -279,7 +279,7 @@ func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
 	assert.Equal(t, []string{"count"}, p.rpc.GetIgnoreChanges(), "the autoscaler owns count")
 	assert.Subset(t, p.rpc.GetReplaceOnChanges(), []string{"vmSize", "gpuInstanceProfile", "scaleSetPriority", "availabilityZones", "osDiskSizeGB"})
 	assert.True(t, p.rpc.GetDeleteBeforeReplace(), "the pool name is fixed: delete before re-creating")
-	assert.Contains(t, p.rpc.GetParent(), "aksml:gpupool:GPUNodePools")
+	assert.Contains(t, p.rpc.GetParent(), ComponentType)
 	for _, k := range []resource.PropertyKey{"scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice", "gpuInstanceProfile", "availabilityZones"} {
 		assert.False(t, in.HasValue(k), "%s must be unset on a regular non-MIG regional pool", k)
 	}
@@ -374,7 +374,7 @@ func TestTemplatePoolsShareOneStack(t *testing.T) {
 	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.typ)
 	assert.Equal(t, "gpu-stack", stack.name)
 	assert.Equal(t, "gpu-stack", stack.inputs["deploymentStackName"].StringValue())
-	assert.Contains(t, stack.rpc.GetParent(), "aksml:gpupool:GPUNodePools")
+	assert.Contains(t, stack.rpc.GetParent(), ComponentType)
 	assert.Empty(t, stack.rpc.GetReplaceOnChanges(), "replacing the stack would detach every pool it holds")
 	assert.False(t, stack.rpc.GetDeleteBeforeReplace())
 	in := stack.inputs

@@ -12,13 +12,13 @@ type Priority string
 const (
 	// PriorityRegular is on-demand capacity.
 	PriorityRegular Priority = "Regular"
-	// PrioritySpot is evictable capacity at a discount (seed 004): eviction
+	// PrioritySpot is evictable capacity at a discount (SPEC C2.5): eviction
 	// Delete, max price -1, the AKS spot taint.
 	PrioritySpot Priority = "Spot"
 )
 
 // WorkloadClass says what a pool is for; it becomes the `workload` label and
-// decides whether spot is allowed (seed 004 table).
+// decides whether spot is allowed (SPEC C2.5 spot table).
 type WorkloadClass string
 
 // Valid workload classes.
@@ -36,7 +36,7 @@ const (
 // WorkloadClasses lists the valid workload classes.
 var WorkloadClasses = []WorkloadClass{WorkloadTraining, WorkloadFineTuning, WorkloadBatchInference, WorkloadInference}
 
-// GPUStack says who installs the GPU software on the pool's nodes (seed 002).
+// GPUStack says who installs the GPU software on the pool's nodes (AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes)).
 // It is fixed when the pool is created: changing it replaces the pool.
 type GPUStack string
 
@@ -56,7 +56,7 @@ const (
 // GPUStacks lists the valid GPU stack modes.
 var GPUStacks = []GPUStack{GPUStackManaged, GPUStackDriverOnly, GPUStackNone}
 
-// MIGStrategy is how the device plugin exposes MIG instances (seed 002).
+// MIGStrategy is how the device plugin exposes MIG instances (AKS-managed GPU nodes).
 type MIGStrategy string
 
 // Valid MIG strategies.
@@ -93,7 +93,7 @@ var migSlices = map[MIGProfile]struct{ g, perGPU int }{
 // MIGSpec partitions the pool's GPUs with Multi-Instance GPU. Only valid on
 // MIG-capable SKUs (A100, H100).
 type MIGSpec struct {
-	// Strategy is None, Single or Mixed. Default None; seed 000 uses Mixed
+	// Strategy is None, Single or Mixed. Default None; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) uses Mixed
 	// when workloads request named profiles (nvidia.com/mig-1g.10gb).
 	Strategy MIGStrategy `json:"strategy,omitempty"`
 	// Profile is the instance profile, MIG1g..MIG7g. Required when Strategy
@@ -312,7 +312,7 @@ func (s Spec) migDevice() string {
 }
 
 // MIGLayout is the mig-parted configuration name a MIG pool's nodes are
-// labelled with, e.g. "hptuning-1g10gb" (seed 000), or "" without MIG.
+// labelled with, e.g. "hptuning-1g10gb" (AKS MLOps best practices), or "" without MIG.
 func (s Spec) MIGLayout() string {
 	if !s.MIGEnabled() {
 		return ""

@@ -69,7 +69,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(path.Child("priority"), s.Priority, []Priority{PriorityRegular, PrioritySpot}))
 	}
 	if s.IsSpot() && s.Workload == WorkloadInference {
-		errs = append(errs, field.Invalid(path.Child("priority"), "Spot is not allowed for workload \"inference\": evictions make real-time serving unavailable (seed 004); use priority Regular, or a training, fine-tuning or batch-inference pool for spot"))
+		errs = append(errs, field.Invalid(path.Child("priority"), "Spot is not allowed for workload \"inference\": evictions make real-time serving unavailable (SPEC C2); use priority Regular, or a training, fine-tuning or batch-inference pool for spot"))
 	}
 
 	if s.IsManaged() {

@@ -7,18 +7,17 @@ const ConfigKey = "aksml:gpuStack"
 // given; pool errors are reported below it.
 const PoolsConfigKey = "aksml:gpuPools"
 
-// NVIDIA device plugin, as seed 000 "Verificar ou instalar o plug-in do
-// dispositivo NVIDIA" deploys it.
+// NVIDIA device plugin, as AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Verify or install the NVIDIA device plugin" deploys it.
 const (
-	// DevicePluginImage is the pinned device plugin image (seed 000).
+	// DevicePluginImage is the pinned device plugin image (AKS MLOps best practices).
 	DevicePluginImage = "nvcr.io/nvidia/k8s-device-plugin:v0.17.1"
 	// DevicePluginName names the DaemonSet, its container and its
-	// app.kubernetes.io/name label (seed 000).
+	// app.kubernetes.io/name label (AKS MLOps best practices).
 	DevicePluginName = "nvidia-device-plugin"
 	// DefaultDevicePluginNamespace is where the seed runs the device plugin.
 	DefaultDevicePluginNamespace = "kube-system"
 	// DevicePluginSocketDir is the kubelet device plugin directory mounted
-	// from the host (seed 000, hostPath type Directory).
+	// from the host (AKS MLOps best practices, hostPath type Directory).
 	DevicePluginSocketDir = "/var/lib/kubelet/device-plugins"
 	// DevicePluginConfigName is the ConfigMap holding the device plugin
 	// config file (time-slicing), created only when TimeSlicing is set.
@@ -32,12 +31,12 @@ const (
 	ConfigHashAnnotation = "aksml.io/device-plugin-config-sha256"
 	// NameLabel is the label the seed selects the device plugin pods by.
 	NameLabel = "app.kubernetes.io/name"
-	// SystemNodeCritical is the priority class of both node agents (seed 000).
+	// SystemNodeCritical is the priority class of both node agents (AKS MLOps best practices).
 	SystemNodeCritical = "system-node-critical"
 )
 
 // NVIDIA DCGM exporter. The observability component's PodMonitor matches
-// these (seed 000 "Coletar métricas de GPU NVIDIA": namespace gpu-operator,
+// these (AKS MLOps best practices "Collect NVIDIA GPU metrics": namespace gpu-operator,
 // selector app=nvidia-dcgm-exporter, port named metrics).
 const (
 	// DCGMExporterImage is the pinned DCGM exporter image: DCGM 4.2.3 with
@@ -53,7 +52,7 @@ const (
 	// DCGMExporterPort is the port aksml's DCGM exporter serves /metrics on.
 	DCGMExporterPort = 9400
 	// DCGMExporterPortName is the name of that port on the pod and Service
-	// (seed 000 PodMonitor `port: metrics`).
+	// (AKS MLOps best practices PodMonitor `port: metrics`).
 	DCGMExporterPortName = "metrics"
 	// DCGMExporterCounters is the exporter's built-in counters file.
 	DCGMExporterCounters = "/etc/dcgm-exporter/default-counters.csv"
@@ -62,10 +61,10 @@ const (
 	PodResourcesDir = "/var/lib/kubelet/pod-resources"
 
 	// ManagedDCGMExporterPort is the port of the DCGM exporter AKS installs
-	// on Managed pools (seed 002: "na porta 19400").
+	// on Managed pools (AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes): the exporter listens on port 19400).
 	ManagedDCGMExporterPort = 19400
 	// ManagedDCGMExporterNodeLabel is the node label AKS sets (value
-	// "enabled") on nodes running its managed DCGM exporter (seed 002).
+	// "enabled") on nodes running its managed DCGM exporter (AKS-managed GPU nodes).
 	ManagedDCGMExporterNodeLabel = "kubernetes.azure.com/dcgm-exporter"
 )
 
@@ -83,22 +82,22 @@ const (
 )
 
 // DCGMExporterLabels returns the pod labels of aksml's DCGM exporter, which
-// a PodMonitor selects (seed 000: `app: nvidia-dcgm-exporter`).
+// a PodMonitor selects (AKS MLOps best practices: `app: nvidia-dcgm-exporter`).
 func DCGMExporterLabels() map[string]string {
 	return map[string]string{DCGMExporterAppLabel: DCGMExporterName}
 }
 
-// MIG configuration (seed 000 "Partição de GPUs A100 e H100 com MIG").
+// MIG configuration (AKS MLOps best practices "Partition A100 and H100 GPUs with MIG").
 const (
-	// DefaultNamespace holds the DCGM exporter and mig-parted-config (seed
-	// 000 creates gpu-operator for both, where the GPU Operator's MIG
+	// DefaultNamespace holds the DCGM exporter and mig-parted-config (AKS MLOps
+	// best practices create gpu-operator for both, where the GPU Operator's MIG
 	// Manager reads its config).
 	DefaultNamespace = "gpu-operator"
-	// MIGConfigMapName is the mig-parted ConfigMap (seed 000).
+	// MIGConfigMapName is the mig-parted ConfigMap (AKS MLOps best practices).
 	MIGConfigMapName = "mig-parted-config"
-	// MIGConfigFile is its data key (seed 000 `config.yaml`).
+	// MIGConfigFile is its data key (AKS MLOps best practices `config.yaml`).
 	MIGConfigFile = "config.yaml"
-	// MIGAllDisabled is the layout that turns MIG off (seed 000).
+	// MIGAllDisabled is the layout that turns MIG off (AKS MLOps best practices).
 	MIGAllDisabled = "all-disabled"
 )
 

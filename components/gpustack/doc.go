@@ -1,17 +1,15 @@
 // Package gpustack installs the GPU software AKS does not install itself
-// (SPEC C4), following seed 000 "Verificar ou instalar o plug-in do
-// dispositivo NVIDIA", "Partição de GPUs A100 e H100 com MIG" and "Coletar
-// métricas de GPU NVIDIA", and seed 002 (managed GPU pools).
+// (SPEC C4), following AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Verify or install the NVIDIA device plugin", "Partition A100 and H100 GPUs with MIG" and "Collect NVIDIA GPU metrics", and AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes) (managed GPU pools).
 //
 // NewGPUStack (`aksml:gpustack:GPUStack`) takes the stack's GPU pools and
 // decides per pool from its immutable GPUStack mode:
 //
 //   - Managed: nothing. AKS installs driver, device plugin and a DCGM
 //     exporter on port 19400 (ManagedDCGMExporterPort) itself, and two device
-//     plugins on the same nodes must never run (seed 000, C4.4). A stack
+//     plugins on the same nodes must never run (AKS MLOps best practices, C4.4). A stack
 //     whose pools are all Managed gets no Kubernetes resource from here.
 //   - DriverOnly (the AKS default): AKS installs only the driver, so aksml
-//     installs the NVIDIA device plugin DaemonSet exactly as seed 000 writes
+//     installs the NVIDIA device plugin DaemonSet exactly as AKS MLOps best practices writes
 //     it (kube-system, image v0.17.1, system-node-critical, tolerate every
 //     taint, --fail-on-init-error=false, no privilege escalation, all
 //     capabilities dropped, the kubelet device-plugins hostPath) and a DCGM
@@ -22,7 +20,7 @@
 //     whose `kubernetes.azure.com/agentpool` is one of the DriverOnly pools,
 //     so by construction they cannot land on a Managed pool's nodes.
 //   - None: bring your own stack, e.g. the NVIDIA GPU Operator, which owns
-//     its device plugin and DCGM exporter (seed 000: never combine it with a
+//     its device plugin and DCGM exporter (AKS MLOps best practices: never combine it with a
 //     second device plugin); aksml installs neither.
 //
 // MIG: every MIG pool that is not Managed gets its layout in the

@@ -81,7 +81,7 @@ func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...p
 	for _, l := range p.migLayouts {
 		c.MIGLayouts = append(c.MIGLayouts, l.name)
 	}
-	if err := ctx.RegisterComponentResource("aksml:gpustack:GPUStack", name, c, opts...); err != nil {
+	if err := ctx.RegisterComponentResource(ComponentType, name, c, opts...); err != nil {
 		return nil, err
 	}
 	c.Namespace = pulumi.String("").ToStringOutput()

@@ -17,14 +17,15 @@ import (
 )
 
 const (
-	tokenComponent = "aksml:gpustack:GPUStack"
+	tokenComponent = ComponentType
 	tokenDaemonSet = "kubernetes:apps/v1:DaemonSet"
 	tokenConfigMap = "kubernetes:core/v1:ConfigMap"
 	tokenService   = "kubernetes:core/v1:Service"
 	tokenNamespace = "kubernetes:core/v1:Namespace"
 )
 
-// seedMIGConfig is seed 000's mig-parted-config config.yaml, verbatim.
+// seedMIGConfig is the mig-parted-config config.yaml of AKS MLOps best
+// practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops), verbatim.
 const seedMIGConfig = `version: v1
 mig-configs:
   all-disabled:

@@ -15,7 +15,7 @@ import (
 )
 
 // gpuNodeScheduling returns the node selector and affinity of both node
-// agents: nodes labelled accelerator=nvidia (seed 000) AND in one of pools
+// agents: nodes labelled accelerator=nvidia (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)) AND in one of pools
 // (the AKS agentpool label), so they can never land on a Managed pool.
 func gpuNodeScheduling(pools []string) (pulumi.StringMap, *corev1.AffinityArgs) {
 	selector := pulumi.StringMap{gpupool.AcceleratorLabel: pulumi.String(gpupool.AcceleratorValue)}
@@ -66,7 +66,7 @@ func configHash(config string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// devicePluginArgs is the device plugin DaemonSet of seed 000, restricted to
+// devicePluginArgs is the device plugin DaemonSet of AKS MLOps best practices, restricted to
 // the given pools. migStrategy adds --mig-strategy; config (the device
 // plugin config file, "" for none) is mounted from DevicePluginConfigName
 // and its hash annotates the pods so that a change rolls them.
@@ -245,7 +245,7 @@ func dcgmServiceArgs(namespace pulumi.StringInput) *corev1.ServiceArgs {
 	}
 }
 
-// migPartedConfig renders the mig-parted config.yaml of seed 000:
+// migPartedConfig renders the mig-parted config.yaml of AKS MLOps best practices:
 // all-disabled, then each layout splitting every GPU into count devices.
 func migPartedConfig(layouts []migLayout) string {
 	var b strings.Builder

@@ -11,14 +11,14 @@ import (
 // under `aksml:gpuStack`. Call Default, then Validate(field.NewPath(ConfigKey)).
 type Spec struct {
 	// Namespace holds the DCGM exporter and mig-parted-config. Default
-	// gpu-operator (seed 000). A DNS-1123 label.
+	// gpu-operator (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)). A DNS-1123 label.
 	Namespace string `json:"namespace,omitempty"`
 	// CreateNamespace creates Namespace (labelled Pod Security privileged).
 	// Default true; set false when it already exists, e.g. created by a GPU
 	// Operator installation.
 	CreateNamespace *bool `json:"createNamespace,omitempty"`
 	// DevicePluginNamespace holds the device plugin. Default kube-system
-	// (seed 000). A DNS-1123 label; it must already exist.
+	// (AKS MLOps best practices). A DNS-1123 label; it must already exist.
 	DevicePluginNamespace string `json:"devicePluginNamespace,omitempty"`
 	// DevicePluginImage overrides the device plugin image, e.g. with a
 	// registry mirror. Default DevicePluginImage. Must be pinned by a tag
@@ -81,7 +81,7 @@ func (s Spec) GPUReplicas() int {
 // DCGM exporter on a (defaulted) pool: only DriverOnly pools. Managed pools
 // get AKS's own, and a second device plugin on the same nodes is never
 // installed (C4.4); None pools bring their own stack (e.g. the GPU Operator,
-// which owns its device plugin and DCGM exporter, seed 000).
+// which owns its device plugin and DCGM exporter, AKS MLOps best practices).
 func NeedsDevicePlugin(p gpupool.Spec) bool { return p.GPUStack == gpupool.GPUStackDriverOnly }
 
 // NeedsMIGConfig reports whether a (defaulted) pool's MIG layout goes into

@@ -342,7 +342,7 @@ func NewAzureMonitor(ctx *pulumi.Context, name string, args *AzureMonitorArgs, o
 	}
 
 	c := &AzureMonitor{}
-	if err := ctx.RegisterComponentResource("aksml:observability:AzureMonitor", name, c, opts...); err != nil {
+	if err := ctx.RegisterComponentResource(AzureMonitorType, name, c, opts...); err != nil {
 		return nil, err
 	}
 	stack, err := armdeploy.NewTemplateStack(ctx, name+"-stack", &armdeploy.Args{

@@ -48,7 +48,7 @@ func TestAzureMonitorCreatesWorkspaceAndWiresPrometheus(t *testing.T) {
 	})
 	require.NoError(t, err)
 	res := m.byName()
-	assert.Equal(t, "aksml:observability:AzureMonitor", res["mon"].typ)
+	assert.Equal(t, AzureMonitorType, res["mon"].typ)
 	stack := res["mon-stack"]
 	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.typ)
 	assert.Equal(t, "rg-aksml", stack.inputs["resourceGroupName"])

@@ -2,8 +2,7 @@ package observability
 
 import "encoding/json"
 
-// The seed's dashboard queries, verbatim (seed 000 "Criar dashboards de GPU e
-// taxa de transferência").
+// The seed's dashboard queries, verbatim (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Create GPU and throughput dashboards").
 const (
 	// QueryGPUUtilisation is GPU utilisation per workload pod and GPU.
 	QueryGPUUtilisation = "avg by (namespace, pod, gpu) (\n  avg_over_time(DCGM_FI_DEV_GPU_UTIL[5m])\n)"
@@ -105,7 +104,7 @@ func DashboardJSON() string {
 	d := dashboard{
 		UID:           DashboardUID,
 		Title:         "aksml GPU utilisation and training throughput",
-		Description:   "GPU utilisation and memory from the DCGM exporter with training throughput and step duration from the training jobs' /metrics (seed 000).",
+		Description:   "GPU utilisation and memory from the DCGM exporter with training throughput and step duration from the training jobs' /metrics (AKS MLOps best practices).",
 		Tags:          []string{"aksml", "gpu", "training"},
 		Timezone:      "browser",
 		Editable:      true,

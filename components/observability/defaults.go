@@ -2,8 +2,8 @@ package observability
 
 import "time"
 
-// Training metrics the application exports on its /metrics endpoint (seed 000
-// "Exportar métricas de vazão do treinamento"), plus the last-checkpoint
+// Training metrics the application exports on its /metrics endpoint (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)
+// "Export training throughput metrics"), plus the last-checkpoint
 // timestamp that the recovery-point alert reads.
 const (
 	// MetricSamplesTotal is the counter of samples or tokens processed.
@@ -18,8 +18,7 @@ const (
 	// MetricDataWait is the time spent waiting for input data.
 	MetricDataWait = "ml_training_data_wait_seconds"
 	// MetricLastCheckpointTimestamp is a gauge holding the Unix time, in
-	// seconds, of the last successful checkpoint (seed 000 "Monitorar o
-	// progresso": "hora do último ponto de verificação bem-sucedido"). The
+	// seconds, of the last successful checkpoint (AKS MLOps best practices "Monitor job progress": time of the last successful checkpoint). The
 	// application sets it when a checkpoint is committed, and at start-up to
 	// the time of the checkpoint it restored (or the start time when there is
 	// none), so a fresh run is not reported overdue before its first save.
@@ -37,9 +36,7 @@ var TrainingMetrics = []string{
 	MetricLastCheckpointTimestamp,
 }
 
-// Stable, low-cardinality labels kept on training metrics (seed 000: "nome do
-// modelo, versão do modelo, nome do trabalho, ID de execução, função de
-// réplica e equipe"). Any other label the application emits, such as sample
+// Stable, low-cardinality labels kept on training metrics (AKS MLOps best practices: model name, model version, job name, run ID, replica role and team). Any other label the application emits, such as sample
 // IDs, request IDs or raw dataset paths, is dropped at scrape time.
 const (
 	// LabelModelName is the model name.
@@ -70,7 +67,7 @@ const (
 	// MetricsLabelValue is the value of MetricsLabel on scraped pods.
 	MetricsLabelValue = "true"
 	// MetricsPortName is the name of the container port serving /metrics on
-	// training pods (seed 000 training-metrics-demo: port `metrics`).
+	// training pods (AKS MLOps best practices training-metrics-demo: port `metrics`).
 	MetricsPortName = "metrics"
 	// MetricsPath is the HTTP path of the training metrics endpoint.
 	MetricsPath = "/metrics"
@@ -91,8 +88,7 @@ const (
 	kubeflowReplicaTypePodLabel = "training.kubeflow.org/replica-type"
 )
 
-// DCGM exporter metrics the alerts and dashboard read (seed 000 "Coletar
-// métricas de GPU NVIDIA" and dashboard queries).
+// DCGM exporter metrics the alerts and dashboard read (AKS MLOps best practices "Collect NVIDIA GPU metrics" and dashboard queries).
 const (
 	// MetricGPUUtil is GPU utilisation in percent.
 	MetricGPUUtil = "DCGM_FI_DEV_GPU_UTIL"
@@ -105,7 +101,7 @@ const (
 
 // DCGM exporter installed by aksml's gpustack component or the NVIDIA GPU
 // Operator (pools with GPUStack DriverOnly or None): defaults equal the
-// seed's PodMonitor (seed 000 "Coletar métricas de GPU NVIDIA").
+// seed's PodMonitor (AKS MLOps best practices "Collect NVIDIA GPU metrics").
 const (
 	// DefaultDCGMNamespace is the namespace of the exporter pods.
 	DefaultDCGMNamespace = "gpu-operator"
@@ -119,16 +115,16 @@ const (
 	DCGMPodMonitorName = "nvidia-dcgm-exporter"
 )
 
-// AKS-managed DCGM exporter (pools with GPUStack Managed, seed 002). It runs
+// AKS-managed DCGM exporter (pools with GPUStack Managed, AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes)). It runs
 // as a systemd service on each GPU node, not as a pod, so it is scraped
 // through node discovery in the Azure Monitor metrics add-on's custom scrape
 // configuration instead of a PodMonitor.
 const (
-	// ManagedDCGMPort is the port the AKS-managed exporter listens on (seed
-	// 002: "na porta 19400").
+	// ManagedDCGMPort is the port the AKS-managed exporter listens on (AKS-managed
+	// GPU nodes: the exporter listens on port 19400).
 	ManagedDCGMPort = 19400
 	// ManagedDCGMNodeLabel and ManagedDCGMNodeLabelValue form the node label
-	// AKS sets where the managed exporter runs (seed 002:
+	// AKS sets where the managed exporter runs (AKS-managed GPU nodes:
 	// `kubernetes.azure.com/dcgm-exporter=enabled`).
 	ManagedDCGMNodeLabel      = "kubernetes.azure.com/dcgm-exporter"
 	ManagedDCGMNodeLabelValue = "enabled"
@@ -182,11 +178,10 @@ const (
 	MinRPO = 5 * time.Minute
 	MaxRPO = 7 * 24 * time.Hour
 	// DefaultGPUIdleThresholdPercent: a GPU averaging less utilisation than
-	// this over GPUIdleWindow is under-utilised (seed 000: "subutilização
-	// sustentada de GPU").
+	// this over GPUIdleWindow is under-utilised (AKS MLOps best practices: sustained GPU under-utilization).
 	DefaultGPUIdleThresholdPercent = 20
 	// DefaultGPUMemoryThresholdPercent: framebuffer use above this is "near
-	// capacity" (seed 000: "memória de GPU de quase capacidade").
+	// capacity" (AKS MLOps best practices: GPU memory near capacity).
 	DefaultGPUMemoryThresholdPercent = 90
 	// DefaultPodMonitorGroup is the Azure Monitor managed Prometheus CRD
 	// group the seed's PodMonitors use.
@@ -203,7 +198,7 @@ const (
 	// ThroughputWindow is the rate window of the stalled-throughput alert.
 	ThroughputWindow = 10 * time.Minute
 	// PendingFor is how long workloads or pods may stay pending before the
-	// pending alerts fire (seed 000: "pods pendentes sustentados").
+	// pending alerts fire (AKS MLOps best practices: alert on sustained pending pods).
 	PendingFor = 30 * time.Minute
 	// RuleGroupInterval is the evaluation interval of the rule groups (PT1M).
 	RuleGroupInterval = time.Minute

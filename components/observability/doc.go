@@ -1,9 +1,6 @@
 // Package observability builds the GPU and training observability of an
-// aksml cluster (SPEC C6), following seed 000 "Monitorar a utilização da GPU
-// e a taxa de processamento do treinamento" (its subsections "Coletar
-// métricas de GPU NVIDIA", "Exportar métricas de vazão do treinamento" and
-// "Criar dashboards de GPU e taxa de transferência"), seed 000 "Monitorar o
-// progresso e a recuperação do trabalho", and seed 002 (the AKS-managed DCGM
+// aksml cluster (SPEC C6), following AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Monitor GPU utilization and training throughput" (its subsections "Collect NVIDIA GPU metrics", "Export training throughput metrics" and
+// "Create GPU and throughput dashboards"), AKS MLOps best practices "Monitor job progress and recovery", and AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes) (the AKS-managed DCGM
 // exporter).
 //
 // It has three components, so that an existing (non-AKS) cluster registers
@@ -107,7 +104,7 @@
 //     `avg by (namespace, pod, gpu)` query would group by exporter pod.
 //   - Managed pools run the exporter AKS installs as a systemd service on the
 //     node, listening on port 19400, on nodes labelled
-//     kubernetes.azure.com/dcgm-exporter=enabled (seed 002). No pod exposes
+//     kubernetes.azure.com/dcgm-exporter=enabled (AKS-managed GPU nodes). No pod exposes
 //     it, so a PodMonitor (which selects pods) cannot reach it, and a
 //     headless Service with hand-written Endpoints would go stale as the
 //     autoscaler adds and removes nodes. It is scraped instead through the
@@ -139,7 +136,7 @@
 // pod label is absent the value the application emits is kept.
 //
 // The recovery-point alert needs one metric the seed names only in prose
-// ("hora do último ponto de verificação bem-sucedido"): applications must
+// (time of the last successful checkpoint): applications must
 // export ml_training_last_checkpoint_timestamp_seconds, a gauge with the
 // Unix time of the last committed checkpoint (set at start-up to the restored
 // checkpoint's time, or the start time). A gauge was chosen over

@@ -110,7 +110,7 @@ func NewMonitors(ctx *pulumi.Context, name string, args *MonitorsArgs, opts ...p
 	if a.Provider != nil {
 		opts = append(opts, pulumi.Providers(a.Provider))
 	}
-	if err := ctx.RegisterComponentResource("aksml:observability:Monitors", name, c, opts...); err != nil {
+	if err := ctx.RegisterComponentResource(MonitorsType, name, c, opts...); err != nil {
 		return nil, err
 	}
 	parent := pulumi.Composite(pulumi.Parent(c), pulumi.DependsOn(a.DependsOn))
@@ -291,7 +291,7 @@ func RuleGroupTemplate(s Spec, teamNamespaces []string, withClusterScope bool) m
 		"name":       "[" + ruleGroupNameExpr + "]",
 		"location":   fmt.Sprintf("[parameters('%s')]", paramLocation),
 		"properties": map[string]any{
-			"description": "aksml GPU and training alerts (seed 000): GPU under-utilisation, GPU memory, XID errors, stalled throughput, failed jobs, pending workloads and pods, checkpoints older than the RPO.",
+			"description": "aksml GPU and training alerts (AKS MLOps best practices): GPU under-utilisation, GPU memory, XID errors, stalled throughput, failed jobs, pending workloads and pods, checkpoints older than the RPO.",
 			"scopes":      scopes,
 			"clusterName": fmt.Sprintf("[parameters('%s')]", paramClusterName),
 			"enabled":     true,
@@ -320,7 +320,7 @@ func NewAlertRules(ctx *pulumi.Context, name string, args *AlertRulesArgs, opts 
 	}
 
 	c := &AlertRules{}
-	if err := ctx.RegisterComponentResource("aksml:observability:AlertRules", name, c, opts...); err != nil {
+	if err := ctx.RegisterComponentResource(AlertRulesType, name, c, opts...); err != nil {
 		return nil, err
 	}
 	params := map[string]any{

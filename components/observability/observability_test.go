@@ -125,7 +125,7 @@ func TestMonitorsDriverOnlyPool(t *testing.T) {
 	}, outputs)
 
 	require.Contains(t, res, "obs")
-	assert.Equal(t, "aksml:observability:Monitors", res["obs"].typ)
+	assert.Equal(t, MonitorsType, res["obs"].typ)
 	assert.NotContains(t, res, "obs-managed-dcgm", "no managed pool, no add-on scrape config")
 	assert.NotContains(t, res, "obs-rules", "PrometheusRule is opt-in")
 
@@ -283,7 +283,7 @@ func TestMonitorsUseTheProvider(t *testing.T) {
 	require.NoError(t, err)
 	children := 0
 	for _, r := range m.byName() {
-		if r.typ == "pulumi:providers:kubernetes" || r.typ == "aksml:observability:Monitors" {
+		if r.typ == "pulumi:providers:kubernetes" || r.typ == MonitorsType {
 			continue
 		}
 		children++
@@ -334,7 +334,7 @@ func TestAlertRules(t *testing.T) {
 	require.NoError(t, err)
 	res := m.byName()
 
-	assert.Equal(t, "aksml:observability:AlertRules", res["alerts"].typ)
+	assert.Equal(t, AlertRulesType, res["alerts"].typ)
 	stack := res["alerts-rulegroup"]
 	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.typ)
 	assert.Equal(t, "rg-aksml", stack.inputs["resourceGroupName"])

@@ -48,12 +48,7 @@ type Rule struct {
 	Description string
 }
 
-// Rules returns the alert rules for a defaulted Spec (seed 000: "Crie alertas
-// para subutilização sustentada de GPU, memória de GPU de quase capacidade,
-// erros XID, taxa de transferência de treinamento paralisada, trabalhos com
-// falha, cargas de trabalho agendadas por gangues pendentes e pontos de
-// verificação que não foram concluídos dentro do objetivo de ponto de
-// recuperação"). teamNamespaces, when set, limits the job, pod and training
+// Rules returns the alert rules for a defaulted Spec (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops): "alert on sustained GPU under-utilization, GPU memory near capacity, XID errors, stalled training throughput, failed jobs, pending gang-scheduled workloads and checkpoints not completed within the recovery-point objective"). teamNamespaces, when set, limits the job, pod and training
 // rules to those namespaces; GPU and Kueue rules are cluster-wide.
 func Rules(s Spec, teamNamespaces []string) []Rule {
 	ns := namespaceMatcher(teamNamespaces)

@@ -261,8 +261,7 @@ func TestDashboardJSON(t *testing.T) {
 		require.Len(t, p.Targets, 1, p.Title)
 		exprs = append(exprs, normalise(p.Targets[0].Expr))
 	}
-	// The seed's four queries, as printed in seed 000 "Criar dashboards de
-	// GPU e taxa de transferência".
+	// The seed's four queries, as printed in AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Create GPU and throughput dashboards".
 	seed := []string{
 		"avg by (namespace, pod, gpu) (\n  avg_over_time(DCGM_FI_DEV_GPU_UTIL[5m])\n)",
 		"100 *\nDCGM_FI_DEV_FB_USED\n/\n(DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)",

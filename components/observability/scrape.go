@@ -66,7 +66,7 @@ func DCGMTargets(stacks []gpupool.GPUStack) (managed, pod bool) {
 }
 
 // dcgmPodMonitorSpec is the spec of the azmonitoring.coreos.com/v1 PodMonitor
-// for an exporter running as pods (seed 000 PodMonitor). honorLabels keeps
+// for an exporter running as pods (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) PodMonitor). honorLabels keeps
 // the exporter's own namespace, pod and container labels, which name the
 // workload using each GPU, so the seed's `avg by (namespace, pod, gpu)`
 // dashboard query groups by workload rather than by exporter pod.
@@ -199,7 +199,7 @@ type relabelConfig struct {
 }
 
 // ManagedDCGMScrapeConfig returns the custom scrape configuration for the
-// AKS-managed DCGM exporter (seed 002): it discovers nodes, keeps those
+// AKS-managed DCGM exporter (AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes)): it discovers nodes, keeps those
 // labelled kubernetes.azure.com/dcgm-exporter=enabled, and scrapes
 // <InternalIP>:19400/metrics, adding a `node` label. It is the value of the
 // `prometheus-config` key of the add-on's ama-metrics-prometheus-config

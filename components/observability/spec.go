@@ -42,7 +42,7 @@ type Spec struct {
 	ScrapeInterval string `json:"scrapeInterval,omitempty"`
 	ScrapeTimeout  string `json:"scrapeTimeout,omitempty"`
 	// AdditionalTrainingMetrics are further metric names kept from training
-	// pods, e.g. loss or learning rate (seed 000 lists them as useful). Each
+	// pods, e.g. loss or learning rate (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) lists them as useful). Each
 	// added name is paid for in ingestion. Default none.
 	AdditionalTrainingMetrics []string `json:"additionalTrainingMetrics,omitempty"`
 	// ManagedDCGMScrapeConfig creates the Azure Monitor metrics add-on's

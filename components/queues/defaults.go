@@ -1,7 +1,6 @@
 package queues
 
-// PriorityClasses from seed 000 "Configurar prioridades de treinamento e
-// inferência": latency-sensitive inference may preempt interruptible batch
+// PriorityClasses from AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Configure training and inference priorities": latency-sensitive inference may preempt interruptible batch
 // training, and batch training never preempts anything.
 const (
 	// PriorityClassTrainingBatch is the PriorityClass (and Kueue
@@ -26,7 +25,7 @@ const (
 	InferenceCriticalDescription = "Latency-sensitive production inference can preempt lower-priority workloads."
 )
 
-// Kueue, pinned (seed 000 "Aloque a cota de GPU multilocatário com Kueue":
+// Kueue, pinned (AKS MLOps best practices "Allocate multi-tenant GPU quota with Kueue":
 // install a Kueue version compatible with the cluster's Kubernetes version).
 const (
 	// KueueVersion is the Kueue release installed by aksml. It is a constant,
@@ -44,14 +43,13 @@ const (
 	KueueConfigAPIVersion = "config.kueue.x-k8s.io/v1beta2"
 	// PodsReadyTimeout is how long an admitted workload may wait for all its
 	// pods to be ready before Kueue evicts and requeues it, so that a
-	// partially scheduled gang does not hold GPUs (seed 000 "Use agendamento
-	// de gangue"). 15 minutes covers a GPU node scaling up from zero and
+	// partially scheduled gang does not hold GPUs (AKS MLOps best practices "Use gang scheduling"). 15 minutes covers a GPU node scaling up from zero and
 	// pulling a CUDA image.
 	PodsReadyTimeout = "15m"
 )
 
 // DefaultKueueIntegrations are the Kueue job integrations aksml's workloads
-// use (seed 000: enable the integrations for the workload kinds you run):
+// use (AKS MLOps best practices: enable the integrations for the workload kinds you run):
 // batch Jobs (C7.1-C7.3) and Kubeflow PyTorchJob/TFJob (C7.4).
 var DefaultKueueIntegrations = []string{"batch/job", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob"}
 
@@ -64,7 +62,7 @@ var KnownKueueIntegrations = []string{
 	"statefulset", "leaderworkerset.x-k8s.io/leaderworkerset",
 }
 
-// Volcano, pinned (seed 000 "Usar o Vulcão como alternativa").
+// Volcano, pinned (AKS MLOps best practices "Use Volcano as an alternative").
 const (
 	// VolcanoVersion is the Volcano Helm chart (and release) installed by aksml.
 	VolcanoVersion = "1.12.2"
@@ -128,7 +126,7 @@ const (
 	// DefaultSystem is Kueue, the seed's primary recommendation.
 	DefaultSystem = SystemKueue
 	// DefaultCohort is the Kueue cohort every team's ClusterQueue joins, so
-	// that teams can borrow each other's unused quota (seed 000: use cohorts
+	// that teams can borrow each other's unused quota (AKS MLOps best practices: use cohorts
 	// and fair sharing when teams can borrow).
 	DefaultCohort = "aksml"
 	// DefaultOvercommitRatio is 1.0: the GPU quota handed out on a pool may not

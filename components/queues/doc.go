@@ -1,8 +1,6 @@
 // Package queues builds the scheduling, quota and tenancy layer of the
-// platform (SPEC C5), following seed 000 "Use agendamento de gangue e filas
-// de cargas de trabalho", "Aloque a cota de GPU multilocatário com Kueue",
-// "Usar o Vulcão como alternativa" and "Configurar prioridades de
-// treinamento e inferência".
+// platform (SPEC C5), following AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Use gang scheduling and workload queues", "Allocate multi-tenant GPU quota with Kueue",
+// "Use Volcano as an alternative" and "Configure training and inference priorities".
 //
 // NewQueues registers, on any Kubernetes cluster:
 //

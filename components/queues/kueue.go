@@ -32,7 +32,7 @@ func taint(t gpupool.Taint) map[string]any {
 // `sku=gpu:NoSchedule` tolerated without writing it. The spot taint is in
 // nodeTaints and never in tolerations: a spot flavor is therefore assigned
 // only to workloads that tolerate eviction themselves (checkpointed training,
-// seed 004), never to one that did not ask for spot.
+// SPEC C2), never to one that did not ask for spot.
 //
 // GPU flavors sit in resource groups that cover only GPU resources (see
 // clusterQueueSpec), so a workload that requests no GPU never reaches them,

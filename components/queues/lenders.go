@@ -37,7 +37,7 @@ func validateLenders(lenders []Lender, teams []Team, poolNames []string, sched S
 		return nil
 	}
 	if !sched.Kueue() {
-		return field.ErrorList{field.Invalid(path, "is a kueue setting but system is %q; run one primary queueing system (seed 000): remove lenders, or set system kueue", sched.System)}
+		return field.ErrorList{field.Invalid(path, "is a kueue setting but system is %q; run one primary queueing system (AKS MLOps best practices): remove lenders, or set system kueue", sched.System)}
 	}
 	var errs field.ErrorList
 	teamIndex := map[string]int{}

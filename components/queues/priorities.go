@@ -38,7 +38,7 @@ const (
 // PriorityClass (pod priority, C5.2) and, with Kueue, a
 // WorkloadPriorityClass (queue priority, C5.3) of the same name, value and
 // description, so that the queue and the pods express the same priority
-// (seed 000: coordinate Kueue workload priority with Kubernetes pod
+// (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops): coordinate Kueue workload priority with Kubernetes pod
 // priority). It is an entry of `aksml:scheduler.priorities`.
 type PriorityLevel struct {
 	// Name is the PriorityClass and WorkloadPriorityClass name, and what

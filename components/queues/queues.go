@@ -90,7 +90,7 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	if args.Provider != nil {
 		opts = append(opts, pulumi.Providers(args.Provider))
 	}
-	if err := ctx.RegisterComponentResource("aksml:queues:Queues", name, c, opts...); err != nil {
+	if err := ctx.RegisterComponentResource(ComponentType, name, c, opts...); err != nil {
 		return nil, err
 	}
 	b := &builder{ctx: ctx, name: name, parent: c, teams: teams, pools: pools, sched: sched, retainNamespaces: args.RetainNamespaces}
@@ -306,7 +306,7 @@ func (b *builder) kueue() error {
 	objects = append(objects, cpu, cohort)
 
 	// A WorkloadPriorityClass per priority level, the queue-side twin of
-	// its PriorityClass: same name, value and description (seed 000:
+	// its PriorityClass: same name, value and description (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops):
 	// coordinate Kueue workload priority with Kubernetes pod priority).
 	for _, w := range b.sched.Priorities {
 		fields := map[string]any{"value": w.Value}

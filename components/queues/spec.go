@@ -7,7 +7,7 @@ import (
 )
 
 // System is the primary queueing and gang-scheduling system of a cluster.
-// Seed 000: standardise on one primary system unless you have a tested
+// AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops): standardise on one primary system unless you have a tested
 // interoperability design, so exactly one is chosen.
 type System string
 
@@ -55,8 +55,8 @@ type Team struct {
 	// guarantees nothing. Pools not listed are not available to the team.
 	// Default none.
 	GPUQuota map[string]int `json:"gpuQuota,omitempty"`
-	// CPU is the team's nominal cpu quota as a Kubernetes quantity (seed
-	// team-a: "64"). It covers the cpu of GPU and CPU-only work alike.
+	// CPU is the team's nominal cpu quota as a Kubernetes quantity (AKS MLOps
+	// best practices, team-a: "64"). It covers the cpu of GPU and CPU-only work alike.
 	// Required.
 	CPU string `json:"cpu"`
 	// Memory is the team's nominal memory quota as a Kubernetes quantity

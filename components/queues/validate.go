@@ -98,7 +98,7 @@ func defaulted(teams []Team, pools []gpupool.Spec, sched SchedulerSpec) ([]Team,
 
 // Validate checks a defaulted SchedulerSpec. Settings that belong to a
 // system other than the selected one are errors: one primary queueing
-// system runs at a time (seed 000).
+// system runs at a time (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)).
 func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if !slices.Contains(Systems, s.System) {
@@ -109,7 +109,7 @@ func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 	}
 
 	other := func(key string, owner System) *field.Error {
-		return field.Invalid(path.Child(key), "is a %s setting but system is %q; run one primary queueing system (seed 000): remove %s, or set system %s", owner, s.System, key, owner)
+		return field.Invalid(path.Child(key), "is a %s setting but system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system %s", owner, s.System, key, owner)
 	}
 	if !s.Kueue() {
 		if s.InstallKueue != nil {
@@ -183,7 +183,7 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 		case *t.LendingLimit < 0:
 			errs = append(errs, field.Invalid(p, "%d is negative; use 0 to lend nothing, or remove it to lend all unused quota", *t.LendingLimit))
 		case !sched.Kueue():
-			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (seed 000): remove lendingLimit, or set system kueue", sched.System))
+			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove lendingLimit, or set system kueue", sched.System))
 		case *t.LendingLimit > totalQuota(t.GPUQuota):
 			errs = append(errs, field.Invalid(p, "%d exceeds the team's nominal GPU quota (%d); a team cannot lend more than it holds: lower lendingLimit or raise gpuQuota", *t.LendingLimit, totalQuota(t.GPUQuota)))
 		}
@@ -197,7 +197,7 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 	}
 
 	if len(t.FlavorOrder) > 0 && !sched.Kueue() {
-		errs = append(errs, field.Invalid(path.Child("flavorOrder"), "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (seed 000): remove flavorOrder, or set system kueue", sched.System))
+		errs = append(errs, field.Invalid(path.Child("flavorOrder"), "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove flavorOrder, or set system kueue", sched.System))
 	}
 	seen := map[string]bool{}
 	for i, pool := range t.FlavorOrder {
@@ -287,7 +287,7 @@ func validateResourceLimits(t Team, sched SchedulerSpec, path field.Path) field.
 		nominal, nominalOK := field.ParseQuantity(l.nominal)
 		switch {
 		case !sched.Kueue():
-			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (seed 000): remove %s, or set system kueue", sched.System, l.key))
+			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system kueue", sched.System, l.key))
 		case !ok:
 			errs = append(errs, field.Invalid(p, "%q is not a Kubernetes quantity; write e.g. \"8\" for cpu or \"32Gi\" for memory", l.value))
 		case l.what == "memory" && strings.HasSuffix(l.value, "m"):
@@ -302,7 +302,7 @@ func validateResourceLimits(t Team, sched SchedulerSpec, path field.Path) field.
 // CheckCapacity is the capacity check (C5.4): on every GPU pool the teams'
 // nominal quota must fit what the pool holds at maxCount (PoolCapacity:
 // GPUs, or MIG instances on MIG pools) times overcommitRatio. Kueue quota is
-// a scheduling quota, not an Azure one (seed 000): quota the pools cannot
+// a scheduling quota, not an Azure one (AKS MLOps best practices): quota the pools cannot
 // provide leaves admitted work pending. Borrowing only redistributes
 // nominal quota, so nominal quota is what must fit. Pools with a VM size
 // outside the catalogue or an unknown MIG profile are skipped (gpupool

@@ -6,8 +6,7 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 )
 
-// volcanoQueueSpec is the spec of the team's Volcano Queue (seed 000 "Usar o
-// Vulcão como alternativa"). Volcano has no flavors: a queue caps resources
+// volcanoQueueSpec is the spec of the team's Volcano Queue (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Use Volcano as an alternative"). Volcano has no flavors: a queue caps resources
 // cluster-wide.
 //
 //   - capability (the hard cap): the team's cpu and memory, and per GPU

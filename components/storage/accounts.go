@@ -89,7 +89,7 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 	}
 
 	c := &StorageAccounts{resourceGroupName: args.ResourceGroupName, blobNFS: args.Spec.BlobNFS}
-	if err := ctx.RegisterComponentResource("aksml:storage:StorageAccounts", name, c, opts...); err != nil {
+	if err := ctx.RegisterComponentResource(StorageAccountsType, name, c, opts...); err != nil {
 		return nil, err
 	}
 

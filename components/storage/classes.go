@@ -36,7 +36,7 @@ type StorageClassesArgs struct {
 	Accounts *ClassAccounts
 }
 
-// StorageClasses is the three ML StorageClasses of seed 000 and the
+// StorageClasses is the three ML StorageClasses of AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) and the
 // BlobFuse2 block-cache class.
 type StorageClasses struct {
 	pulumi.ResourceState
@@ -65,7 +65,7 @@ type classSpec struct {
 	driverAccount bool
 }
 
-// seedClasses returns the seed 000 StorageClasses, Azure Files first.
+// seedClasses returns the AKS MLOps best practices StorageClasses, Azure Files first.
 func seedClasses() []classSpec {
 	return []classSpec{
 		{
@@ -122,7 +122,7 @@ func storageClassArgs(c classSpec, accounts *ClassAccounts) *storagev1.StorageCl
 }
 
 // NewStorageClasses creates ml-azurefile-premium, ml-checkpoints-azurefile
-// (reclaim Retain) and ml-azureblob-nfs as seed 000 writes them (the NFS
+// (reclaim Retain) and ml-azureblob-nfs as AKS MLOps best practices writes them (the NFS
 // class with NFS mount options only, see blobNFSMountOptions), and the
 // BlobFuse2 block-cache class ml-azureblob-blockcache.
 func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArgs, opts ...pulumi.ResourceOption) (*StorageClasses, error) {
@@ -136,7 +136,7 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 		opts = append(opts, pulumi.Providers(args.Provider))
 	}
 	c := &StorageClasses{}
-	if err := ctx.RegisterComponentResource("aksml:storage:StorageClasses", name, c, opts...); err != nil {
+	if err := ctx.RegisterComponentResource(StorageClassesType, name, c, opts...); err != nil {
 		return nil, err
 	}
 

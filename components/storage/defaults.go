@@ -4,18 +4,17 @@ package storage
 // components validate with paths below it, so errors name the key to change.
 const ConfigKey = "aksml:storage"
 
-// StorageClass names, provisioners and SKU from seed 000 "Armazenar conjuntos
-// de dados e pontos de verificação".
+// StorageClass names, provisioners and SKU from AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Store datasets and checkpoints".
 const (
 	// AzureFilePremiumClass is the RWX Azure Files premium class for shared
-	// training data (seed 000 `ml-azurefile-premium`), reclaim Delete.
+	// training data (AKS MLOps best practices `ml-azurefile-premium`), reclaim Delete.
 	AzureFilePremiumClass = "ml-azurefile-premium"
 	// CheckpointsClass is the Azure Files premium class for model checkpoints
-	// (seed 000 `ml-checkpoints-azurefile`), reclaim Retain so that deleting
+	// (AKS MLOps best practices `ml-checkpoints-azurefile`), reclaim Retain so that deleting
 	// a claim never deletes the only recovery point.
 	CheckpointsClass = "ml-checkpoints-azurefile"
 	// BlobNFSClass is the premium Blob class mounted over NFS 3.0 for large
-	// object datasets (seed 000 `ml-azureblob-nfs`), reclaim Delete.
+	// object datasets (AKS MLOps best practices `ml-azureblob-nfs`), reclaim Delete.
 	BlobNFSClass = "ml-azureblob-nfs"
 	// BlobBlockCacheClass is a premium Blob class mounted with BlobFuse2 in
 	// block-cache mode, for read-mostly datasets read in large sequential
@@ -27,9 +26,9 @@ const (
 	// FileCSIDriver is the Azure Files CSI provisioner.
 	FileCSIDriver = "file.csi.azure.com"
 	// BlobCSIDriver is the Azure Blob CSI provisioner; on AKS it needs the
-	// blob driver add-on (seed 000 `--enable-blob-driver`, C1.6).
+	// blob driver add-on (AKS MLOps best practices `--enable-blob-driver`, C1.6).
 	BlobCSIDriver = "blob.csi.azure.com"
-	// PremiumLRS is the SKU every aksml class and account uses (seed 000
+	// PremiumLRS is the SKU every aksml class and account uses (AKS MLOps best practices
 	// `skuName: Premium_LRS`).
 	PremiumLRS = "Premium_LRS"
 
@@ -78,7 +77,7 @@ func azureFileMountOptions() []string {
 // Blob CSI driver hands a StorageClass's mountOptions unchanged to the NFS
 // mount (kubernetes-sigs/blob-csi-driver, docs/driver-parameters.md and
 // pkg/blob/nodeserver.go: for protocol nfs the options go to `mount -t nfs
-// -o`), so only NFS options are valid there. Seed 000 lists six options in
+// -o`), so only NFS options are valid there. AKS MLOps best practices lists six options in
 // blobfuse's "-o name=value" form; attr_timeout, entry_timeout and
 // negative_timeout are FUSE options that the NFS client rejects, so every
 // mount failed. What the seed meant survives as the NFS equivalents: a
@@ -123,19 +122,19 @@ func blobBlockCacheMountOptions() []string {
 // Per-team claims (C3.3). Workload components mount these names.
 const (
 	// DatasetsPVCName is the shared RWX datasets claim in every team
-	// namespace (seed 000 `shared-training-data`).
+	// namespace (AKS MLOps best practices `shared-training-data`).
 	DatasetsPVCName = "shared-training-data"
 	// CheckpointsPVCName is the RWX checkpoints claim in every team namespace
-	// (seed 000 `model-checkpoints`), on the Retain class.
+	// (AKS MLOps best practices `model-checkpoints`), on the Retain class.
 	CheckpointsPVCName = "model-checkpoints"
 	// AccessModeRWX is the access mode of both claims: workers on different
-	// nodes mount the same share (seed 000).
+	// nodes mount the same share (AKS MLOps best practices).
 	AccessModeRWX = "ReadWriteMany"
 )
 
 // Defaults applied by (*Spec).Default.
 const (
-	// DefaultDatasetsClass is Azure Files premium (seed 000 shared-training-data).
+	// DefaultDatasetsClass is Azure Files premium (AKS MLOps best practices shared-training-data).
 	DefaultDatasetsClass = AzureFilePremiumClass
 	// DefaultDatasetsSize is the seed's shared-training-data request.
 	DefaultDatasetsSize = "100Gi"

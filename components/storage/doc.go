@@ -1,5 +1,5 @@
 // Package storage builds where ML datasets and checkpoints live (SPEC C3),
-// following seed 000 "Armazenar conjuntos de dados e pontos de verificação":
+// following AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Store datasets and checkpoints":
 // keep datasets and checkpoints off the node so training survives eviction
 // and preemption.
 //
@@ -59,7 +59,7 @@
 //     ml-azurefile-premium, ml-azureblob-nfs or ml-azureblob-blockcache and
 //     the RWX checkpoints claim
 //     CheckpointsPVCName on ml-checkpoints-azurefile, 100Gi each by default
-//     (seed 000). Workload components mount these names.
+//     (AKS MLOps best practices). Workload components mount these names.
 //
 // Checkpoints are never deleted by a `pulumi destroy` (C3.4): the checkpoint
 // class reclaims with Retain, so the Azure file share outlives its claim and

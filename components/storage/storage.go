@@ -5,7 +5,7 @@ package storage
 type Spec struct {
 	// Accounts configures the Azure storage accounts aksml creates. Default
 	// nil: no accounts; the CSI drivers create and manage their own accounts
-	// in the node resource group (seed 000 behaviour, and the only choice for
+	// in the node resource group (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) behaviour, and the only choice for
 	// an existing cluster aksml has no Azure access to).
 	Accounts *AccountsSpec `json:"accounts,omitempty"`
 	// Volumes configures the per-team claims (TeamVolumes).
@@ -125,11 +125,11 @@ type VolumesSpec struct {
 	// (default) or ml-azureblob-nfs.
 	DatasetsClass string `json:"datasetsClass,omitempty"`
 	// DatasetsSize is the datasets claim request, a Kubernetes quantity.
-	// Default 100Gi (seed 000). At least 100Gi and at most 100Ti on Azure
+	// Default 100Gi (AKS MLOps best practices). At least 100Gi and at most 100Ti on Azure
 	// Files premium.
 	DatasetsSize string `json:"datasetsSize,omitempty"`
 	// CheckpointsSize is the checkpoints claim request on the Retain class.
-	// Default 100Gi (seed 000); 100Gi to 100Ti (Azure Files premium).
+	// Default 100Gi (AKS MLOps best practices); 100Gi to 100Ti (Azure Files premium).
 	CheckpointsSize string `json:"checkpointsSize,omitempty"`
 }
 

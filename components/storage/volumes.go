@@ -80,7 +80,7 @@ func NewTeamVolumes(ctx *pulumi.Context, name string, args *TeamVolumesArgs, opt
 		opts = append(opts, pulumi.Providers(args.Provider))
 	}
 	c := &TeamVolumes{}
-	if err := ctx.RegisterComponentResource("aksml:storage:TeamVolumes", name, c, opts...); err != nil {
+	if err := ctx.RegisterComponentResource(TeamVolumesType, name, c, opts...); err != nil {
 		return nil, err
 	}
 

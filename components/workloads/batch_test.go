@@ -19,7 +19,7 @@ func TestIndexedJobShards(t *testing.T) {
 		_, err := NewIndexedJob(ctx, "shards", a)
 		return err
 	})
-	assert.Len(t, m.ofType("aksml:workloads:IndexedJob"), 1)
+	assert.Len(t, m.ofType(IndexedJobType), 1)
 	in := m.one(t, jobType).inputs
 	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, dig(t, in, "metadata", "annotations"))
 	spec := dig(t, in, "spec")
@@ -83,7 +83,7 @@ func TestScheduledScoring(t *testing.T) {
 		_, err := NewScheduledScoring(ctx, "nightly", a)
 		return err
 	})
-	assert.Len(t, m.ofType("aksml:workloads:ScheduledScoring"), 1)
+	assert.Len(t, m.ofType(ScheduledScoringType), 1)
 	assert.Empty(t, m.ofType(jobType))
 	cj := m.one(t, cronJobType)
 	assert.Equal(t, "nightly-cronjob", cj.name)
@@ -144,7 +144,7 @@ func TestMIGTrial(t *testing.T) {
 		})
 		return nil
 	})
-	assert.Len(t, m.ofType("aksml:workloads:MIGTrial"), 1)
+	assert.Len(t, m.ofType(MIGTrialType), 1)
 	in := m.one(t, jobType).inputs
 	assert.Equal(t, "hyperparameter-tuning", dig(t, in, "metadata", "labels", "workload"))
 	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, dig(t, in, "metadata", "annotations"))
@@ -199,7 +199,7 @@ func TestTrainingOperator(t *testing.T) {
 		})
 		return nil
 	})
-	assert.Len(t, m.ofType("aksml:workloads:TrainingOperator"), 1)
+	assert.Len(t, m.ofType(TrainingOperatorType), 1)
 	dir := m.one(t, "kubernetes:kustomize/v2:Directory")
 	assert.Equal(t, "training-operator-manifests", dir.name)
 	assert.Equal(t, "https://github.com/kubeflow/training-operator.git//manifests/overlays/standalone?ref=v1.8.1", dir.inputs["directory"])

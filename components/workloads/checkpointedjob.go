@@ -23,8 +23,7 @@ const (
 )
 
 // CheckpointedJobArgs describe a long-running batch/v1 Job that resumes from
-// checkpoints (SPEC C7.1; seed 000 "Configurar pontos de verificação,
-// repetições e término"). The application must save progress to
+// checkpoints (SPEC C7.1; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Configure checkpoints, retries and termination"). The application must save progress to
 // CHECKPOINT_DIR periodically and on SIGTERM, and resume from it.
 type CheckpointedJobArgs struct {
 	Common
@@ -155,7 +154,7 @@ func checkpointedJobArgs(a *CheckpointedJobArgs) *batchv1.JobArgs {
 // CheckpointedJob is a checkpointed batch/v1 Job. No PodDisruptionBudget is
 // created: the Job controller replaces a disrupted pod and the pod resumes
 // from its checkpoint, while a PDB would only block node drains and AKS
-// upgrades (seed 000 "Planejar para remoções e manutenção de nós").
+// upgrades (AKS MLOps best practices "Plan for node evictions and maintenance").
 type CheckpointedJob struct {
 	pulumi.ResourceState
 
@@ -177,7 +176,7 @@ func NewCheckpointedJob(ctx *pulumi.Context, name string, args *CheckpointedJobA
 		return nil, err
 	}
 	c := &CheckpointedJob{}
-	job, err := newJobComponent(ctx, "aksml:workloads:CheckpointedJob", name, c, &a.Common, checkpointedJobArgs(&a), opts)
+	job, err := newJobComponent(ctx, CheckpointedJobType, name, c, &a.Common, checkpointedJobArgs(&a), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func TestCheckpointedJobOnSpotPool(t *testing.T) {
 		_, err := NewCheckpointedJob(ctx, "finetune", a)
 		return err
 	})
-	comp := m.one(t, "aksml:workloads:CheckpointedJob")
+	comp := m.one(t, CheckpointedJobType)
 	assert.Equal(t, "finetune", comp.name)
 
 	job := m.one(t, jobType)
@@ -114,7 +114,7 @@ func TestCheckpointedJobOnSpotPool(t *testing.T) {
 	assert.Equal(t, map[string]any{"medium": "Memory", "sizeLimit": "8Gi"}, volumeByName(t, pod, "shared-memory")["emptyDir"])
 	assert.Equal(t, map[string]any{"claimName": "model-checkpoints"}, volumeByName(t, pod, "checkpoints")["persistentVolumeClaim"])
 
-	assert.Empty(t, m.ofType("kubernetes:policy/v1:PodDisruptionBudget"), "restartable batch Jobs get no PDB (seed 000)")
+	assert.Empty(t, m.ofType("kubernetes:policy/v1:PodDisruptionBudget"), "restartable batch Jobs get no PDB (AKS MLOps best practices)")
 }
 
 func TestCheckpointedJobRegularPoolTolerationsAndDataClaim(t *testing.T) {

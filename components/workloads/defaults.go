@@ -1,7 +1,6 @@
 package workloads
 
-// Scheduling defaults (seed 000 "Aloque a cota de GPU multilocatário com
-// Kueue" and "Configurar prioridades de treinamento e inferência"). The
+// Scheduling defaults (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Allocate multi-tenant GPU quota with Kueue" and "Configure training and inference priorities"). The
 // queues component creates the objects these names refer to; aksml keeps
 // its own copies of the names so that the two packages build independently.
 const (
@@ -15,8 +14,7 @@ const (
 	DefaultPriorityClass = "training-batch"
 )
 
-// Storage defaults (seed 000 "Ponto de verificação para armazenamento
-// persistente").
+// Storage defaults (AKS MLOps best practices "Checkpoint to persistent storage").
 const (
 	// DefaultCheckpointPVC is the team's checkpoint claim, `model-checkpoints`
 	// (same value as storage.CheckpointsPVCName).
@@ -28,7 +26,7 @@ const (
 	DefaultDataDir = "/data"
 )
 
-// Shared memory (seed 000 "Aumente /dev/shm para carregadores de dados do ML").
+// Shared memory (AKS MLOps best practices "Increase /dev/shm for ML data loaders").
 const (
 	// DefaultShmSize is the sizeLimit of the memory-backed /dev/shm of GPU
 	// training pods: the seed's 8Gi.
@@ -40,7 +38,7 @@ const (
 	// DefaultScoringShmSize is the /dev/shm of a CPU scoring pod.
 	DefaultScoringShmSize = "1Gi"
 	// MinProcessMemory is the memory a container must keep outside /dev/shm:
-	// memory-backed emptyDir counts against the memory limit (seed 000), so
+	// memory-backed emptyDir counts against the memory limit (AKS MLOps best practices), so
 	// ShmSize must be at most the memory limit minus this.
 	MinProcessMemory = "1Gi"
 	// ShmDisabled as ShmSize mounts no /dev/shm volume (the runtime's 64Mi
@@ -48,8 +46,7 @@ const (
 	ShmDisabled = "0"
 )
 
-// Job lifecycle defaults (seed 000 "Configurar pontos de verificação,
-// repetições e término": the checkpointed-batch Job).
+// Job lifecycle defaults (AKS MLOps best practices "Configure checkpoints, retries and termination": the checkpointed-batch Job).
 const (
 	// DefaultBackoffLimit is the seed's backoffLimit 6.
 	DefaultBackoffLimit = 6
@@ -75,8 +72,7 @@ const (
 	MaxIndexedCompletions = 100000
 )
 
-// Security context (seed 000 "Compartilhar dados de treinamento com Arquivos
-// do Azure": runAsUser/runAsGroup/fsGroup 1000, matching the Azure Files
+// Security context (AKS MLOps best practices "Share training data with Azure Files": runAsUser/runAsGroup/fsGroup 1000, matching the Azure Files
 // mount options uid=1000,gid=1000).
 const (
 	// RunAsUser is the UID every workload container runs as.
@@ -87,7 +83,7 @@ const (
 	FSGroup = 1000
 )
 
-// MIG trial defaults (seed 000 "Partição de GPUs A100 e H100 com MIG": the
+// MIG trial defaults (AKS MLOps best practices "Partition A100 and H100 GPUs with MIG": the
 // mig-hyperparameter-trial Job).
 const (
 	// DefaultMIGTrialCPU is the seed's cpu "2".
@@ -104,8 +100,7 @@ const (
 	HyperparameterTuningWorkload = "hyperparameter-tuning"
 )
 
-// Scheduled scoring defaults (seed 000 "Quais são as práticas recomendadas
-// para executar trabalhos em lotes": a CronJob for scheduled work, with
+// Scheduled scoring defaults (AKS MLOps best practices "Best practices for running batch jobs": a CronJob for scheduled work, with
 // history limits for cleanup).
 const (
 	// DefaultScoringSchedule is nightly at 02:00 (in TimeZone, else the
@@ -131,8 +126,8 @@ const (
 	MaxCronJobNameLength = 52
 )
 
-// Distributed training defaults (seed 000 "Executar um PyTorchJob",
-// "Executar um TFJob", "Configurar a comunicação NCCL com o CNI do AKS").
+// Distributed training defaults (AKS MLOps best practices "Run a PyTorchJob",
+// "Run a TFJob", "Configure NCCL communication with the AKS CNI").
 const (
 	// TrainingOperatorVersion is the pinned Kubeflow Training Operator release.
 	TrainingOperatorVersion = "v1.8.1"
@@ -164,8 +159,7 @@ const (
 	TrainingJobLabel = "training-job"
 )
 
-// KAITO fine-tuning defaults (seed 000 "Faça o ajuste fino de um modelo com
-// KAITO").
+// KAITO fine-tuning defaults (AKS MLOps best practices "Fine-tune a model with KAITO").
 const (
 	// KAITOAPIVersion is the seed's Workspace API version.
 	KAITOAPIVersion = "kaito.sh/v1alpha1"

@@ -1,25 +1,22 @@
 // Package workloads builds the training and batch workloads of the aksml
-// platform (SPEC C7) on any Kubernetes cluster, following seed 000's
-// batch, checkpoint and distributed-training sections:
+// platform (SPEC C7) on any Kubernetes cluster, following the batch,
+// checkpoint and distributed-training sections of AKS MLOps best practices
+// (https://learn.microsoft.com/azure/aks/best-practices-ml-ops):
 //
 //   - CheckpointedJob: a batch/v1 Job that resumes from checkpoints on the
 //     team's checkpoint claim, with backoffLimit 6, activeDeadlineSeconds and
 //     ttlSecondsAfterFinished 86400, a podFailurePolicy that ignores
 //     disruptions and fails on declared exit codes, restartPolicy Never and
-//     a 120 s grace period ("Configurar pontos de verificação, repetições e
-//     término", "Ponto de verificação para armazenamento persistente").
+//     a 120 s grace period ("Configure checkpoints, retries and termination", "Checkpoint to persistent storage").
 //   - IndexedJob: an Indexed Job over shards with backoffLimitPerIndex and a
-//     deterministic shard per pod ("Compartilhar dados de treinamento com
-//     Arquivos do Azure").
+//     deterministic shard per pod ("Share training data with Azure Files").
 //   - ScheduledScoring: a CronJob for nightly batch scoring on CPU nodes.
 //   - PyTorchJob and TFJob: Kubeflow training jobs with the NCCL baseline
-//     environment and a NetworkPolicy per job ("Executar um PyTorchJob",
-//     "Executar um TFJob", "Configurar a comunicação NCCL com o CNI do AKS"),
+//     environment and a NetworkPolicy per job ("Run a PyTorchJob",
+//     "Run a TFJob", "Configure NCCL communication with the AKS CNI"),
 //     and TrainingOperator, the pinned Kubeflow Training Operator install.
-//   - FineTuningWorkspace: a KAITO Workspace for QLoRA fine-tuning ("Faça o
-//     ajuste fino de um modelo com KAITO").
-//   - MIGTrial: a hyperparameter trial on one MIG instance ("Partição de GPUs
-//     A100 e H100 com MIG").
+//   - FineTuningWorkspace: a KAITO Workspace for QLoRA fine-tuning ("Fine-tune a model with KAITO").
+//   - MIGTrial: a hyperparameter trial on one MIG instance ("Partition A100 and H100 GPUs with MIG").
 //
 // Every pod requests equal requests and limits (GPUs too), runs as the
 // non-root UID/GID 1000 with every capability dropped, mounts a
@@ -30,8 +27,7 @@
 //
 // Queueing: with Scheduler kueue (the default for GPU work) objects carry
 // the kueue.x-k8s.io/queue-name and kueue.x-k8s.io/priority-class labels
-// and are created suspended ("Aloque a cota de GPU multilocatário com
-// Kueue"); the suspend flag is then left to Kueue (ignoreChanges), so that
+// and are created suspended ("Allocate multi-tenant GPU quota with Kueue"); the suspend flag is then left to Kueue (ignoreChanges), so that
 // `pulumi up --refresh` never suspends an admitted workload again. With
 // volcano the pods use the Volcano scheduler and queue, and Jobs ask for all
 // their pods at once.
@@ -46,7 +42,7 @@
 // No PodDisruptionBudget is created: for a restartable batch Job the Job
 // controller replaces a disrupted pod, which resumes from its checkpoint; a
 // PDB protects only against voluntary evictions and would block node
-// drains and AKS upgrades ("Planejar para remoções e manutenção de nós").
+// drains and AKS upgrades ("Plan for node evictions and maintenance").
 //
 // The default queue, priority class and checkpoint claim names
 // (gpu-queue, training-batch, model-checkpoints) are the values the queues

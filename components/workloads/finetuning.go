@@ -19,7 +19,7 @@ type TuningMethod string
 
 // Valid tuning methods.
 const (
-	// TuningQLoRA is quantized LoRA (seed 000).
+	// TuningQLoRA is quantized LoRA (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)).
 	TuningQLoRA TuningMethod = "qlora"
 	// TuningLoRA is LoRA.
 	TuningLoRA TuningMethod = "lora"
@@ -29,8 +29,7 @@ const (
 var TuningMethods = []TuningMethod{TuningQLoRA, TuningLoRA}
 
 // FineTuningWorkspaceArgs describe a KAITO Workspace that fine-tunes a
-// preset model (SPEC C7.5; seed 000 "Faça o ajuste fino de um modelo com
-// KAITO"). KAITO provisions the GPU nodes for InstanceType itself. The
+// preset model (SPEC C7.5; AKS MLOps best practices "Fine-tune a model with KAITO"). KAITO provisions the GPU nodes for InstanceType itself. The
 // output goes either to an image (OutputImage + OutputImagePushSecret, e.g.
 // in Azure Container Registry) or to a claim (OutputPVC); set exactly one.
 type FineTuningWorkspaceArgs struct {
@@ -105,7 +104,7 @@ func (a *FineTuningWorkspaceArgs) Validate(p field.Path) field.ErrorList {
 	ip := p.Child("instanceType")
 	switch sku, known := gpupool.LookupSKU(a.InstanceType); {
 	case a.InstanceType == "":
-		errs = append(errs, field.Required(ip, "a GPU VM size, e.g. Standard_NC24ads_A100_v4 (seed 000)"))
+		errs = append(errs, field.Required(ip, "a GPU VM size, e.g. Standard_NC24ads_A100_v4 (AKS MLOps best practices)"))
 	case gpupool.IsVisualisationOnly(a.InstanceType):
 		errs = append(errs, field.Invalid(ip, "%s is an NV-series SKU for visualisation only; use an NC/ND SKU such as Standard_NC24ads_A100_v4", a.InstanceType))
 	case !known:
@@ -136,7 +135,7 @@ func (a *FineTuningWorkspaceArgs) Validate(p field.Path) field.ErrorList {
 	for i, raw := range a.InputURLs {
 		u, err := url.Parse(raw)
 		if err != nil || u.Scheme != "https" || u.Host == "" {
-			errs = append(errs, field.Invalid(up.Index(i), "%q is not an https URL; serve the dataset over https (an approved Azure storage account, seed 000)", raw))
+			errs = append(errs, field.Invalid(up.Index(i), "%q is not an https URL; serve the dataset over https (an approved Azure storage account, AKS MLOps best practices)", raw))
 		}
 	}
 
@@ -222,7 +221,7 @@ func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args *FineTuningWo
 		return nil, err
 	}
 	c := &FineTuningWorkspace{}
-	if err := ctx.RegisterComponentResource("aksml:workloads:FineTuningWorkspace", name, c, componentOptions(a.Provider, opts)...); err != nil {
+	if err := ctx.RegisterComponentResource(FineTuningWorkspaceType, name, c, componentOptions(a.Provider, opts)...); err != nil {
 		return nil, err
 	}
 	ws, err := apiextensions.NewCustomResource(ctx, name+"-workspace", workspaceArgs(&a), childOptions(c, opts)...)

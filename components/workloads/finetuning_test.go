@@ -36,7 +36,7 @@ func TestFineTuningWorkspace(t *testing.T) {
 		_, err := NewFineTuningWorkspace(ctx, "workspace-tuning-phi-3-mini", workspace())
 		return err
 	})
-	assert.Len(t, m.ofType("aksml:workloads:FineTuningWorkspace"), 1)
+	assert.Len(t, m.ofType(FineTuningWorkspaceType), 1)
 	ws := m.one(t, workspaceType)
 	in := ws.inputs
 	assert.Equal(t, "kaito.sh/v1alpha1", in["apiVersion"])

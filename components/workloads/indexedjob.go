@@ -12,8 +12,7 @@ import (
 )
 
 // IndexedJobArgs describe an Indexed batch/v1 Job over a sharded dataset
-// (SPEC C7.2; seed 000 "Compartilhar dados de treinamento com Arquivos do
-// Azure"). Each pod gets a deterministic shard: SHARD_INDEX (its completion
+// (SPEC C7.2; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Share training data with Azure Files"). Each pod gets a deterministic shard: SHARD_INDEX (its completion
 // index), SHARD_COUNT and, when set, SHARD_MANIFEST, so that no worker has
 // to list a directory of millions of files to find its objects.
 type IndexedJobArgs struct {
@@ -70,7 +69,7 @@ func (a *IndexedJobArgs) Validate(p field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("parallelism"), "%d is out of range; run 1..completions (%d) shards at once", a.Parallelism, a.Completions))
 	}
 	if a.Pool != nil && a.Parallelism > 1 && a.ShmSize == ShmDisabled {
-		errs = append(errs, field.Invalid(p.Child("shmSize"), "parallel GPU workers need a memory-backed /dev/shm for data loaders (seed 000; guardrail AKSML-POD-008); set a size such as 8Gi"))
+		errs = append(errs, field.Invalid(p.Child("shmSize"), "parallel GPU workers need a memory-backed /dev/shm for data loaders (AKS MLOps best practices; guardrail AKSML-POD-008); set a size such as 8Gi"))
 	}
 	errs = append(errs, validatePositive(a.BackoffLimitPerIndex, p.Child("backoffLimitPerIndex"))...)
 	if a.MaxFailedIndexes < 0 || (a.Completions >= 1 && a.MaxFailedIndexes > a.Completions) {
@@ -135,7 +134,7 @@ func indexedJobArgs(a *IndexedJobArgs) *batchv1.JobArgs {
 }
 
 // IndexedJob is an Indexed batch/v1 Job over shards. Like every restartable
-// batch Job it gets no PodDisruptionBudget (seed 000).
+// batch Job it gets no PodDisruptionBudget (AKS MLOps best practices).
 type IndexedJob struct {
 	pulumi.ResourceState
 
@@ -157,7 +156,7 @@ func NewIndexedJob(ctx *pulumi.Context, name string, args *IndexedJobArgs, opts 
 		return nil, err
 	}
 	c := &IndexedJob{}
-	job, err := newJobComponent(ctx, "aksml:workloads:IndexedJob", name, c, &a.Common, indexedJobArgs(&a), opts)
+	job, err := newJobComponent(ctx, IndexedJobType, name, c, &a.Common, indexedJobArgs(&a), opts)
 	if err != nil {
 		return nil, err
 	}

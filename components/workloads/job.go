@@ -43,7 +43,7 @@ type jobSpec struct {
 // podFailurePolicy ignores disruptions (preemption, eviction, node drain:
 // the DisruptionTarget condition) so that they do not use up the retry
 // budget, and fails at once on the declared non-retryable exit codes
-// (seed 000 "Limites de repetição").
+// (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Retry limits").
 func podFailurePolicy(j jobSpec) batchv1.PodFailurePolicyArgs {
 	rules := batchv1.PodFailurePolicyRuleArray{
 		batchv1.PodFailurePolicyRuleArgs{

@@ -17,8 +17,8 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 )
 
-// NCCL holds the NCCL settings of a distributed training job (seed 000
-// "Configurar a comunicação NCCL com o CNI do AKS").
+// NCCL holds the NCCL settings of a distributed training job (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)
+// "Configure NCCL communication with the AKS CNI").
 type NCCL struct {
 	// SocketIfname is NCCL_SOCKET_IFNAME, the pod interface. Default "eth0".
 	SocketIfname string `json:"socketIfname,omitempty"`
@@ -110,7 +110,7 @@ type Distributed struct {
 	Pool *gpupool.Spec
 	// TotalGPUs is the GPU count of the whole job. Required: it must equal
 	// the GPU replicas × Resources.GPUs, so that replica counts and GPUs
-	// stay aligned (seed 000).
+	// stay aligned (AKS MLOps best practices).
 	TotalGPUs int
 	// NCCL are the NCCL settings.
 	NCCL NCCL
@@ -128,7 +128,7 @@ type Distributed struct {
 	CleanPodPolicy string
 	// AllowEgressCIDRs are extra egress destinations of the job's
 	// NetworkPolicy (e.g. a storage private endpoint). Default none: the
-	// replicas reach each other and DNS only (seed 000).
+	// replicas reach each other and DNS only (AKS MLOps best practices).
 	AllowEgressCIDRs []string
 }
 
@@ -159,7 +159,7 @@ func (d *Distributed) validate(c *Common, gpuReplicas, replicas int, p field.Pat
 		errs = append(errs, field.Invalid(p.Child("totalGPUs"), "%d GPUs requested but %d GPU replicas × %d GPUs per replica = %d; align the replica count with the GPUs the framework uses", d.TotalGPUs, gpuReplicas, c.Resources.GPUs, gpuReplicas*c.Resources.GPUs))
 	}
 	if replicas > 1 && c.ShmSize == ShmDisabled {
-		errs = append(errs, field.Invalid(p.Child("shmSize"), "multi-replica training needs a memory-backed /dev/shm for NCCL and data loaders (seed 000); set a size such as 8Gi"))
+		errs = append(errs, field.Invalid(p.Child("shmSize"), "multi-replica training needs a memory-backed /dev/shm for NCCL and data loaders (AKS MLOps best practices); set a size such as 8Gi"))
 	}
 	errs = append(errs, d.NCCL.validate(d.Pool, p.Child("nccl"))...)
 	errs = append(errs, validateJobLifecycle(d.BackoffLimit, d.ActiveDeadlineSeconds, d.TTLSecondsAfterFinished, d.TerminationGracePeriodSeconds, p)...)

@@ -23,7 +23,7 @@ func TestPyTorchJobTwoNodes(t *testing.T) {
 		_, err := NewPyTorchJob(ctx, "pytorch-nccl-example", pyTorchArgs())
 		return err
 	})
-	assert.Len(t, m.ofType("aksml:workloads:PyTorchJob"), 1)
+	assert.Len(t, m.ofType(PyTorchJobType), 1)
 	job := m.one(t, pyTorchJobType)
 	assert.Equal(t, "pytorch-nccl-example-pytorchjob", job.name)
 	in := job.inputs
@@ -150,7 +150,7 @@ func TestTFJobWorkers(t *testing.T) {
 		_, err := NewTFJob(ctx, "tensorflow-multiworker-example", a)
 		return err
 	})
-	assert.Len(t, m.ofType("aksml:workloads:TFJob"), 1)
+	assert.Len(t, m.ofType(TFJobType), 1)
 	in := m.one(t, tfJobType).inputs
 	assert.Equal(t, "TFJob", in["kind"])
 	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, dig(t, in, "metadata", "annotations"))

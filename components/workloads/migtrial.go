@@ -11,7 +11,7 @@ import (
 )
 
 // MIGTrialArgs describe one hyperparameter trial on a MIG instance (SPEC
-// C7.6; seed 000 "Partição de GPUs A100 e H100 com MIG": the
+// C7.6; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Partition A100 and H100 GPUs with MIG": the
 // mig-hyperparameter-trial Job). Resources default to the seed's cpu 2 and
 // memory 8Gi; Resources.GPUs must stay 0 (the trial requests MIG devices).
 type MIGTrialArgs struct {
@@ -151,7 +151,7 @@ func NewMIGTrial(ctx *pulumi.Context, name string, args *MIGTrialArgs, opts ...p
 		return nil, err
 	}
 	c := &MIGTrial{}
-	job, err := newJobComponent(ctx, "aksml:workloads:MIGTrial", name, c, &a.Common, migTrialArgs(&a), opts)
+	job, err := newJobComponent(ctx, MIGTrialType, name, c, &a.Common, migTrialArgs(&a), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -218,7 +218,7 @@ func podTolerations(taints []gpupool.Taint) corev1.TolerationArray {
 }
 
 // podSecurityContext runs as the non-root UID/GID 1000 with fsGroup 1000
-// (seed 000) and the runtime's default seccomp profile. OnRootMismatch
+// (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)) and the runtime's default seccomp profile. OnRootMismatch
 // avoids a recursive chown of large checkpoint volumes at every start.
 func podSecurityContext() corev1.PodSecurityContextArgs {
 	return corev1.PodSecurityContextArgs{

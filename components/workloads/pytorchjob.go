@@ -10,7 +10,7 @@ import (
 )
 
 // PyTorchJobArgs describe a distributed Kubeflow PyTorchJob (SPEC C7.4;
-// seed 000 "Executar um PyTorchJob"): one Master and Replicas-1 Workers,
+// AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Run a PyTorchJob"): one Master and Replicas-1 Workers,
 // each with Resources.GPUs GPUs, the NCCL baseline environment and a
 // NetworkPolicy that lets the replicas talk to each other. The Kubeflow
 // Training Operator must be installed (NewTrainingOperator).
@@ -76,7 +76,7 @@ func NewPyTorchJob(ctx *pulumi.Context, name string, args *PyTorchJobArgs, opts 
 		return nil, err
 	}
 	c := &PyTorchJob{}
-	if err := ctx.RegisterComponentResource("aksml:workloads:PyTorchJob", name, c, componentOptions(a.Provider, opts)...); err != nil {
+	if err := ctx.RegisterComponentResource(PyTorchJobType, name, c, componentOptions(a.Provider, opts)...); err != nil {
 		return nil, err
 	}
 	var err error

@@ -25,8 +25,7 @@ var (
 )
 
 // ScheduledScoringArgs describe nightly batch scoring as a batch/v1 CronJob
-// on CPU nodes (SPEC C7.3; seed 000 "Quais são as práticas recomendadas
-// para executar trabalhos em lotes": a CronJob for scheduled work, with
+// on CPU nodes (SPEC C7.3; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Best practices for running batch jobs": a CronJob for scheduled work, with
 // retry limits, deadlines and cleanup). The pods never tolerate the GPU
 // taint and request no GPU. Scheduler defaults to none; with Kueue, name a
 // LocalQueue with a CPU flavour in QueueName.
@@ -200,7 +199,7 @@ func NewScheduledScoring(ctx *pulumi.Context, name string, args *ScheduledScorin
 		return nil, err
 	}
 	c := &ScheduledScoring{}
-	if err := ctx.RegisterComponentResource("aksml:workloads:ScheduledScoring", name, c, componentOptions(a.Provider, opts)...); err != nil {
+	if err := ctx.RegisterComponentResource(ScheduledScoringType, name, c, componentOptions(a.Provider, opts)...); err != nil {
 		return nil, err
 	}
 	cj, err := batchv1.NewCronJob(ctx, name+"-cronjob", scheduledScoringArgs(&a), childOptions(c, opts)...)

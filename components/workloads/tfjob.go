@@ -9,8 +9,8 @@ import (
 	"github.com/aksml/aksml/components/field"
 )
 
-// TFJobArgs describe a distributed Kubeflow TFJob (SPEC C7.4; seed 000
-// "Executar um TFJob"): Workers GPU workers (MultiWorkerMirroredStrategy),
+// TFJobArgs describe a distributed Kubeflow TFJob (SPEC C7.4; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)
+// "Run a TFJob"): Workers GPU workers (MultiWorkerMirroredStrategy),
 // and for parameter-server training a Chief and PS replicas. Chief and
 // Workers get Resources (GPUs included) on the pool; PS replicas are
 // CPU-only and run off the GPU pool with PSResources.
@@ -110,7 +110,7 @@ func NewTFJob(ctx *pulumi.Context, name string, args *TFJobArgs, opts ...pulumi.
 		return nil, err
 	}
 	c := &TFJob{}
-	if err := ctx.RegisterComponentResource("aksml:workloads:TFJob", name, c, componentOptions(a.Provider, opts)...); err != nil {
+	if err := ctx.RegisterComponentResource(TFJobType, name, c, componentOptions(a.Provider, opts)...); err != nil {
 		return nil, err
 	}
 	var err error

@@ -14,8 +14,7 @@ import (
 var versionRE = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
 
 // TrainingOperatorArgs describe the Kubeflow Training Operator install that
-// provides the PyTorchJob and TFJob CRDs (SPEC C7.4; seed 000 "Instale e
-// controle a versão de operadores de treinamento por meio da IaC"). The
+// provides the PyTorchJob and TFJob CRDs (SPEC C7.4; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Install and version training operators through IaC"). The
 // stack installs it once per cluster, behind a toggle.
 type TrainingOperatorArgs struct {
 	// Provider is the Kubernetes provider; nil means the ambient default.
@@ -79,7 +78,7 @@ func NewTrainingOperator(ctx *pulumi.Context, name string, args *TrainingOperato
 		return nil, err
 	}
 	c := &TrainingOperator{}
-	if err := ctx.RegisterComponentResource("aksml:workloads:TrainingOperator", name, c, componentOptions(a.Provider, opts)...); err != nil {
+	if err := ctx.RegisterComponentResource(TrainingOperatorType, name, c, componentOptions(a.Provider, opts)...); err != nil {
 		return nil, err
 	}
 	dir, err := kustomize.NewDirectory(ctx, name+"-manifests", &kustomize.DirectoryArgs{

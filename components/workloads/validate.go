@@ -129,7 +129,7 @@ func validateImage(image string, requireDigest bool, p field.Path) field.ErrorLi
 	case strings.ContainsAny(image, " \t\n"):
 		return field.ErrorList{field.Invalid(p, "%q contains whitespace", image)}
 	case requireDigest && !digestRE.MatchString(image):
-		return field.ErrorList{field.Invalid(p, "%q is not pinned by digest; production images must end in @sha256:<64 hex digits> (seed 000: pin the image by an immutable digest)", image)}
+		return field.ErrorList{field.Invalid(p, "%q is not pinned by digest; production images must end in @sha256:<64 hex digits> (AKS MLOps best practices: pin the image by an immutable digest)", image)}
 	}
 	return nil
 }
@@ -206,7 +206,7 @@ func (c *Common) validate(p field.Path, gpu bool, maxNameLen int) field.ErrorLis
 		errs = append(errs, serrs...)
 		minProc, _ := parseQuantity(MinProcessMemory)
 		if len(serrs) == 0 && len(merrs) == 0 && shm > mem-minProc {
-			errs = append(errs, field.Invalid(p.Child("shmSize"), "/dev/shm of %s does not fit in the memory limit %s: memory-backed /dev/shm counts against the limit (seed 000), so leave at least %s to the process; raise resources.memory or lower shmSize", c.ShmSize, c.Resources.Memory, MinProcessMemory))
+			errs = append(errs, field.Invalid(p.Child("shmSize"), "/dev/shm of %s does not fit in the memory limit %s: memory-backed /dev/shm counts against the limit (AKS MLOps best practices), so leave at least %s to the process; raise resources.memory or lower shmSize", c.ShmSize, c.Resources.Memory, MinProcessMemory))
 		}
 	}
 

@@ -27,7 +27,7 @@ const (
 var Schedulers = []Scheduler{SchedulerKueue, SchedulerVolcano, SchedulerNone}
 
 // Resources is what one container requests. Requests and limits are always
-// equal (Guaranteed QoS, seed 000 "Defina solicitações e limites iguais"),
+// equal (Guaranteed QoS, AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Set equal requests and limits"),
 // GPUs included.
 type Resources struct {
 	// CPU is a Kubernetes quantity, e.g. "4" or "500m". Required.
@@ -68,7 +68,7 @@ type Common struct {
 	PriorityClass string
 	// WorkloadPriorityClass is the Kueue WorkloadPriorityClass put in the
 	// kueue.x-k8s.io/priority-class label. Default: PriorityClass, so the
-	// queue and the pods express the same business priority (seed 000);
+	// queue and the pods express the same business priority (AKS MLOps best practices);
 	// the queues component must create a WorkloadPriorityClass of that name.
 	WorkloadPriorityClass string
 	// CheckpointPVC is the team's checkpoint claim, mounted read-write at
@@ -87,7 +87,7 @@ type Common struct {
 	// pinned by digest (`@sha256:` and 64 hex digits).
 	Image string
 	// RequireDigest rejects images not pinned by digest; set it in prod
-	// (seed 000 "Fixe a imagem base por um resumo imutável na produção").
+	// (AKS MLOps best practices "Pin the base image by an immutable digest in production").
 	RequireDigest bool
 	// Command overrides the image entrypoint.
 	Command []string
@@ -97,7 +97,7 @@ type Common struct {
 	// required except where a kind documents a default.
 	Resources Resources
 	// ShmSize is the sizeLimit of the memory-backed /dev/shm. Default 8Gi
-	// for GPU training (seed 000); "0" mounts none. It must leave
+	// for GPU training (AKS MLOps best practices); "0" mounts none. It must leave
 	// MinProcessMemory of the memory limit to the process.
 	ShmSize string
 	// Env are extra environment variables. Names aksml sets
@@ -228,7 +228,6 @@ func defaultedPool(pool *gpupool.Spec) *gpupool.Spec {
 	return &p
 }
 
-// registerOutputs registers the flat outputs every workload component has.
 // newJobComponent registers the component c with token and its batch/v1
 // Job child `name-job` built from jobArgs (Kueue owns spec.suspend), the
 // shape the Job-based kinds share.
@@ -239,6 +238,7 @@ func newJobComponent(ctx *pulumi.Context, token, name string, c pulumi.Component
 	return batchv1.NewJob(ctx, name+"-job", jobArgs, append(childOptions(c, opts), kueueOptions(common, jobSuspendPath)...)...)
 }
 
+// registerOutputs registers the flat outputs every workload component has.
 func registerOutputs(ctx *pulumi.Context, c pulumi.ComponentResource, name, namespace pulumi.StringOutput) error {
 	return ctx.RegisterResourceOutputs(c, pulumi.Map{"name": name, "namespace": namespace})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aksml/aksml/components/workloads"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/tests/conformance"
 	"github.com/aksml/aksml/tests/synth"
@@ -41,7 +42,7 @@ func runProgram(t *testing.T, cfg string) *mocks {
 
 func TestProgramRunsTwoNodePyTorchJob(t *testing.T) {
 	m := runProgram(t, `{}`)
-	require.Contains(t, m.resources, "aksml:workloads:PyTorchJob")
+	require.Contains(t, m.resources, workloads.PyTorchJobType)
 	assert.NotContains(t, m.resources, "kubernetes:kustomize/v2:Directory", "the operator is installed only when asked")
 	job := m.resources["kubernetes:kubeflow.org/v1:PyTorchJob"].Mappable()
 	assert.Equal(t, "ml-training", job["metadata"].(map[string]any)["namespace"])

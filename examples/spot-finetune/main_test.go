@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aksml/aksml/components/workloads"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/tests/conformance"
 	"github.com/aksml/aksml/tests/synth"
@@ -41,7 +42,7 @@ func runProgram(t *testing.T, cfg string) *mocks {
 
 func TestProgramRunsCheckpointedFineTuneOnSpot(t *testing.T) {
 	m := runProgram(t, `{}`)
-	require.Contains(t, m.resources, "aksml:workloads:CheckpointedJob")
+	require.Contains(t, m.resources, workloads.CheckpointedJobType)
 	job, ok := m.resources["kubernetes:batch/v1:Job"]
 	require.True(t, ok)
 	in := job.Mappable()

@@ -31,7 +31,7 @@ var ruleARMSerialPools = Rule{
 	ID:       "AKSML-ARM-001",
 	Title:    "Agent pools in one ARM template are written one at a time (a dependsOn chain)",
 	Severity: Mandatory,
-	Seed:     "AKS refuses a second agent-pool operation while one runs (409 OperationNotAllowed; Azure/AKS#1913, cilium/cilium#25944); ARM deploys template resources in parallel unless dependsOn orders them; SPEC C2.3",
+	Source:   "AKS refuses a second agent-pool operation while one runs (409 OperationNotAllowed; Azure/AKS#1913, cilium/cilium#25944); ARM deploys template resources in parallel unless dependsOn orders them; SPEC C2.3",
 	Resource: perTemplatePool(func(p Pool, all []Pool) []string {
 		successors := 0
 		for _, other := range all {
@@ -76,7 +76,7 @@ var ruleARMAutoscaledNoCount = Rule{
 	ID:       "AKSML-ARM-002",
 	Title:    "Autoscaled agent pools in ARM templates send no count",
 	Severity: Mandatory,
-	Seed:     "Azure Verified Module for AKS sends no count when minCount/maxCount are set; every stack update PUTs every pool of its template, so a count resets the autoscaler's choice",
+	Source:   "Azure Verified Module for AKS sends no count when minCount/maxCount are set; every stack update PUTs every pool of its template, so a count resets the autoscaler's choice",
 	Resource: perTemplatePool(func(p Pool, _ []Pool) []string {
 		if !p.AutoScaling || p.Count == nil {
 			return nil
@@ -89,7 +89,7 @@ var ruleARMManagedCount = Rule{
 	ID:       "AKSML-ARM-003",
 	Title:    "AKS-managed GPU pools run an explicit count with the cluster autoscaler off",
 	Severity: Mandatory,
-	Seed:     "\"Create a fully managed GPU node pool on AKS (preview)\", https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes: the cluster autoscaler is not supported on managed GPU pools in preview; SPEC C2.3",
+	Source:   "\"Create a fully managed GPU node pool on AKS (preview)\", https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes: the cluster autoscaler is not supported on managed GPU pools in preview; SPEC C2.3",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		if !p.IsManaged() {
 			return nil

@@ -99,7 +99,7 @@ var ruleNetPoolSubnet = Rule{
 	ID:       "AKSML-NET-003",
 	Title:    "AKS node pools join a subnet the stack names (vnetSubnetID)",
 	Severity: Mandatory,
-	Seed:     "AKS AgentPool vnetSubnetID (\"If this is not specified, a VNET and subnet will be generated and used\"); SPEC C1.4; " + netSource,
+	Source:   "AKS AgentPool vnetSubnetID (\"If this is not specified, a VNET and subnet will be generated and used\"); SPEC C1.4; " + netSource,
 	Stack: func(s *Stack) []Finding {
 		var out []Finding
 		for _, p := range allPools(s) {
@@ -116,7 +116,7 @@ var ruleNetSubnetRole = Rule{
 	ID:       "AKSML-NET-004",
 	Title:    "The cluster identity has Network Contributor on the node subnet it did not create",
 	Severity: Mandatory,
-	Seed:     "AKS CNI networking overview, prerequisites (Network Contributor on the subnet); " + netSource,
+	Source:   "AKS CNI networking overview, prerequisites (Network Contributor on the subnet); " + netSource,
 	Stack: func(s *Stack) []Finding {
 		clusters := azureResources(s, "containerservice", "ManagedCluster")
 		known, unknown := poolSubnets(s)
@@ -204,7 +204,7 @@ var ruleNetOverlay = Rule{
 	ID:       "AKSML-NET-005",
 	Title:    "The overlay address plan is valid: pod, service and VNet ranges disjoint and outside AKS-reserved ranges; DNS IP inside the service range, not its first address",
 	Severity: Mandatory,
-	Seed:     "AKS CNI networking overview (reserved ranges), Azure CNI Overlay IP address planning; SPEC C1.4; " + netSource,
+	Source:   "AKS CNI networking overview (reserved ranges), Azure CNI Overlay IP address planning; SPEC C1.4; " + netSource,
 	Stack: func(s *Stack) []Finding {
 		vnets := azureResources(s, "network", "VirtualNetwork")
 		var out []Finding
@@ -223,7 +223,7 @@ var ruleNetAPIServer = Rule{
 	ID:       "AKSML-NET-006",
 	Title:    "Production API servers are private or restricted to authorized ranges no broader than /8",
 	Severity: Mandatory,
-	Seed:     "AKS API server authorized IP ranges; SPEC C9 (private or IP-restricted API); " + netSource,
+	Source:   "AKS API server authorized IP ranges; SPEC C9 (private or IP-restricted API); " + netSource,
 	Resource: func(r Resource, s *Stack) []string {
 		if !isProd(s) || !isAzure(r, "containerservice", "ManagedCluster") {
 			return nil
@@ -251,7 +251,7 @@ var ruleNetPrivateAPIReach = Rule{
 	ID:       "AKSML-NET-007",
 	Title:    "A private API server is not deployed together with Kubernetes resources that need to reach it",
 	Severity: Mandatory,
-	Seed:     "AKS private clusters (API server reachable only from the cluster VNet); SPEC C9; " + netSource,
+	Source:   "AKS private clusters (API server reachable only from the cluster VNet); SPEC C9; " + netSource,
 	Stack: func(s *Stack) []Finding {
 		var kube int
 		for _, r := range s.Resources {
@@ -292,7 +292,7 @@ var ruleNetStorageRoute = Rule{
 	ID:       "AKSML-NET-008",
 	Title:    "Storage accounts that deny public networks are reachable from the node subnet (private endpoint or VNet rule), and name no subnet the nodes are not in",
 	Severity: Mandatory,
-	Seed:     "Azure Storage firewall rules (IP rules do not match same-region traffic); SPEC C3.1; " + netSource,
+	Source:   "Azure Storage firewall rules (IP rules do not match same-region traffic); SPEC C3.1; " + netSource,
 	Stack: func(s *Stack) []Finding {
 		known, unknown := poolSubnets(s)
 		if len(allPools(s)) == 0 {
@@ -329,7 +329,7 @@ var ruleNetInfiniBandZones = Rule{
 	ID:       "AKSML-NET-009",
 	Title:    "Pools on InfiniBand (RDMA) sizes stay in one availability zone",
 	Severity: Mandatory,
-	Seed:     "High performance compute VM sizes: RDMA VMs of a scale set in a single placement group; SPEC C2.1 (RDMA-capable catalogue); components/gpupool/doc.go",
+	Source:   "High performance compute VM sizes: RDMA VMs of a scale set in a single placement group; SPEC C2.1 (RDMA-capable catalogue); components/gpupool/doc.go",
 	Stack: func(s *Stack) []Finding {
 		var out []Finding
 		for _, p := range allPools(s) {

@@ -8,7 +8,7 @@ import (
 // Image fragments that identify the GPU software DaemonSets.
 const (
 	// DevicePluginImage identifies the NVIDIA device plugin
-	// (nvcr.io/nvidia/k8s-device-plugin, seed 000).
+	// (nvcr.io/nvidia/k8s-device-plugin, AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)).
 	DevicePluginImage = "k8s-device-plugin"
 	// DCGMExporterImage identifies the NVIDIA DCGM exporter.
 	DCGMExporterImage = "dcgm-exporter"
@@ -73,7 +73,7 @@ var ruleDevicePluginManaged = Rule{
 	ID:       "AKSML-DEV-001",
 	Title:    "No NVIDIA device plugin DaemonSet can land on a Managed GPU pool",
 	Severity: Mandatory,
-	Seed:     "seed 002 managed GPU stack; seed 000 \"Não execute vários DaemonSets do plug-in de dispositivo da NVIDIA nos mesmos nós\"; SPEC C4.4",
+	Source:   srcManagedGPU + " (managed GPU stack); " + srcMLOps + ": do not run several NVIDIA device plugin DaemonSets on the same nodes; SPEC C4.4",
 	Stack: func(s *Stack) []Finding {
 		return onManagedPools(s, daemonSetsWithImage(s, DevicePluginImage), "device plugin",
 			"keep it off that pool with a node affinity on kubernetes.azure.com/agentpool (In the DriverOnly pools, or NotIn the Managed ones), or do not install it when every pool is Managed")
@@ -84,7 +84,7 @@ var ruleDevicePluginTwice = Rule{
 	ID:       "AKSML-DEV-002",
 	Title:    "At most one NVIDIA device plugin DaemonSet can land on any GPU node",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Não execute vários DaemonSets do plug-in de dispositivo da NVIDIA nos mesmos nós\"; SPEC C4.4",
+	Source:   srcMLOps + ": do not run several NVIDIA device plugin DaemonSets on the same nodes; SPEC C4.4",
 	Stack: func(s *Stack) []Finding {
 		plugins := daemonSetsWithImage(s, DevicePluginImage)
 		if len(plugins) < 2 {
@@ -147,7 +147,7 @@ var ruleDCGMManaged = Rule{
 	ID:       "AKSML-DEV-003",
 	Title:    "No DCGM exporter DaemonSet duplicates the AKS-managed exporter on a Managed GPU pool",
 	Severity: Advisory,
-	Seed:     "seed 002 managed DCGM exporter (port 19400); seed 000 \"não implante um exportador duplicado\"; SPEC C4.4, C6.1",
+	Source:   srcManagedGPU + " (managed DCGM exporter, port 19400); " + srcMLOps + ": do not deploy a duplicate exporter; SPEC C4.4, C6.1",
 	Stack: func(s *Stack) []Finding {
 		return onManagedPools(s, daemonSetsWithImage(s, DCGMExporterImage), "DCGM exporter",
 			"keep it off that pool with a node affinity on kubernetes.azure.com/agentpool and scrape the managed exporter on port 19400 instead")

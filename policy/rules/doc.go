@@ -1,9 +1,10 @@
 // Package rules holds aksml's guardrails (SPEC C8): the GPU/ML practices of
-// the seeds as pure functions over a stack's desired state.
+// the public AKS documents and the SPEC as pure functions over a stack's
+// desired state.
 //
 // Each Rule has a stable ID (AKSML-<AREA>-<NNN>), a one-line title, a
-// severity (Mandatory blocks, Advisory informs), the seed section it comes
-// from, and a check: Rule.Resource over one resource (type token + inputs)
+// severity (Mandatory blocks, Advisory informs), the Source it comes from
+// (a public document and section, or a SPEC capability), and a check: Rule.Resource over one resource (type token + inputs)
 // or Rule.Stack over the whole stack for rules across resources (Kueue
 // quota vs pool capacity, device plugin vs Managed pools, NetworkPolicy per
 // PyTorchJob, PDB vs batch Jobs, stack outputs). Every message names the

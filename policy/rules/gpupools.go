@@ -7,7 +7,7 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 )
 
-// gpuTaint is the taint every GPU pool carries (seeds 000, 004).
+// gpuTaint is the taint every GPU pool carries (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops); SPEC C2).
 var gpuTaint = gpupool.GPUTaintKey + "=" + gpupool.GPUTaintValue + ":" + gpupool.GPUTaintEffect
 
 // perGPUPool adapts a check over one GPU pool to a Rule.Resource function:
@@ -39,7 +39,7 @@ var ruleGPUTaint = Rule{
 	ID:       "AKSML-GPU-001",
 	Title:    "GPU node pools carry the sku=gpu:NoSchedule taint",
 	Severity: Mandatory,
-	Seed:     "seed 004 \"Sempre aplique taint nos nodes GPU com NoSchedule\"; seed 000 GPU pool; SPEC C2.2",
+	Source:   "SPEC C2.2 (GPU node pools: always taint GPU nodes with NoSchedule); " + srcMLOps + ": GPU node pool",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		if hasTaint(p.Taints, gpuTaint) || p.IsUnknown("nodeTaints") {
 			return nil
@@ -52,7 +52,7 @@ var ruleGPUMinCountIntermittent = Rule{
 	ID:       "AKSML-GPU-002",
 	Title:    "GPU node pools of intermittent (non-prod) stacks scale to zero (minCount 0)",
 	Severity: Mandatory,
-	Seed:     "seed 004 erros comuns #2 \"min-count > 0 para cargas intermitentes\"; SPEC C2.2",
+	Source:   "SPEC C2.2 (GPU node pools, common mistakes: min-count > 0 for intermittent workloads)",
 	Resource: perGPUPool(func(p Pool, s *Stack) []string {
 		if isProd(s) {
 			return nil
@@ -75,7 +75,7 @@ var ruleGPUAutoscaler = Rule{
 	ID:       "AKSML-GPU-003",
 	Title:    "GPU node pools (other than AKS-managed ones, see AKSML-ARM-003) use the cluster autoscaler with an explicit maxCount",
 	Severity: Mandatory,
-	Seed:     "seed 004 `--enable-cluster-autoscaler --min-count 0 --max-count`; seed 000 autoscaler section; SPEC C2.2",
+	Source:   "SPEC C2.2 (GPU node pools: `--enable-cluster-autoscaler --min-count 0 --max-count`); " + srcMLOps + ": cluster autoscaler section",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		if p.IsManaged() {
 			// The autoscaler is not supported on AKS-managed GPU pools
@@ -97,7 +97,7 @@ var ruleGPUSpotInference = Rule{
 	ID:       "AKSML-GPU-004",
 	Title:    "Spot GPU node pools never serve real-time inference",
 	Severity: Mandatory,
-	Seed:     "seed 004 \"Nunca use spot para inference serving\" (spot table); SPEC C2.5",
+	Source:   "SPEC C2.5 (GPU node pools, spot table: never use spot for inference serving)",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		if !p.IsSpot() {
 			return nil
@@ -115,7 +115,7 @@ var ruleGPUSpotMinCount = Rule{
 	ID:       "AKSML-GPU-005",
 	Title:    "Spot GPU node pools scale to zero (minCount 0)",
 	Severity: Mandatory,
-	Seed:     "seed 004 spot pool `--min-count 0`; SPEC C2.5",
+	Source:   "SPEC C2.5 (GPU node pools: spot pool `--min-count 0`)",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		if !p.IsSpot() || p.MinCount == nil || *p.MinCount == 0 {
 			return nil
@@ -128,7 +128,7 @@ var ruleGPUSpotEviction = Rule{
 	ID:       "AKSML-GPU-006",
 	Title:    "Spot GPU node pools use eviction policy Delete and max price -1",
 	Severity: Advisory,
-	Seed:     "seed 004 spot pool `--eviction-policy Delete --spot-max-price -1`; SPEC C2.5",
+	Source:   "SPEC C2.5 (GPU node pools: spot pool `--eviction-policy Delete --spot-max-price -1`)",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		if !p.IsSpot() {
 			return nil
@@ -148,7 +148,7 @@ var ruleGPUMIGSKU = Rule{
 	ID:       "AKSML-GPU-007",
 	Title:    "MIG is only configured on MIG-capable GPU sizes (A100, H100)",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Partição de GPUs A100 e H100 com MIG\"; seed 002 migStrategy; SPEC C2.4",
+	Source:   srcMLOps + ", \"Partition A100 and H100 GPUs with MIG\"; " + srcManagedGPU + ": migStrategy; SPEC C2.4",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		sku, known := gpupool.LookupSKU(p.VMSize)
 		if !p.MIGEnabled() || !known || sku.MIGCapable {
@@ -166,7 +166,7 @@ var ruleGPUVisualisation = Rule{
 	ID:       "AKSML-GPU-008",
 	Title:    "GPU node pools do not use NV-series (visualisation-only) sizes",
 	Severity: Mandatory,
-	Seed:     "seed 004 VM families \"NV v3 M60 Apenas visualização — Não serve para ML/IA\"; SPEC C2.1",
+	Source:   "SPEC C2.1 (GPU node pools, VM families: NV v3 M60 is visualization only, not for ML/AI)",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		if !gpupool.IsVisualisationOnly(p.VMSize) {
 			return nil
@@ -179,7 +179,7 @@ var ruleGPUSystemMode = Rule{
 	ID:       "AKSML-GPU-009",
 	Title:    "GPU node pools are User-mode pools",
 	Severity: Mandatory,
-	Seed:     "seed 000 `az aks nodepool add --mode User`; SPEC C2.2",
+	Source:   srcMLOps + ": `az aks nodepool add --mode User`; SPEC C2.2",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		if !strings.EqualFold(p.Mode, "System") {
 			return nil
@@ -192,7 +192,7 @@ var ruleGPULabels = Rule{
 	ID:       "AKSML-GPU-010",
 	Title:    "GPU node pools carry the accelerator=nvidia and workload=<class> labels",
 	Severity: Advisory,
-	Seed:     "seed 000 `--labels accelerator=nvidia workload=training`; seed 004 `--labels workload=gpu`; SPEC C2.2",
+	Source:   srcMLOps + ": `--labels accelerator=nvidia workload=training`; SPEC C2.2 (GPU node pools: `--labels workload=gpu`)",
 	Resource: perGPUPool(func(p Pool, _ *Stack) []string {
 		if p.IsUnknown("nodeLabels") {
 			return nil
@@ -215,7 +215,7 @@ var ruleGPUZones = Rule{
 	ID:       "AKSML-GPU-011",
 	Title:    "Production GPU node pools name their availability zones",
 	Severity: Advisory,
-	Seed:     "seed 004 erros comuns #4 \"Esquecer das zonas de disponibilidade\"; SPEC C9 (prod zones 1-3)",
+	Source:   "SPEC C2 (GPU node pools, common mistakes: forgetting availability zones); SPEC C9 (prod zones 1-3)",
 	Resource: perGPUPool(func(p Pool, s *Stack) []string {
 		if !isProd(s) || len(p.Zones) > 0 || p.IsUnknown("availabilityZones") {
 			return nil

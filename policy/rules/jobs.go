@@ -63,7 +63,7 @@ var ruleJobBackoff = Rule{
 	ID:       "AKSML-JOB-001",
 	Title:    "Training Jobs set backoffLimit",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Limites de repetição: definido backoffLimit\" (checkpointed-batch: 6); SPEC C7.1",
+	Source:   srcMLOps + ": retry limits, set backoffLimit (checkpointed-batch: 6); SPEC C7.1",
 	Resource: perTrainingJob(func(r Resource, j batchJob) []string {
 		return requireJobField(r, j.spec["backoffLimit"] != nil || j.spec["backoffLimitPerIndex"] != nil, "backoffLimit",
 			"set spec.backoffLimit (backoffLimitPerIndex for Indexed Jobs) to the number of transient failures the job may retry, e.g. 6")
@@ -74,7 +74,7 @@ var ruleJobDeadline = Rule{
 	ID:       "AKSML-JOB-002",
 	Title:    "Training Jobs set activeDeadlineSeconds",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Prazos: definir activeDeadlineSeconds\" (checkpointed-batch: 86400); SPEC C7.1",
+	Source:   srcMLOps + ": deadlines, set activeDeadlineSeconds (checkpointed-batch: 86400); SPEC C7.1",
 	Resource: perTrainingJob(func(r Resource, j batchJob) []string {
 		return requireJobField(r, j.spec["activeDeadlineSeconds"] != nil, "activeDeadlineSeconds",
 			"set spec.activeDeadlineSeconds above the expected run time plus retries (e.g. 86400) so that a stuck job stops holding GPUs")
@@ -85,7 +85,7 @@ var ruleJobTTL = Rule{
 	ID:       "AKSML-JOB-003",
 	Title:    "Training Jobs set ttlSecondsAfterFinished (CronJobs: or history limits)",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Limpeza: defina ttlSecondsAfterFinished ou configure os limites de histórico do CronJob\"; SPEC C7.1",
+	Source:   srcMLOps + ": cleanup, set ttlSecondsAfterFinished or configure the CronJob history limits; SPEC C7.1",
 	Resource: perTrainingJob(func(r Resource, j batchJob) []string {
 		set := j.spec["ttlSecondsAfterFinished"] != nil
 		if j.cron {
@@ -100,7 +100,7 @@ var ruleJobGracePeriod = Rule{
 	ID:       "AKSML-JOB-004",
 	Title:    "Training Jobs set terminationGracePeriodSeconds",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Término normal: trate SIGTERM ... defina terminationGracePeriodSeconds\" (120); SPEC C7.1",
+	Source:   srcMLOps + ": graceful termination, handle SIGTERM and set terminationGracePeriodSeconds (120); SPEC C7.1",
 	Resource: perTrainingJob(func(r Resource, j batchJob) []string {
 		return requireJobField(r, j.pod["terminationGracePeriodSeconds"] != nil, "terminationGracePeriodSeconds",
 			"set terminationGracePeriodSeconds in the pod template (e.g. 120) long enough to save a checkpoint after SIGTERM")
@@ -128,7 +128,7 @@ var ruleJobPodFailurePolicy = Rule{
 	ID:       "AKSML-JOB-005",
 	Title:    "Training Jobs ignore DisruptionTarget failures (podFailurePolicy, restartPolicy Never)",
 	Severity: Advisory,
-	Seed:     "seed 000 checkpointed-batch podFailurePolicy; SPEC C7.1",
+	Source:   srcMLOps + ": checkpointed-batch podFailurePolicy; SPEC C7.1",
 	Resource: perTrainingJob(func(r Resource, j batchJob) []string {
 		var out []string
 		if !ignoresDisruptions(j.spec) {
@@ -145,7 +145,7 @@ var ruleJobSkipAwait = Rule{
 	ID:       "AKSML-JOB-006",
 	Title:    "Queued, suspended and training Jobs carry pulumi.com/skipAwait: \"true\"",
 	Severity: Mandatory,
-	Seed:     "pulumi-kubernetes waits for a Job to complete; seed 000 Kueue Job `suspend: true`",
+	Source:   "pulumi-kubernetes waits for a Job to complete; " + srcMLOps + ": Kueue Job `suspend: true`",
 	Resource: perResource(func(r Resource) []string {
 		if !isKind(r, "batch", "Job") || annotations(r)[SkipAwaitAnnotation] == "true" {
 			return nil
@@ -197,7 +197,7 @@ var ruleJobQueueLabel = Rule{
 	ID:       "AKSML-JOB-007",
 	Title:    "GPU jobs in team namespaces are submitted to a queue (Kueue, or Volcano where it is the scheduler)",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Aloque a cota de GPU multilocatário com Kueue\" (kueue.x-k8s.io/queue-name: gpu-queue); SPEC C5.3",
+	Source:   srcMLOps + ", \"Allocate multi-tenant GPU quota with Kueue\" (kueue.x-k8s.io/queue-name: gpu-queue); SPEC C5.3",
 	Stack: func(s *Stack) []Finding {
 		teams := teamNamespaces(s)
 		var out []Finding
@@ -222,7 +222,7 @@ var ruleJobSuspend = Rule{
 	ID:       "AKSML-JOB-008",
 	Title:    "Jobs submitted to Kueue are created suspended",
 	Severity: Advisory,
-	Seed:     "seed 000 Kueue Job `suspend: true`; SPEC C7.1",
+	Source:   srcMLOps + ": Kueue Job `suspend: true`; SPEC C7.1",
 	Resource: perResource(func(r Resource) []string {
 		j, ok := asBatchJob(r)
 		if !ok || j.labels[QueueNameLabel] == "" {
@@ -239,7 +239,7 @@ var ruleJobRunPolicy = Rule{
 	ID:       "AKSML-JOB-009",
 	Title:    "Kubeflow training jobs bound retries, run time and cleanup in runPolicy",
 	Severity: Advisory,
-	Seed:     "seed 000 batch reliability controls (backoffLimit, activeDeadlineSeconds, ttlSecondsAfterFinished) applied to PyTorchJob/TFJob runPolicy; SPEC C7.4",
+	Source:   srcMLOps + ": batch reliability controls (backoffLimit, activeDeadlineSeconds, ttlSecondsAfterFinished) applied to PyTorchJob/TFJob runPolicy; SPEC C7.4",
 	Resource: perResource(func(r Resource) []string {
 		group, kind, _ := kubeKind(r)
 		if group != "kubeflow.org" || replicaSpecFields[kind] == "" {
@@ -262,7 +262,7 @@ var ruleJobPDB = Rule{
 	ID:       "AKSML-JOB-010",
 	Title:    "No PodDisruptionBudget selects the pods of a restartable batch job",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Para um trabalho em lote reinicializável, normalmente não se cria um PodDisruptionBudget\"",
+	Source:   srcMLOps + ": a restartable batch job normally gets no PodDisruptionBudget",
 	Stack: func(s *Stack) []Finding {
 		var out []Finding
 		for _, pdb := range s.Resources {

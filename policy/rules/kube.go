@@ -25,7 +25,7 @@ const (
 	// SafeToEvictAnnotation is the cluster autoscaler's eviction annotation.
 	SafeToEvictAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 	// InferencePriorityClass is the PriorityClass of latency-sensitive
-	// inference (seed 000 priorities section).
+	// inference (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) priorities section).
 	InferencePriorityClass = "inference-critical"
 	// GPUResourcePrefix prefixes every NVIDIA extended resource:
 	// nvidia.com/gpu, nvidia.com/mig-1g.10gb, ...

@@ -75,7 +75,7 @@ var ruleMonPrometheusWired = Rule{
 	ID:       "AKSML-MON-001",
 	Title:    "Clusters with managed Prometheus have a data collection rule to an Azure Monitor workspace and its association",
 	Severity: Mandatory,
-	Seed:     "Azure/prometheus-collector AddonArmTemplate/FullAzureMonitorMetricsProfile.json (DCE, DCR with Microsoft-PrometheusMetrics to the workspace, DCRA on the cluster); without them the metrics add-on writes nowhere and every rule group stays silent; SPEC C1.6, C6.3",
+	Source:   "Azure/prometheus-collector AddonArmTemplate/FullAzureMonitorMetricsProfile.json (DCE, DCR with Microsoft-PrometheusMetrics to the workspace, DCRA on the cluster); without them the metrics add-on writes nowhere and every rule group stays silent; SPEC C1.6, C6.3",
 	Stack: func(s *Stack) []Finding {
 		var dcr, dcra bool
 		for _, r := range s.Resources {
@@ -115,7 +115,7 @@ var ruleMonRuleGroupScope = Rule{
 	ID:       "AKSML-MON-002",
 	Title:    "Prometheus rule groups are scoped to an Azure Monitor workspace",
 	Severity: Mandatory,
-	Seed:     "Microsoft.AlertsManagement/prometheusRuleGroups 2023-03-01: scopes name the Azure Monitor workspace the rules query (and optionally the cluster); SPEC C6.3",
+	Source:   "Microsoft.AlertsManagement/prometheusRuleGroups 2023-03-01: scopes name the Azure Monitor workspace the rules query (and optionally the cluster); SPEC C6.3",
 	Resource: func(r Resource, _ *Stack) []string {
 		var out []string
 		for _, res := range templateResources(r) {

@@ -65,7 +65,7 @@ var ruleNetNCCLPolicy = Rule{
 	ID:       "AKSML-NET-001",
 	Title:    "Distributed PyTorchJobs and TFJobs have a NetworkPolicy allowing NCCL between their pods and DNS",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Configurar a comunicação NCCL com o CNI do AKS\" (allow-pytorch-nccl); SPEC C7.4",
+	Source:   srcMLOps + ", \"Configure NCCL communication with the AKS CNI\" (allow-pytorch-nccl); SPEC C7.4",
 	Stack: func(s *Stack) []Finding {
 		var out []Finding
 		for _, job := range s.Resources {
@@ -118,7 +118,7 @@ var ruleNetNCCLEnv = Rule{
 	ID:       "AKSML-NET-002",
 	Title:    "PyTorchJob GPU containers set the NCCL baseline environment",
 	Severity: Advisory,
-	Seed:     "seed 000 NCCL baseline (NCCL_SOCKET_IFNAME=eth0, NCCL_IB_DISABLE=1, TORCH_NCCL_ASYNC_ERROR_HANDLING=1); SPEC C7.4",
+	Source:   srcMLOps + ": NCCL baseline (NCCL_SOCKET_IFNAME=eth0, NCCL_IB_DISABLE=1, TORCH_NCCL_ASYNC_ERROR_HANDLING=1); SPEC C7.4",
 	Resource: perResource(func(r Resource) []string {
 		if !isKind(r, "kubeflow.org", "PyTorchJob") {
 			return nil

@@ -53,7 +53,7 @@ var rulePodToleration = Rule{
 	ID:       "AKSML-POD-001",
 	Title:    "Pods that request GPUs tolerate the sku=gpu:NoSchedule taint",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Isolar cargas de trabalho de GPU com taints e tolerâncias\"; seed 004 pod spec; SPEC C7.1",
+	Source:   srcMLOps + ", \"Isolate GPU workloads with taints and tolerations\"; SPEC C2 (GPU node pools: pod spec); SPEC C7.1",
 	Resource: perGPUTemplate(func(r Resource, t podTemplate) []string {
 		if tolerates(t.spec, gpupool.GPUTaintKey, gpupool.GPUTaintValue, gpupool.GPUTaintEffect) {
 			return nil
@@ -67,7 +67,7 @@ var rulePodNodeSelector = Rule{
 	ID:       "AKSML-POD-002",
 	Title:    "Pods that request GPUs select GPU nodes (node selector or required node affinity)",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Emparelhe tolerâncias com uma solicitação de recurso de GPU e um seletor de nó\"; SPEC C7.1",
+	Source:   srcMLOps + ": pair tolerations with a GPU resource request and a node selector; SPEC C7.1",
 	Resource: perGPUTemplate(func(r Resource, t podTemplate) []string {
 		if targetsGPUNodes(t.spec) || labels(r)[QueueNameLabel] != "" || t.labels[QueueNameLabel] != "" {
 			return nil
@@ -81,7 +81,7 @@ var rulePodGPURequestsLimits = Rule{
 	ID:       "AKSML-POD-003",
 	Title:    "GPU requests equal GPU limits, both set",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"definir ambos os campos torna a intenção de carga de trabalho explícita\"; SPEC C7.1 requests == limits (GPU too)",
+	Source:   srcMLOps + ": setting both fields makes the workload intent explicit; SPEC C7.1 requests == limits (GPU too)",
 	Resource: perGPUTemplate(func(r Resource, t podTemplate) []string {
 		var out []string
 		for _, c := range containers(t.spec) {
@@ -117,7 +117,7 @@ var rulePodGuaranteed = Rule{
 	ID:       "AKSML-POD-004",
 	Title:    "GPU pods set cpu and memory requests equal to limits (Guaranteed QoS)",
 	Severity: Advisory,
-	Seed:     "seed 000 \"Defina solicitações e limites iguais para trabalhos de treinamento previsíveis\"; SPEC C7.1",
+	Source:   srcMLOps + ": set equal requests and limits for predictable training jobs; SPEC C7.1",
 	Resource: perGPUTemplate(func(r Resource, t podTemplate) []string {
 		var out []string
 		for _, c := range listOf(t.spec["containers"]) {
@@ -150,7 +150,7 @@ var rulePodInferenceOnSpot = Rule{
 	ID:       "AKSML-POD-005",
 	Title:    "Inference-critical workloads do not tolerate or select spot nodes",
 	Severity: Mandatory,
-	Seed:     "seed 004 \"Nunca use spot para inference serving\"; seed 000 PriorityClass inference-critical; SPEC C2.5",
+	Source:   "SPEC C2.5 (never use spot for inference serving); " + srcMLOps + ": PriorityClass inference-critical",
 	Resource: perResource(func(r Resource) []string {
 		var out []string
 		for _, t := range podTemplates(r) {
@@ -171,7 +171,7 @@ var rulePodDigest = Rule{
 	ID:       "AKSML-POD-006",
 	Title:    "ML workload images are pinned by digest in production",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Fixe a imagem pelo resumo em produção\" (Dockerfile pattern, CUDA image); SPEC C7.1",
+	Source:   srcMLOps + ": pin the image by digest in production (Dockerfile pattern, CUDA image); SPEC C7.1",
 	Resource: func(r Resource, s *Stack) []string {
 		if !isProd(s) {
 			return nil
@@ -206,7 +206,7 @@ var rulePodImageTag = Rule{
 	ID:       "AKSML-POD-007",
 	Title:    "Images name an explicit version (no missing or latest tag)",
 	Severity: Advisory,
-	Seed:     "seed 000 \"Use uma tag de imagem base explícita ... em vez de uma referência a uma imagem base sem tag\"",
+	Source:   srcMLOps + ": use an explicit base image tag instead of an untagged base image reference",
 	Resource: perResource(func(r Resource) []string {
 		var out []string
 		for _, t := range podTemplates(r) {
@@ -248,7 +248,7 @@ var rulePodShmMissing = Rule{
 	ID:       "AKSML-POD-008",
 	Title:    "Multi-worker GPU training mounts a memory-backed /dev/shm",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Aumente /dev/shm para carregadores de dados do ML\"; SPEC C7.1, C7.4",
+	Source:   srcMLOps + ", \"Increase /dev/shm for ML data loaders\"; SPEC C7.1, C7.4",
 	Resource: perResource(func(r Resource) []string {
 		if !isBatchWorkload(r) || workers(r) < 2 {
 			return nil
@@ -274,7 +274,7 @@ var rulePodShmSize = Rule{
 	ID:       "AKSML-POD-009",
 	Title:    "/dev/shm is a memory-backed emptyDir whose sizeLimit fits in the container's memory limit",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"O uso com suporte de memória emptyDir é contabilizado no consumo de memória do pod\"; SPEC C7.1",
+	Source:   srcMLOps + ": memory-backed emptyDir usage counts toward the pod's memory consumption; SPEC C7.1",
 	Resource: perResource(func(r Resource) []string {
 		var out []string
 		for _, t := range podTemplates(r) {
@@ -317,7 +317,7 @@ var rulePodCheckpointVolume = Rule{
 	ID:       "AKSML-POD-010",
 	Title:    "Checkpoints are written to persistent volumes, not emptyDir or node-local storage",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Armazene os pontos de verificação ... não no sistema de arquivos do contêiner, emptyDir, nem no armazenamento local do nó\"; SPEC C7.1",
+	Source:   srcMLOps + ": store checkpoints on persistent storage, not in the container file system, emptyDir or node-local storage; SPEC C7.1",
 	Resource: perResource(func(r Resource) []string {
 		var out []string
 		for _, t := range podTemplates(r) {
@@ -345,7 +345,7 @@ var rulePodSafeToEvict = Rule{
 	ID:       "AKSML-POD-011",
 	Title:    "Batch pods do not set safe-to-evict \"false\"",
 	Severity: Advisory,
-	Seed:     "seed 000 \"use cluster-autoscaler.kubernetes.io/safe-to-evict: \\\"false\\\" apenas para tarefas excepcionais que não podem ser reiniciadas\"",
+	Source:   srcMLOps + ": use cluster-autoscaler.kubernetes.io/safe-to-evict: \\\"false\\\" only for exceptional tasks that cannot be restarted",
 	Resource: perResource(func(r Resource) []string {
 		if !isBatchWorkload(r) {
 			return nil
@@ -365,7 +365,7 @@ var rulePodPriorityClass = Rule{
 	ID:       "AKSML-POD-012",
 	Title:    "GPU pods name a PriorityClass",
 	Severity: Advisory,
-	Seed:     "seed 000 \"Configurar prioridades de treinamento e inferência\"; SPEC C5.2",
+	Source:   srcMLOps + ", \"Configure training and inference priorities\"; SPEC C5.2",
 	Resource: perGPUTemplate(func(r Resource, t podTemplate) []string {
 		if str(t.spec["priorityClassName"]) != "" {
 			return nil

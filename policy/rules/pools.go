@@ -14,7 +14,7 @@ const (
 	// ARMAgentPoolType is the ARM type of an AKS node pool inside a template.
 	ARMAgentPoolType = "Microsoft.ContainerService/managedClusters/agentPools"
 	// ManagedMode is gpuProfile.nvidia.managementMode of a pool whose GPU
-	// stack (driver, device plugin, DCGM exporter) AKS manages (seed 002).
+	// stack (driver, device plugin, DCGM exporter) AKS manages (AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes)).
 	ManagedMode = "Managed"
 	// SpotPriority is scaleSetPriority of a spot pool.
 	SpotPriority = "Spot"

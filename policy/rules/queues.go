@@ -110,7 +110,7 @@ var ruleQueueCapacity = Rule{
 	ID:       "AKSML-QUE-001",
 	Title:    "Kueue GPU quota per flavor fits the GPU capacity of the pools behind it",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Uma ClusterQueue cota é uma cota de agendamento ... Verifique se o cluster do AKS pode provisionar a capacidade\"; SPEC C5.4",
+	Source:   srcMLOps + ": a ClusterQueue quota is a scheduling quota, so check that the AKS cluster can provision the capacity; SPEC C5.4",
 	Stack: func(s *Stack) []Finding {
 		flavors := resourceFlavors(s)
 		pools := gpuPools(s)
@@ -158,7 +158,7 @@ var ruleQueueFlavorPools = Rule{
 	ID:       "AKSML-QUE-002",
 	Title:    "Every Kueue flavor with GPU quota selects a GPU pool of the stack",
 	Severity: Advisory,
-	Seed:     "seed 000 Kueue ResourceFlavor nodeLabels; SPEC C5.3 (a flavor per GPU pool)",
+	Source:   srcMLOps + ": Kueue ResourceFlavor nodeLabels; SPEC C5.3 (a flavor per GPU pool)",
 	Stack: func(s *Stack) []Finding {
 		pools := gpuPools(s)
 		if len(pools) == 0 {
@@ -200,7 +200,7 @@ var ruleQueueSingleSystem = Rule{
 	ID:       "AKSML-QUE-003",
 	Title:    "One primary queueing system: not both Kueue and Volcano",
 	Severity: Advisory,
-	Seed:     "seed 000 \"Padronize em um sistema primário de filas e agendamento de gangues\"; SPEC C5.5",
+	Source:   srcMLOps + ": standardize on one primary queueing and gang-scheduling system; SPEC C5.5",
 	Stack: func(s *Stack) []Finding {
 		var kueue, volcano *Resource
 		for i, r := range s.Resources {
@@ -228,7 +228,7 @@ var ruleQueuePriorityClasses = Rule{
 	ID:       "AKSML-QUE-004",
 	Title:    "Workloads name priority classes the stack defines",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Configurar prioridades de treinamento e inferência\" (PriorityClass and WorkloadPriorityClass pairs); SPEC C5.2, C5.3",
+	Source:   srcMLOps + ", \"Configure training and inference priorities\" (PriorityClass and WorkloadPriorityClass pairs); SPEC C5.2, C5.3",
 	Stack: func(s *Stack) []Finding {
 		// Checked only against a stack that defines priority classes itself: a
 		// stack of workloads alone relies on the platform stack's classes.

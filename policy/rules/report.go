@@ -35,12 +35,12 @@ func WriteReport(w io.Writer, s *Stack, vs []Violation) (mandatory int, err erro
 }
 
 // WriteMarkdownTable writes the rule catalogue as a markdown table:
-// ID | severity | what it checks | seed reference.
+// ID | severity | what it checks | source.
 func WriteMarkdownTable(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("| ID | Severity | What it checks | Seed reference |\n|---|---|---|---|\n")
+	b.WriteString("| ID | Severity | What it checks | Source |\n|---|---|---|---|\n")
 	for _, r := range All() {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.ID, r.Severity, cell(r.Title), cell(r.Seed))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.ID, r.Severity, cell(r.Title), cell(r.Source))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

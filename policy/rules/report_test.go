@@ -38,7 +38,7 @@ func TestWriteMarkdownTable(t *testing.T) {
 	require.NoError(t, WriteMarkdownTable(&b))
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	require.Len(t, lines, len(All())+2)
-	assert.Equal(t, "| ID | Severity | What it checks | Seed reference |", lines[0])
+	assert.Equal(t, "| ID | Severity | What it checks | Source |", lines[0])
 	assert.True(t, strings.HasPrefix(lines[2], "| AKSML-ARM-001 | mandatory | "), lines[2])
 	for _, l := range lines[2:] {
 		assert.Equal(t, 5, strings.Count(l, " | ")+2, l)

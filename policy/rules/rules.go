@@ -25,6 +25,16 @@ const (
 	EnvDev = "dev"
 )
 
+// Public documents the rules' Sources cite.
+const (
+	// srcMLOps is Microsoft Learn, "Machine learning operations (MLOps) best
+	// practices in Azure Kubernetes Service (AKS)".
+	srcMLOps = "AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)"
+	// srcManagedGPU is Microsoft Learn, "Create a fully managed GPU node pool
+	// on Azure Kubernetes Service (AKS) (preview)".
+	srcManagedGPU = "AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes)"
+)
+
 // Rule is one guardrail: a stable ID, what it checks, how it is enforced
 // and the check itself. Exactly one of Resource and Stack is set.
 type Rule struct {
@@ -34,9 +44,9 @@ type Rule struct {
 	Title string
 	// Severity is Mandatory or Advisory.
 	Severity Severity
-	// Seed is where the practice comes from (seed document and section, or
-	// SPEC capability).
-	Seed string
+	// Source is where the practice comes from: a public document (title and
+	// URL) and its section, or a SPEC capability.
+	Source string
 	// Resource checks one resource and returns one message per problem. It
 	// may read only s.Name and s.Environment of the stack: the policy pack
 	// calls it with a stack that has no resources.

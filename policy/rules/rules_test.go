@@ -726,7 +726,7 @@ func TestRuleCatalogue(t *testing.T) {
 		assert.False(t, seen[r.ID], "duplicate rule ID %s", r.ID)
 		seen[r.ID] = true
 		assert.NotEmpty(t, r.Title, r.ID)
-		assert.NotEmpty(t, r.Seed, r.ID)
+		assert.NotEmpty(t, r.Source, r.ID)
 		assert.Contains(t, []Severity{Mandatory, Advisory}, r.Severity, r.ID)
 		assert.True(t, (r.Resource == nil) != (r.Stack == nil), "%s must set exactly one of Resource and Stack", r.ID)
 	}

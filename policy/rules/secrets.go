@@ -13,7 +13,7 @@ var ruleSecretKubeconfigOutput = Rule{
 	ID:       "AKSML-SEC-001",
 	Title:    "Kubeconfig stack outputs are secret",
 	Severity: Mandatory,
-	Seed:     "SPEC C1.5 \"kubeconfig exported only as a secret\"; STYLE 9 (pulumi-eks secret kubeconfig)",
+	Source:   "SPEC C1.5 \"kubeconfig exported only as a secret\"; STYLE 9 (pulumi-eks secret kubeconfig)",
 	Stack: func(s *Stack) []Finding {
 		var out []Finding
 		for _, name := range sortedKeys(s.Outputs) {
@@ -35,7 +35,7 @@ var ruleSecretProviderKubeconfig = Rule{
 	ID:       "AKSML-SEC-002",
 	Title:    "Kubernetes providers take their kubeconfig as a secret",
 	Severity: Mandatory,
-	Seed:     "SPEC C1.5, C1.8 (provider built from the cluster's credentials)",
+	Source:   "SPEC C1.5, C1.8 (provider built from the cluster's credentials)",
 	Resource: perResource(func(r Resource) []string {
 		if r.Type != KubernetesProviderType || slices.Contains(r.SecretInputs, "kubeconfig") {
 			return nil

@@ -30,7 +30,7 @@ var ruleStorageCheckpointRetain = Rule{
 	ID:       "AKSML-STO-001",
 	Title:    "Checkpoint storage uses a StorageClass with reclaimPolicy Retain",
 	Severity: Mandatory,
-	Seed:     "seed 000 \"Use uma política de recuperação Retain ... para pontos de verificação de produção\" (ml-checkpoints-azurefile); SPEC C3.2, C3.4",
+	Source:   srcMLOps + ": use a Retain reclaim policy for production checkpoints (ml-checkpoints-azurefile); SPEC C3.2, C3.4",
 	Stack: func(s *Stack) []Finding {
 		classes := map[string]Resource{}
 		var out []Finding

@@ -32,7 +32,7 @@ var ruleTenancyDefaultDeny = Rule{
 	ID:       "AKSML-TEN-001",
 	Title:    "Every team namespace has a default-deny ingress NetworkPolicy",
 	Severity: Mandatory,
-	Seed:     "SPEC C5.1 (a namespace per team), issue 16 network isolation; Kubernetes \"Network Policies\" default deny",
+	Source:   "SPEC C5.1 (a namespace per team), issue 16 network isolation; Kubernetes \"Network Policies\" default deny",
 	Stack: func(s *Stack) []Finding {
 		var out []Finding
 		for _, ns := range s.Resources {
@@ -57,7 +57,7 @@ var ruleTenancyGroupBinding = Rule{
 	ID:       "AKSML-TEN-002",
 	Title:    "A team whose Entra groups are configured has them bound to its member Role",
 	Severity: Mandatory,
-	Seed:     "SPEC C5.1, issue 16 per-team access; AKS \"Control access to cluster resources using Kubernetes RBAC and Microsoft Entra identities\"",
+	Source:   "SPEC C5.1, issue 16 per-team access; AKS \"Control access to cluster resources using Kubernetes RBAC and Microsoft Entra identities\"",
 	Stack: func(s *Stack) []Finding {
 		var out []Finding
 		for _, role := range s.Resources {

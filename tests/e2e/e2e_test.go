@@ -93,8 +93,7 @@ const (
 // none, without the borrowing limits that need a queueing system). Config
 // validation accepts that — a cluster may run without Kueue — but the GPU
 // Job the stack declares in team-a then carries no Kueue queue label, which
-// the mandatory rule AKSML-JOB-007 forbids (seed 000 "Aloque a cota de GPU
-// multilocatário com Kueue").
+// the mandatory rule AKSML-JOB-007 forbids (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Allocate multi-tenant GPU quota with Kueue").
 func violatingConfig(config []byte) ([]byte, error) {
 	var doc map[string]any
 	if err := yaml.Unmarshal(config, &doc); err != nil {

@@ -160,7 +160,7 @@ var comparedMetadata = []string{"name", "namespace", "labels", "annotations"}
 
 // controllerOwned are fields that a controller changes after the object is
 // created, by kind: Kueue unsuspends a queued Job when it admits it (the
-// stack creates it suspended, seed 000), and then owns spec.suspend.
+// stack creates it suspended, AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)), and then owns spec.suspend.
 var controllerOwned = map[string][]string{
 	"Job": {"spec.suspend"},
 }
