@@ -213,7 +213,7 @@ func (c *Config) Default() {
 		c.Cluster.Default()
 	}
 	for i := range c.GPUPools {
-		c.GPUPools[i].Default()
+		c.GPUPools[i].DefaultForEnvironment(prod)
 	}
 	c.GPUStack.Default()
 	c.Storage.Default()

@@ -196,6 +196,9 @@ func TestParseInvalid(t *testing.T) {
 		{name: "bad checkpoint size", mutate: func(m map[string]any) {
 			m["storage"] = map[string]any{"volumes": map[string]any{"checkpointsSize": "10 gigs"}}
 		}, wantErr: []string{"aksml:storage.volumes.checkpointsSize"}},
+		{name: "scratch disk SKU not supported", mutate: func(m map[string]any) {
+			m["storage"] = map[string]any{"scratchDiskSku": "Standard_LRS"}
+		}, wantErr: []string{`aksml:storage.scratchDiskSku: "Standard_LRS" is not supported`}},
 		{name: "bad rpo", mutate: func(m map[string]any) { m["observability"] = map[string]any{"rpo": "soon"} }, wantErr: []string{"aksml:observability.rpo"}},
 		{name: "workload on unknown team", mutate: func(m map[string]any) {
 			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "nobody", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "16Gi", "gpus": 1}}}

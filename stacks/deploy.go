@@ -208,7 +208,7 @@ func (p *platform) gpuStack(ctx *pulumi.Context) error {
 // storageLayer creates the StorageClasses; the team volumes follow the
 // queues, which create the team namespaces.
 func (p *platform) storageLayer(ctx *pulumi.Context) error {
-	args := &storage.StorageClassesArgs{Provider: p.provider}
+	args := &storage.StorageClassesArgs{Provider: p.provider, ScratchDiskSKU: p.cfg.Storage.ScratchDiskSKU}
 	switch {
 	case p.accounts != nil:
 		args.Accounts = p.accounts.ClassAccounts()

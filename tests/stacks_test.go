@@ -307,7 +307,7 @@ func TestExistingClusterMode(t *testing.T) {
 		assert.False(t, strings.HasPrefix(r.Type, "azure-native:"), "existing-cluster mode registered %s", r.Type)
 	}
 	assert.NotEmpty(t, byType(st, "kueue.x-k8s.io/v1beta2:ClusterQueue"))
-	assert.Len(t, byType(st, "storage.k8s.io/v1:StorageClass"), 4)
+	assert.Len(t, byType(st, "storage.k8s.io/v1:StorageClass"), 5, "four seed classes and ml-scratch-azuredisk")
 	assert.NotEmpty(t, byType(st, "apps/v1:DaemonSet"), "the device plugin is installed for the DriverOnly pool")
 	providers := byType(st, "pulumi:providers:kubernetes")
 	require.Len(t, providers, 1)

@@ -38,6 +38,16 @@ const (
 	// DefaultMinCount is 0: GPU pools scale to zero when idle (SPEC C2
 	// Scale to zero; AKS MLOps best practices `--min-count 0`).
 	DefaultMinCount = 0
+	// DefaultProdInferenceMinCount is the autoscaler minimum of a Regular
+	// DriverOnly or None pool with workload inference in a production stack
+	// (DefaultForEnvironment): one warm node, so the first request after an
+	// idle period does not wait for VM provisioning, image pull and model
+	// load. "Machine learning operations (MLOps) best practices in Azure
+	// Kubernetes Service (AKS)"
+	// (https://learn.microsoft.com/azure/aks/best-practices-ml-ops): scale to
+	// zero suits interruptible training pools; keep a non-zero minimum where
+	// start-up latency matters to the service objectives.
+	DefaultProdInferenceMinCount = 1
 	// DefaultPriority is Regular (on-demand) capacity.
 	DefaultPriority = PriorityRegular
 	// DefaultGPUStack is DriverOnly, the AKS default profile for GPU sizes

@@ -10,7 +10,8 @@
 //
 // NewGPUNodePools builds all the GPU pools of one cluster. Every DriverOnly
 // and None pool is a User pool with the cluster autoscaler on, minCount 0 by
-// default and an explicit maxCount; a Managed pool runs an explicit Count
+// default (1 for a Regular inference pool of a production stack, see
+// "Serving pools keep a warm node" below) and an explicit maxCount; a Managed pool runs an explicit Count
 // with the autoscaler off (below). Every pool carries
 // the taint `sku=gpu:NoSchedule` (plus the AKS spot taint
 // on spot pools), the labels `accelerator=nvidia` and `workload=<class>`
@@ -56,6 +57,26 @@
 // DriverOnly and None pools, whose count the autoscaler owns). Scale a
 // Managed pool by changing count; 0 keeps it with no nodes. The validation
 // messages and a preview-time info message name the feature registration.
+//
+// # Serving pools keep a warm node
+//
+// Scale to zero suits interruptible training pools, but a request that
+// arrives while an inference pool has no node waits for a GPU VM to be
+// provisioned, the image to be pulled and the model to be loaded. "Machine
+// learning operations (MLOps) best practices in Azure Kubernetes Service
+// (AKS)" (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)
+// advises a non-zero minimum where start-up latency matters to the service
+// objectives, while the cost guidance ("Configure multiple nodes and enable
+// scale-to-zero by using AKS", https://learn.microsoft.com/training/modules/aks-optimize-compute-costs/2-node-pools;
+// SPEC C2.2) scales idle GPU pools to zero. aksml follows both by environment:
+// Spec.DefaultForEnvironment gives a Regular DriverOnly or None pool with
+// workload inference minCount DefaultProdInferenceMinCount (1) in a
+// production stack when minCount is unset, and 0 everywhere else
+// (intermittent stacks must scale to zero, guardrail AKSML-GPU-002). An
+// explicit minCount 0 stays valid; the advisory guardrail AKSML-GPU-012
+// reports it in production. A Managed pool has no minCount: its count is
+// required config, so no default applies, and AKSML-GPU-012 reports count 0
+// on a production inference pool the same way.
 //
 // # Serial pool writes
 //

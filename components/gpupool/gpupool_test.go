@@ -683,3 +683,42 @@ func TestNodeSubnetOnEveryPool(t *testing.T) {
 	assert.False(t, m.byType(":AgentPool")[0].inputs.HasValue("vnetSubnetID"), "no subnet: AKS picks the VNet")
 	assert.False(t, templatePools(t, m)[0]["properties"].ObjectValue().HasValue("vnetSubnetID"))
 }
+
+func TestProdInferencePoolsDefaultToOneWarmNode(t *testing.T) {
+	base := func(mutate func(*Spec)) Spec {
+		s := Spec{Name: "infer", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadInference, MaxCount: 4}
+		if mutate != nil {
+			mutate(&s)
+		}
+		return s
+	}
+	cases := []struct {
+		name string
+		prod bool
+		spec Spec
+		want *int
+	}{
+		{"prod inference pool without minCount", true, base(nil), intp(DefaultProdInferenceMinCount)},
+		{"prod None inference pool without minCount", true, base(func(s *Spec) { s.GPUStack = GPUStackNone }), intp(DefaultProdInferenceMinCount)},
+		{"prod inference pool keeps an explicit 0", true, base(func(s *Spec) { s.MinCount = intp(0) }), intp(0)},
+		{"prod inference pool keeps an explicit 2", true, base(func(s *Spec) { s.MinCount = intp(2) }), intp(2)},
+		{"dev inference pool scales to zero", false, base(nil), intp(0)},
+		{"prod training pool scales to zero", true, base(func(s *Spec) { s.Workload = WorkloadTraining }), intp(0)},
+		{"prod batch-inference pool scales to zero", true, base(func(s *Spec) { s.Workload = WorkloadBatchInference }), intp(0)},
+		{"prod Managed inference pool gets no minCount", true, base(func(s *Spec) { managed(s, 0) }), nil},
+		{"prod spot pool is not given a warm node", true, base(func(s *Spec) { s.Priority = PrioritySpot }), intp(0)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := c.spec
+			s.DefaultForEnvironment(c.prod)
+			if c.want == nil {
+				assert.Nil(t, s.MinCount)
+				return
+			}
+			require.NotNil(t, s.MinCount)
+			assert.Equal(t, *c.want, *s.MinCount)
+			assert.Equal(t, DefaultOSDiskSizeGB, s.OSDiskSizeGB, "the other defaults are applied too")
+		})
+	}
+}

@@ -116,7 +116,9 @@ type Spec struct {
 	// Priority is Regular (default) or Spot.
 	Priority Priority `json:"priority,omitempty"`
 	// MinCount is the autoscaler minimum of DriverOnly and None pools.
-	// Default 0 (scale to zero). Not allowed on Managed pools.
+	// Default 0 (scale to zero), except DefaultProdInferenceMinCount (1)
+	// for a Regular inference pool in a production stack
+	// (DefaultForEnvironment). Not allowed on Managed pools.
 	MinCount *int `json:"minCount,omitempty"`
 	// MaxCount is the autoscaler maximum of DriverOnly and None pools,
 	// 1..1000. Required for them: GPU spend must have an explicit ceiling.
@@ -143,7 +145,23 @@ type Spec struct {
 	AdditionalTaints []string `json:"additionalTaints,omitempty"`
 }
 
-// Default fills unset fields with their documented defaults.
+// DefaultForEnvironment fills unset fields like Default, except that in a
+// production stack (prod true) a Regular DriverOnly or None pool with
+// workload inference gets minCount DefaultProdInferenceMinCount instead of
+// 0. An explicit minCount (0 included) is kept; Managed pools have no
+// minCount (their count is required config) and spot pools never serve
+// inference.
+func (s *Spec) DefaultForEnvironment(prod bool) {
+	if prod && s.MinCount == nil && s.Workload == WorkloadInference &&
+		s.Priority != PrioritySpot && s.GPUStack != GPUStackManaged {
+		v := DefaultProdInferenceMinCount
+		s.MinCount = &v
+	}
+	s.Default()
+}
+
+// Default fills unset fields with their documented defaults (those of a
+// non-production stack; see DefaultForEnvironment).
 func (s *Spec) Default() {
 	if s.Priority == "" {
 		s.Priority = DefaultPriority

@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
 	storagev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/storage/v1"
@@ -34,10 +35,14 @@ type StorageClassesArgs struct {
 	// that pin the classes to aksml's accounts. Default nil: the classes are
 	// exactly the seed's (existing-cluster mode).
 	Accounts *ClassAccounts
+	// ScratchDiskSKU is the skuName of the ml-scratch-azuredisk class, one
+	// of ScratchDiskSKUs. Default Premium_LRS (DefaultScratchDiskSKU).
+	ScratchDiskSKU string
 }
 
-// StorageClasses is the three ML StorageClasses of AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) and the
-// BlobFuse2 block-cache class.
+// StorageClasses is the three ML StorageClasses of AKS MLOps best
+// practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops),
+// the BlobFuse2 block-cache class and the Azure Disk scratch class.
 type StorageClasses struct {
 	pulumi.ResourceState
 
@@ -49,6 +54,8 @@ type StorageClasses struct {
 	BlobNFSClass pulumi.StringOutput
 	// BlobBlockCacheClass is the name of the ml-azureblob-blockcache class.
 	BlobBlockCacheClass pulumi.StringOutput
+	// ScratchDiskClass is the name of the ml-scratch-azuredisk class.
+	ScratchDiskClass pulumi.StringOutput
 
 	// classes are the StorageClass resources, for claims to depend on.
 	classes []pulumi.Resource
@@ -63,10 +70,13 @@ type classSpec struct {
 	// driverAccount leaves the account to the CSI driver even when aksml
 	// manages accounts (aksml's Blob account is NFS-only).
 	driverAccount bool
+	// bindingMode is the volumeBindingMode; "" is VolumeBindingImmediate.
+	bindingMode string
 }
 
-// seedClasses returns the AKS MLOps best practices StorageClasses, Azure Files first.
-func seedClasses() []classSpec {
+// seedClasses returns the AKS MLOps best practices StorageClasses, Azure
+// Files first, then the Azure Disk scratch class with skuName scratchSKU.
+func seedClasses(scratchSKU string) []classSpec {
 	return []classSpec{
 		{
 			role: "files-premium", name: AzureFilePremiumClass, provisioner: FileCSIDriver, reclaimPolicy: ReclaimDelete,
@@ -90,6 +100,27 @@ func seedClasses() []classSpec {
 			mountOptions:  blobBlockCacheMountOptions(),
 			driverAccount: true,
 		},
+		scratchDiskClass(scratchSKU),
+	}
+}
+
+// scratchDiskClass is the ReadWriteOnce Azure Disk class for per-job
+// scratch: the Azure Disk CSI driver's example class
+// (kubernetes-sigs/azuredisk-csi-driver
+// deploy/example/storageclass-azuredisk-csi.yaml: skuName, reclaimPolicy
+// Delete, volumeBindingMode WaitForFirstConsumer, allowVolumeExpansion) with
+// a premium SKU, plus cachingMode None on PremiumV2_LRS, the only caching
+// mode Premium SSD v2 supports ("Use the Azure Disk CSI driver in AKS",
+// https://learn.microsoft.com/azure/aks/azure-disk-csi). Disks are managed
+// disks in the node resource group, so no account parameters apply.
+func scratchDiskClass(sku string) classSpec {
+	params := map[string]string{ParamSKUName: sku}
+	if sku == PremiumV2LRS {
+		params[ParamCachingMode] = CachingNone
+	}
+	return classSpec{
+		role: "scratch-disk", name: ScratchDiskClass, provisioner: DiskCSIDriver, reclaimPolicy: ReclaimDelete,
+		parameters: params, driverAccount: true, bindingMode: VolumeBindingWaitForFirstConsumer,
 	}
 }
 
@@ -110,13 +141,17 @@ func storageClassArgs(c classSpec, accounts *ClassAccounts) *storagev1.StorageCl
 			params[ParamResourceGroup] = accounts.ResourceGroupName
 		}
 	}
+	binding := c.bindingMode
+	if binding == "" {
+		binding = VolumeBindingImmediate
+	}
 	return &storagev1.StorageClassArgs{
 		Metadata:             &metav1.ObjectMetaArgs{Name: pulumi.String(c.name)},
 		Provisioner:          pulumi.String(c.provisioner),
 		Parameters:           params,
 		ReclaimPolicy:        pulumi.String(c.reclaimPolicy),
 		AllowVolumeExpansion: pulumi.Bool(true),
-		VolumeBindingMode:    pulumi.String(VolumeBindingImmediate),
+		VolumeBindingMode:    pulumi.String(binding),
 		MountOptions:         pulumi.ToStringArray(c.mountOptions),
 	}
 }
@@ -124,13 +159,22 @@ func storageClassArgs(c classSpec, accounts *ClassAccounts) *storagev1.StorageCl
 // NewStorageClasses creates ml-azurefile-premium, ml-checkpoints-azurefile
 // (reclaim Retain) and ml-azureblob-nfs as AKS MLOps best practices writes them (the NFS
 // class with NFS mount options only, see blobNFSMountOptions), and the
-// BlobFuse2 block-cache class ml-azureblob-blockcache.
+// BlobFuse2 block-cache class ml-azureblob-blockcache and the Azure Disk
+// scratch class ml-scratch-azuredisk. An invalid ScratchDiskSKU registers
+// nothing.
 func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArgs, opts ...pulumi.ResourceOption) (*StorageClasses, error) {
 	if args == nil {
 		args = &StorageClassesArgs{}
 	}
 	if args.Accounts != nil && args.Accounts.ResourceGroupName == nil {
 		return nil, errors.New("storage: StorageClassesArgs.Accounts needs ResourceGroupName")
+	}
+	scratchSKU := args.ScratchDiskSKU
+	if scratchSKU == "" {
+		scratchSKU = DefaultScratchDiskSKU
+	}
+	if err := ValidateScratchDiskSKU(scratchSKU, field.NewPath(ConfigKey).Child("scratchDiskSku")).ToAggregate(); err != nil {
+		return nil, err
 	}
 	if args.Provider != nil {
 		opts = append(opts, pulumi.Providers(args.Provider))
@@ -141,7 +185,7 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 	}
 
 	names := map[string]pulumi.StringOutput{}
-	for _, spec := range seedClasses() {
+	for _, spec := range seedClasses(scratchSKU) {
 		sc, err := storagev1.NewStorageClass(ctx, name+"-"+spec.role, storageClassArgs(spec, args.Accounts), pulumi.Parent(c))
 		if err != nil {
 			return nil, err
@@ -153,12 +197,14 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 	c.CheckpointsClass = names[CheckpointsClass]
 	c.BlobNFSClass = names[BlobNFSClass]
 	c.BlobBlockCacheClass = names[BlobBlockCacheClass]
+	c.ScratchDiskClass = names[ScratchDiskClass]
 
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
 		"azureFilePremiumClass": c.AzureFilePremiumClass,
 		"checkpointsClass":      c.CheckpointsClass,
 		"blobNfsClass":          c.BlobNFSClass,
 		"blobBlockCacheClass":   c.BlobBlockCacheClass,
+		"scratchDiskClass":      c.ScratchDiskClass,
 	}); err != nil {
 		return nil, err
 	}

@@ -35,9 +35,43 @@ const (
 	// ReclaimDelete and ReclaimRetain are the StorageClass reclaim policies.
 	ReclaimDelete = "Delete"
 	ReclaimRetain = "Retain"
-	// VolumeBindingImmediate is the seed's volumeBindingMode for every class.
+	// VolumeBindingImmediate is the seed's volumeBindingMode for every
+	// Azure Files and Blob class.
 	VolumeBindingImmediate = "Immediate"
+	// VolumeBindingWaitForFirstConsumer delays disk creation until a pod
+	// using the claim is scheduled, so the Azure Disk is created in the
+	// zone of that pod's node (Azure Disk CSI example StorageClass,
+	// kubernetes-sigs/azuredisk-csi-driver
+	// deploy/example/storageclass-azuredisk-csi.yaml).
+	VolumeBindingWaitForFirstConsumer = "WaitForFirstConsumer"
+
+	// ScratchDiskClass is the ReadWriteOnce Azure Disk class for per-job
+	// scratch space (checkpoint staging, unpacked shards): one disk per
+	// claim, attached to one node, deleted with the claim.
+	ScratchDiskClass = "ml-scratch-azuredisk"
+	// DiskCSIDriver is the Azure Disk CSI provisioner, enabled on AKS by
+	// default ("Use the Azure Disk CSI driver in AKS",
+	// https://learn.microsoft.com/azure/aks/azure-disk-csi).
+	DiskCSIDriver = "disk.csi.azure.com"
+	// DefaultScratchDiskSKU is Premium SSD (Premium_LRS), the SKU of the
+	// AKS built-in managed-csi-premium class.
+	DefaultScratchDiskSKU = PremiumLRS
+	// PremiumV2LRS is Premium SSD v2, which supports only cachingMode None
+	// ("Use the Azure Disk CSI driver in AKS").
+	PremiumV2LRS = "PremiumV2_LRS"
+	// ParamCachingMode is the Azure Disk CSI host caching parameter.
+	ParamCachingMode = "cachingMode"
+	// CachingNone is the only cachingMode PremiumV2_LRS supports.
+	CachingNone = "None"
 )
+
+// ScratchDiskSKUs are the Azure Disk skuName values accepted for the scratch
+// class: the SSD SKUs the Azure Disk CSI driver lists (driver parameters
+// doc, kubernetes-sigs/azuredisk-csi-driver docs/driver-parameters.md;
+// "Use the Azure Disk CSI driver in AKS" for Premium SSD v2 and ZRS).
+// Standard HDD and Ultra Disk are left out: HDD is too slow for scratch and
+// Ultra Disk needs ultraSSDEnabled on the pool.
+var ScratchDiskSKUs = []string{PremiumLRS, PremiumV2LRS, "Premium_ZRS", "StandardSSD_LRS", "StandardSSD_ZRS"}
 
 // CSI StorageClass parameter keys.
 const (

@@ -53,6 +53,27 @@
 //     Account Contributor" on that resource group, which the stack grants.
 //     Without Args.Accounts (existing-cluster mode) the classes are exactly
 //     the seed's and the drivers create their own accounts.
+//     ml-scratch-azuredisk is the ReadWriteOnce Azure Disk class for per-job
+//     scratch (the documents' "Azure Disk for per-job scratch" option): one
+//     managed disk per claim, attached to the node of the one pod that uses
+//     it. It follows the Azure Disk CSI driver's example class
+//     (kubernetes-sigs/azuredisk-csi-driver
+//     deploy/example/storageclass-azuredisk-csi.yaml): provisioner
+//     disk.csi.azure.com, skuName, reclaimPolicy Delete (scratch does not
+//     outlive its claim), volumeBindingMode WaitForFirstConsumer (the disk is
+//     created in the zone of the node the pod is scheduled on, so zonal GPU
+//     pools work) and allowVolumeExpansion true. skuName is
+//     Args.ScratchDiskSKU (config `aksml:storage.scratchDiskSku`, default
+//     Premium_LRS), validated against ScratchDiskSKUs (Premium_LRS,
+//     PremiumV2_LRS, Premium_ZRS, StandardSSD_LRS, StandardSSD_ZRS, the SSD
+//     skuName values of the driver's parameters, docs/driver-parameters.md);
+//     PremiumV2_LRS adds cachingMode None, the only caching mode Premium SSD
+//     v2 supports ("Use the Azure Disk CSI driver in AKS",
+//     https://learn.microsoft.com/azure/aks/azure-disk-csi). The AKS
+//     Azure Disk CSI driver is on by default, and disks live in the node
+//     resource group, so the class takes no account parameters. An invalid
+//     SKU makes NewStorageClasses return the error (naming
+//     aksml:storage.scratchDiskSku) before it registers anything.
 //
 //   - NewTeamVolumes (Kubernetes layer, `aksml:storage:TeamVolumes`): in a
 //     team namespace, the RWX datasets claim DatasetsPVCName on

@@ -10,6 +10,10 @@ type Spec struct {
 	Accounts *AccountsSpec `json:"accounts,omitempty"`
 	// Volumes configures the per-team claims (TeamVolumes).
 	Volumes VolumesSpec `json:"volumes"`
+	// ScratchDiskSKU is the Azure Disk skuName of the ml-scratch-azuredisk
+	// class (ReadWriteOnce, per-job scratch): one of ScratchDiskSKUs.
+	// Default Premium_LRS.
+	ScratchDiskSKU string `json:"scratchDiskSku,omitempty"`
 }
 
 // AccountsSpec describes the storage accounts aksml creates: always a
@@ -134,7 +138,12 @@ type VolumesSpec struct {
 }
 
 // Default fills unset fields with their documented defaults.
-func (s *Spec) Default() { s.Volumes.Default() }
+func (s *Spec) Default() {
+	if s.ScratchDiskSKU == "" {
+		s.ScratchDiskSKU = DefaultScratchDiskSKU
+	}
+	s.Volumes.Default()
+}
 
 // Default fills unset fields with their documented defaults.
 func (v *VolumesSpec) Default() {

@@ -128,7 +128,7 @@ func TestStorageClassesAreExactlyTheSeed(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	require.Len(t, m.byToken(tokenClass), 4)
+	require.Len(t, m.byToken(tokenClass), 5, "four seed classes and the scratch disk class")
 
 	fileOpts := []string{"dir_mode=0770", "file_mode=0660", "uid=1000", "gid=1000", "mfsymlinks", "cache=strict", "actimeo=30", "nosharesock"}
 	want := []struct {
@@ -195,7 +195,7 @@ func TestStorageClassesUseTheGivenProvider(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	require.Len(t, m.byToken(tokenClass), 4)
+	require.Len(t, m.byToken(tokenClass), 5)
 	for _, sc := range m.byToken(tokenClass) {
 		assert.Contains(t, sc.provider, "::existing::", sc.name)
 	}
@@ -456,6 +456,9 @@ func TestSpecValidate(t *testing.T) {
 		{"datasets above files maximum", volumes(func(v *VolumesSpec) { v.DatasetsSize = "101Ti" }), []string{"aksml:storage.volumes.datasetsSize", "100Ti maximum"}},
 		{"checkpoints not a quantity", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "lots" }), []string{"aksml:storage.volumes.checkpointsSize", "not a storage quantity"}},
 		{"checkpoints below minimum", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "10Gi" }), []string{"aksml:storage.volumes.checkpointsSize", "100Gi minimum"}},
+		{"scratch disk Premium SSD v2", Spec{ScratchDiskSKU: PremiumV2LRS}, nil},
+		{"scratch disk Standard HDD", Spec{ScratchDiskSKU: "Standard_LRS"}, []string{"aksml:storage.scratchDiskSku", `"Standard_LRS"`, `"Premium_LRS", "PremiumV2_LRS"`}},
+		{"scratch disk case", Spec{ScratchDiskSKU: "premium_lrs"}, []string{"aksml:storage.scratchDiskSku"}},
 		{"every problem at once", Spec{
 			Accounts: &AccountsSpec{NamePrefix: "UPPER", PrivateNetwork: true, NodeAccess: "Bogus"},
 			Volumes:  VolumesSpec{DatasetsClass: "nope", CheckpointsSize: "1"},
@@ -581,4 +584,44 @@ func TestServiceEndpointRouteAddsNodeSubnetRule(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "same-region")
 	assert.Empty(t, m.byToken(tokenAccount), "a config without a route registers nothing")
+}
+
+func TestScratchDiskClassFollowsTheAzureDiskCSIExample(t *testing.T) {
+	for _, tc := range []struct {
+		sku  string
+		want map[string]any
+	}{
+		{"", map[string]any{"skuName": "Premium_LRS"}},
+		{"StandardSSD_ZRS", map[string]any{"skuName": "StandardSSD_ZRS"}},
+		{"PremiumV2_LRS", map[string]any{"skuName": "PremiumV2_LRS", "cachingMode": "None"}},
+	} {
+		t.Run("sku "+tc.sku, func(t *testing.T) {
+			m, err := run(t, func(ctx *pulumi.Context) error {
+				_, err := NewStorageClasses(ctx, "ml", &StorageClassesArgs{
+					ScratchDiskSKU: tc.sku,
+					Accounts:       &ClassAccounts{ResourceGroupName: pulumi.String("rg-ml"), FilesAccountName: pulumi.String("mlprodfiles")},
+				})
+				return err
+			})
+			require.NoError(t, err)
+			in := m.byName(t, "ml-scratch-disk").inputs
+			assert.Equal(t, "ml-scratch-azuredisk", path(in, "metadata", "name"))
+			assert.Equal(t, "disk.csi.azure.com", in["provisioner"])
+			assert.Equal(t, tc.want, in["parameters"], "managed disks take no storage account parameters")
+			assert.Equal(t, "Delete", in["reclaimPolicy"])
+			assert.Equal(t, "WaitForFirstConsumer", in["volumeBindingMode"], "the disk is created in the zone of the node the pod lands on")
+			assert.Equal(t, true, in["allowVolumeExpansion"])
+			assert.Empty(t, strs(in["mountOptions"]))
+		})
+	}
+}
+
+func TestInvalidScratchDiskSKURegistersNothing(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageClasses(ctx, "ml", &StorageClassesArgs{ScratchDiskSKU: "UltraSSD_LRS"})
+		return err
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aksml:storage.scratchDiskSku")
+	assert.Empty(t, m.res, "nothing is registered when the SKU is invalid")
 }

@@ -57,7 +57,17 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, s.Accounts.Validate(path.Child("accounts"))...)
 	}
 	errs = append(errs, s.Volumes.Validate(path.Child("volumes"))...)
+	errs = append(errs, ValidateScratchDiskSKU(s.ScratchDiskSKU, path.Child("scratchDiskSku"))...)
 	return errs
+}
+
+// ValidateScratchDiskSKU checks the skuName of the scratch disk class; ""
+// means the default.
+func ValidateScratchDiskSKU(sku string, path field.Path) field.ErrorList {
+	if sku == "" || slices.Contains(ScratchDiskSKUs, sku) {
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(path, sku, ScratchDiskSKUs)}
 }
 
 // Validate checks the accounts configuration and returns every problem.

@@ -223,3 +223,27 @@ var ruleGPUZones = Rule{
 		return []string{fmt.Sprintf("%s has no availability zones in production stack %q; set availabilityZones (e.g. 1, 2, 3) after checking the size's zonal availability in the region", p.Describe(), s.Name)}
 	}),
 }
+
+var ruleGPUInferenceWarm = Rule{
+	ID:       "AKSML-GPU-012",
+	Title:    "Production inference GPU node pools keep at least one node (no scale to zero)",
+	Severity: Advisory,
+	Source:   srcMLOps + ": keep a non-zero minimum when start-up latency matters; SPEC C2.2",
+	Resource: perGPUPool(func(p Pool, s *Stack) []string {
+		if !isProd(s) || p.Labels[gpupool.WorkloadLabel] != string(gpupool.WorkloadInference) {
+			return nil
+		}
+		const why = "the first request after an idle period would wait for a GPU VM to be provisioned, the image pulled and the model loaded"
+		if p.IsManaged() && !p.AutoScaling {
+			// AKS-managed GPU pools have no autoscaler: count is what runs.
+			if p.Count == nil || *p.Count > 0 {
+				return nil
+			}
+			return []string{fmt.Sprintf("%s is an AKS-managed inference pool with count 0 in production stack %q: %s; set count 1 or more, or accept the cold start knowingly", p.Describe(), s.Name, why)}
+		}
+		if p.IsUnknown("minCount") || (p.MinCount != nil && *p.MinCount > 0) {
+			return nil
+		}
+		return []string{fmt.Sprintf("%s serves inference in production stack %q and scales to zero (minCount 0): %s; set minCount 1 or more (the aksml default for prod inference pools), or accept the cold start knowingly", p.Describe(), s.Name, why)}
+	}),
+}

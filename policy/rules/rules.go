@@ -84,7 +84,7 @@ func All() []Rule {
 	out := []Rule{
 		ruleGPUTaint, ruleGPUMinCountIntermittent, ruleGPUAutoscaler, ruleGPUSpotInference,
 		ruleGPUSpotMinCount, ruleGPUSpotEviction, ruleGPUMIGSKU, ruleGPUVisualisation,
-		ruleGPUSystemMode, ruleGPULabels, ruleGPUZones,
+		ruleGPUSystemMode, ruleGPULabels, ruleGPUZones, ruleGPUInferenceWarm,
 		ruleDevicePluginManaged, ruleDevicePluginTwice, ruleDCGMManaged,
 		rulePodToleration, rulePodNodeSelector, rulePodGPURequestsLimits, rulePodGuaranteed,
 		rulePodInferenceOnSpot, rulePodDigest, rulePodImageTag, rulePodShmMissing,

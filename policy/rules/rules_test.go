@@ -130,6 +130,21 @@ var violations = []ruleCase{
 	{id: "AKSML-GPU-011", name: "prod pool without zones", env: EnvProd,
 		mutate: func(s *Stack) { set(s, "gpua100", nil, "availabilityZones") },
 		want:   []string{"AgentPool gpua100 has no availability zones", `production stack "prod"`, "set availabilityZones"}},
+	{id: "AKSML-GPU-012", name: "prod inference pool scaling to zero", env: EnvProd,
+		mutate: func(s *Stack) { set(s, "gpua100", "inference", "nodeLabels", "workload") },
+		want:   []string{"AgentPool gpua100 serves inference", `production stack "prod"`, "minCount 0", "set minCount 1 or more"}},
+	{id: "AKSML-GPU-012", name: "prod inference pool without minCount", env: EnvProd,
+		mutate: func(s *Stack) {
+			set(s, "gpua100", "inference", "nodeLabels", "workload")
+			set(s, "gpua100", nil, "minCount")
+		},
+		want: []string{"AgentPool gpua100 serves inference", "set minCount 1 or more"}},
+	{id: "AKSML-GPU-012", name: "prod managed inference pool at count 0", env: EnvProd,
+		mutate: func(s *Stack) {
+			set(s, "gpuh100", "inference", at(armPool, "nodeLabels", "workload")...)
+			set(s, "gpuh100", obj{"value": 0.0}, "parameters", "count")
+		},
+		want: []string{"pool gpuh100", "AKS-managed inference pool with count 0", "set count 1 or more"}},
 
 	{id: "AKSML-DEV-001", name: "device plugin unrestricted next to a Managed pool",
 		mutate: func(s *Stack) {
@@ -484,6 +499,20 @@ var compliant = []ruleCase{
 	{id: "AKSML-GPU-009", name: "mode unset (AKS default User)", mutate: func(s *Stack) { set(s, "gpua100", nil, "mode") }},
 	{id: "AKSML-GPU-010", name: "extra labels", mutate: func(s *Stack) { set(s, "gpua100", "x", "nodeLabels", "team") }},
 	{id: "AKSML-GPU-011", name: "dev pool without zones", mutate: func(s *Stack) { set(s, "gpua100", nil, "availabilityZones") }},
+	{id: "AKSML-GPU-012", name: "prod inference pool with one warm node", env: EnvProd, mutate: func(s *Stack) {
+		set(s, "gpua100", "inference", "nodeLabels", "workload")
+		set(s, "gpua100", 1.0, "minCount")
+	}},
+	{id: "AKSML-GPU-012", name: "dev inference pool scaling to zero", mutate: func(s *Stack) { set(s, "gpua100", "inference", "nodeLabels", "workload") }},
+	{id: "AKSML-GPU-012", name: "prod training pool scaling to zero", env: EnvProd, mutate: func(s *Stack) { set(s, "gpua100", 0.0, "minCount") }},
+	{id: "AKSML-GPU-012", name: "prod inference minCount unknown before deployment", env: EnvProd, mutate: func(s *Stack) {
+		set(s, "gpua100", "inference", "nodeLabels", "workload")
+		set(s, "gpua100", Unknown, "minCount")
+	}},
+	{id: "AKSML-GPU-012", name: "prod managed inference pool at count 1", env: EnvProd, mutate: func(s *Stack) {
+		set(s, "gpuh100", "inference", at(armPool, "nodeLabels", "workload")...)
+		set(s, "gpuh100", obj{"value": 1.0}, "parameters", "count")
+	}},
 
 	{id: "AKSML-DEV-001", name: "device plugin pinned to DriverOnly pools by In", mutate: func(s *Stack) {
 		set(s, "kube-system-nvidia-device-plugin", obj{"nodeAffinity": obj{"requiredDuringSchedulingIgnoredDuringExecution": obj{
