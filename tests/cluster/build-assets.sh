@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # build-assets.sh builds the control-plane binaries used by the real-cluster test tier
-# (kube-apiserver, kube-controller-manager, etcd) from the pinned wrapper modules in
-# tools/ and tools/etcd/ into bin/ (or $1, or $AKSML_CLUSTER_BIN).
+# (kube-apiserver, kube-controller-manager, kube-scheduler, etcd) and KWOK from the pinned
+# wrapper modules in tools/, tools/etcd/ and tools/kwok/ into bin/ (or $1, or
+# $AKSML_CLUSTER_BIN).
 #
 # It is idempotent: when all binaries exist and were built from the current
-# tools/go.mod, tools/go.sum, tools/etcd/{go.mod,go.sum,main.go} and this script, it
+# tools/go.mod, tools/go.sum, tools/etcd/{go.mod,go.sum,main.go}, tools/kwok/{go.mod,go.sum}
+# and this script, it
 # exits 0 immediately. The first build takes ~15 CPU-minutes and ~3 GB of build cache.
 #
 # Usage: tests/cluster/build-assets.sh [bin-dir]
@@ -25,13 +27,15 @@ log() { printf '[build-assets %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 stamp_value() {
 	cat "$here/tools/go.mod" "$here/tools/go.sum" \
 		"$here/tools/etcd/go.mod" "$here/tools/etcd/go.sum" "$here/tools/etcd/main.go" \
+		"$here/tools/kwok/go.mod" "$here/tools/kwok/go.sum" \
 		"$here/build-assets.sh" | sha256sum | cut -d' ' -f1
 }
 
 up_to_date() {
 	local want
 	want="$(stamp_value)"
-	[[ -x "$bin/kube-apiserver" && -x "$bin/kube-controller-manager" && -x "$bin/etcd" ]] &&
+	[[ -x "$bin/kube-apiserver" && -x "$bin/kube-controller-manager" && -x "$bin/kube-scheduler" &&
+		-x "$bin/etcd" && -x "$bin/kwok" ]] &&
 		[[ -f "$bin/.stamp" && "$(cat "$bin/.stamp")" == "$want" ]]
 }
 
@@ -76,5 +80,7 @@ total_start="$(date +%s)"
 build "$here/tools/etcd" etcd . "-s -w"
 build "$here/tools" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$version_flags"
 build "$here/tools" kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$version_flags"
+build "$here/tools" kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "$version_flags"
+build "$here/tools/kwok" kwok sigs.k8s.io/kwok/cmd/kwok "-s -w"
 printf '%s\n' "$stamp" >"$bin/.stamp"
 log "all assets built in $(($(date +%s) - total_start))s: $bin"

@@ -19,11 +19,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -128,14 +126,15 @@ type Env struct {
 	// unless Options.Kueue).
 	KueueConfig *configapi.Configuration
 
-	opts     Options
-	testEnv  *envtest.Environment
-	kcm      *exec.Cmd
-	kcmDone  chan error
-	kueue    *kueueRunner
-	logs     []*os.File
-	stopOnce sync.Once
-	stopErr  error
+	opts      Options
+	testEnv   *envtest.Environment
+	kcm       *process
+	scheduler *process
+	kwok      *process
+	kueue     *kueueRunner
+	logs      []*os.File
+	stopOnce  sync.Once
+	stopErr   error
 }
 
 // Start starts etcd and kube-apiserver through envtest, installs the Kueue, Kubeflow
@@ -278,12 +277,8 @@ func (e *Env) logFile(name string) (*os.File, error) {
 }
 
 // startControllerManager runs kube-controller-manager with the admin kubeconfig.
-func (e *Env) startControllerManager(path string) error {
-	out, err := e.logFile("kube-controller-manager.log")
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command(path,
+func (e *Env) startControllerManager(path string) (err error) {
+	e.kcm, err = e.startProcess("kube-controller-manager", path,
 		"--kubeconfig="+e.KubeconfigPath,
 		"--authentication-kubeconfig="+e.KubeconfigPath,
 		"--authorization-kubeconfig="+e.KubeconfigPath,
@@ -292,38 +287,7 @@ func (e *Env) startControllerManager(path string) error {
 		"--bind-address=127.0.0.1",
 		"--secure-port=0",
 	)
-	cmd.Stdout, cmd.Stderr = out, out
-	setProcAttr(cmd)
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start kube-controller-manager: %w", err)
-	}
-	e.kcm = cmd
-	e.kcmDone = make(chan error, 1)
-	go func() { e.kcmDone <- cmd.Wait() }()
-
-	// The process has no serving endpoint (--secure-port=0); fail fast if it exits early.
-	select {
-	case err := <-e.kcmDone:
-		e.kcm = nil
-		return fmt.Errorf("kube-controller-manager exited early (%v); see %s", err, out.Name())
-	case <-time.After(time.Second):
-	}
-	return nil
-}
-
-func (e *Env) stopControllerManager() error {
-	if e.kcm == nil {
-		return nil
-	}
-	_ = e.kcm.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-e.kcmDone:
-	case <-time.After(10 * time.Second):
-		_ = e.kcm.Process.Kill()
-		<-e.kcmDone
-	}
-	e.kcm = nil
-	return nil
+	return err
 }
 
 // Stop stops Kueue, kube-controller-manager and the control plane, and removes Dir unless
@@ -335,7 +299,8 @@ func (e *Env) Stop() error {
 			errs = append(errs, e.kueue.stop())
 			logSink.set(io.Discard)
 		}
-		errs = append(errs, e.stopControllerManager())
+		e.StopNodeSimulation()
+		e.kcm.stop()
 		if e.testEnv != nil {
 			errs = append(errs, e.testEnv.Stop())
 		}

@@ -1,5 +1,5 @@
 // Module tools pins the upstream Kubernetes control-plane binaries (kube-apiserver,
-// kube-controller-manager) that the real-cluster test tier runs through envtest.
+// kube-controller-manager, kube-scheduler) that the real-cluster test tier runs.
 // It is never imported; build-assets.sh builds the binaries from it.
 module github.com/aksml/aksml/tests/cluster/tools
 

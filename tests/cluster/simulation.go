@@ -1,0 +1,140 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// process is a component of the environment running as a subprocess (kube-controller-manager,
+// kube-scheduler, KWOK), its output in a log file of Env.Dir.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// startProcess starts path with args, logging to <name>.log, and fails if it exits within
+// a second (these components have no serving endpoint to wait for).
+func (e *Env) startProcess(name, path string, args ...string) (*process, error) {
+	out, err := e.logFile(name + ".log")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	setProcAttr(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	select {
+	case err := <-p.done:
+		return nil, fmt.Errorf("%s exited early (%v); see %s", name, err, out.Name())
+	case <-time.After(time.Second):
+	}
+	return p, nil
+}
+
+// stop sends SIGTERM and kills the process after 10 s. It is safe on a nil process.
+func (p *process) stop() {
+	if p == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// StartNodeSimulation starts the real kube-scheduler (v1.37.2, built by build-assets.sh)
+// and KWOK v0.8.0, which manages the nodes annotated kwok.x-k8s.io/node=fake (see
+// CreateNodes): it marks them Ready and moves the Pods bound to them to Running and Ready,
+// and deletes Pods marked for deletion. Pods never complete on their own: a test ends a
+// Job by deleting it. Stop it with StopNodeSimulation (Stop does too).
+//
+// KWOK's stages are its own published ones (kustomize/stage in the module): node-initialize
+// and pod-ready, pod-delete from the "fast" sets; pod-complete is left out.
+func (e *Env) StartNodeSimulation(ctx context.Context) error {
+	if e.scheduler != nil || e.kwok != nil {
+		return errors.New("node simulation already running")
+	}
+	config, err := kwokConfig(ctx)
+	if err != nil {
+		return err
+	}
+	configPath := filepath.Join(e.Dir, "kwok.yaml")
+	if err := os.WriteFile(configPath, config, 0o600); err != nil {
+		return err
+	}
+	if e.scheduler, err = e.startProcess("kube-scheduler", filepath.Join(e.AssetsDir, "kube-scheduler"),
+		"--kubeconfig="+e.KubeconfigPath,
+		"--authentication-kubeconfig="+e.KubeconfigPath,
+		"--authorization-kubeconfig="+e.KubeconfigPath,
+		"--leader-elect=false",
+		"--secure-port=0",
+	); err != nil {
+		return err
+	}
+	if e.kwok, err = e.startProcess("kwok", filepath.Join(e.AssetsDir, "kwok"),
+		"--kubeconfig="+e.KubeconfigPath,
+		"--config="+configPath,
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector="+KWOKNodeAnnotation+"="+kwokNodeValue,
+		"--cidr=10.244.0.0/16",
+		"--node-ip=10.224.0.1",
+		"--server-address=",
+	); err != nil {
+		e.StopNodeSimulation()
+		return err
+	}
+	return nil
+}
+
+// StopNodeSimulation stops KWOK and kube-scheduler. It is safe to call when they are not
+// running.
+func (e *Env) StopNodeSimulation() {
+	e.kwok.stop()
+	e.scheduler.stop()
+	e.kwok, e.scheduler = nil, nil
+}
+
+// KWOKModule is the KWOK module whose binary build-assets.sh builds and whose published
+// stages StartNodeSimulation uses.
+const KWOKModule = "sigs.k8s.io/kwok@v0.8.0"
+
+// kwokStages are the stage files of the KWOK module StartNodeSimulation runs with.
+var kwokStages = []string{
+	"kustomize/stage/node/fast/node-initialize.yaml",
+	"kustomize/stage/pod/fast/pod-ready.yaml",
+	"kustomize/stage/pod/fast/pod-delete.yaml",
+}
+
+// kwokConfig concatenates the KWOK stages into one configuration file.
+func kwokConfig(ctx context.Context) ([]byte, error) {
+	dir, err := moduleCacheDir(ctx, KWOKModule)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	for _, s := range kwokStages {
+		b, err := os.ReadFile(filepath.Join(dir, s))
+		if err != nil {
+			return nil, fmt.Errorf("KWOK stage: %w", err)
+		}
+		buf.WriteString("---\n")
+		buf.Write(b)
+		buf.WriteString("\n")
+	}
+	return buf.Bytes(), nil
+}
