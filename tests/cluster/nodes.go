@@ -221,8 +221,14 @@ func nodePool(name, location string, p map[string]any, specs map[string]gpupool.
 	np := NodePool{Name: name, Location: location, Labels: map[string]string{}}
 	np.Mode, _ = p["mode"].(string)
 	np.VMSize, _ = p["vmSize"].(string)
+	// Autoscaled pools are simulated at maxCount; AKS-managed GPU pools have
+	// no autoscaler and run exactly their count, which may be 0.
+	fixed, isFixed := p["count"].(float64)
+	isFixed = isFixed && p["enableAutoScaling"] == false
 	if mc, ok := p["maxCount"].(float64); ok {
 		np.Count = int(mc)
+	} else if isFixed {
+		np.Count = int(fixed)
 	}
 	for _, z := range asSlice(p["availabilityZones"]) {
 		np.Zones = append(np.Zones, fmt.Sprint(z))
@@ -277,7 +283,7 @@ func nodePool(name, location string, p map[string]any, specs map[string]gpupool.
 			np.Allocatable[res] = *resource.NewQuantity(n, resource.DecimalSI)
 		}
 	}
-	if np.Count < 1 {
+	if np.Count < 1 && !isFixed {
 		errs = append(errs, fmt.Errorf("maxCount %v", p["maxCount"]))
 	}
 	return np, errors.Join(errs...)
