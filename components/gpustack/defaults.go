@@ -101,6 +101,45 @@ const (
 	MIGAllDisabled = "all-disabled"
 )
 
+// NVIDIA MIG Manager (standalone k8s-mig-manager of NVIDIA/mig-parted),
+// installed on DriverOnly MIG pools. Its shape follows the standalone
+// example NVIDIA publishes with the image
+// (https://github.com/NVIDIA/mig-parted, deployments/container/nvidia-mig-manager-example.yaml)
+// and the GPU Operator's MIG Manager state
+// (https://github.com/NVIDIA/gpu-operator, assets/state-mig-manager/:
+// 0210_clusterrole.yaml, 0200_role.yaml, 0600_daemonset.yaml).
+const (
+	// MIGManagerImage is the pinned MIG Manager image: v0.14.5, the VERSION
+	// of NVIDIA/mig-parted's versions.mk and the tag its standalone example
+	// DaemonSet runs (nvcr.io/nvidia/cloud-native/k8s-mig-manager:v0.14.5).
+	MIGManagerImage = "nvcr.io/nvidia/cloud-native/k8s-mig-manager:v0.14.5"
+	// MIGManagerName names the DaemonSet, its ServiceAccount, the
+	// ClusterRole, Role and their bindings, and is the value of the
+	// NameLabel on its pods. It is prefixed with aksml so that it never
+	// collides with the nvidia-mig-manager objects of a GPU Operator in the
+	// same namespace or cluster.
+	MIGManagerName = "aksml-mig-manager"
+	// MIGManagerConfigDir is where mig-parted-config is mounted; the
+	// manager reads MIGManagerConfigDir/MIGConfigFile (env CONFIG_FILE).
+	MIGManagerConfigDir = "/mig-parted-config"
+	// MIGManagerHostRoot is where the host's root file system is mounted
+	// (env HOST_ROOT_MOUNT, upstream default /host).
+	MIGManagerHostRoot = "/host"
+
+	// DeployDevicePluginLabel and DeployDCGMExporterLabel are the node
+	// labels the MIG Manager sets to MIGPausedForChange while it changes a
+	// node's MIG layout, so that the GPU clients scheduled by them stop,
+	// and back to "true" afterwards (reconfigure-mig.sh: "Shutting down all
+	// GPU clients in Kubernetes by disabling their component-specific
+	// nodeSelector labels"). With the MIG Manager installed, aksml's device
+	// plugin and DCGM exporter keep off a node whose label says paused, so
+	// the device plugin restarts after a change and advertises the new
+	// MIG devices.
+	DeployDevicePluginLabel = "nvidia.com/gpu.deploy.device-plugin"
+	DeployDCGMExporterLabel = "nvidia.com/gpu.deploy.dcgm-exporter"
+	MIGPausedForChange      = "paused-for-mig-change"
+)
+
 // Pod Security admission: both node agents need host paths and the DCGM
 // exporter CAP_SYS_ADMIN, which only the privileged level admits.
 const (

@@ -25,13 +25,65 @@
 //
 // MIG: every MIG pool that is not Managed gets its layout in the
 // `mig-parted-config` ConfigMap in gpu-operator, next to `all-disabled`,
-// exactly in the seed's format (e.g. hptuning-1g10gb: 7 × "1g.10gb" per GPU);
-// the GPU Operator's MIG Manager applies it on None pools. The node label
-// that selects a layout, nvidia.com/mig.config=<layout>, is already on the
-// pool (gpupool.Spec.Labels), so nothing here labels nodes. On DriverOnly
-// MIG pools the device plugin runs with --mig-strategy set to the pools'
-// strategy (single or mixed; GPUs without MIG stay nvidia.com/gpu), which is
-// why all DriverOnly MIG pools must share one strategy (ValidatePools).
+// exactly in the seed's format (e.g. hptuning-1g10gb: 7 × "1g.10gb" per GPU).
+// The node label that selects a layout, nvidia.com/mig.config=<layout>, is
+// already on the pool (gpupool.Spec.Labels), so nothing here labels nodes
+// with it. Who consumes the layout depends on the pool's mode:
+//
+//   - DriverOnly: aksml installs NVIDIA's MIG Manager, the standalone
+//     k8s-mig-manager of NVIDIA/mig-parted (MIGManagerImage, pinned to
+//     v0.14.5: VERSION in https://github.com/NVIDIA/mig-parted versions.mk
+//     and the image of its deployments/container/nvidia-mig-manager-example.yaml),
+//     as DaemonSet aksml-mig-manager in Spec.Namespace, only on the
+//     DriverOnly MIG pools (accelerator=nvidia AND kubernetes.azure.com/agentpool
+//     In those pools), tolerating exactly their taints (sku=gpu, and the
+//     spot taint on spot pools). It watches its node's nvidia.com/mig.config
+//     label, applies that layout from mig-parted-config (CONFIG_FILE) and
+//     sets nvidia.com/mig.config.state to pending, then success or failed
+//     (reconfigure-mig.sh in the same repository). Its shape follows the
+//     standalone example for drivers installed on the host, which is what
+//     AKS does on DriverOnly pools: privileged, host PID and IPC, the
+//     host's /sys and root file system, the host GPU clients of the
+//     example in a gpu-clients ConfigMap, WITH_REBOOT false. Its RBAC is
+//     the GPU Operator's, narrower than the example's "every verb on every
+//     core resource": a ClusterRole on nodes (get, list, watch, update,
+//     patch: it labels its node; https://github.com/NVIDIA/gpu-operator
+//     assets/state-mig-manager/0210_clusterrole.yaml) and a Role on pods in
+//     its namespace (get, list, watch, delete: it waits for the GPU client
+//     pods there to stop; 0200_role.yaml), each bound to its
+//     ServiceAccount. Across a change the manager pauses the GPU clients
+//     through node labels (nvidia.com/gpu.deploy.device-plugin and
+//     nvidia.com/gpu.deploy.dcgm-exporter = paused-for-mig-change); with
+//     the MIG Manager installed, aksml's device plugin and DCGM exporter
+//     carry a NotIn affinity on those labels, so they stop during the
+//     change and the device plugin restarts on the new layout. The manager
+//     waits for the DCGM exporter's pod (app=nvidia-dcgm-exporter in its
+//     namespace); it does not find the device plugin's pod when the plugin
+//     runs in another namespace (the seed's kube-system), so it does not
+//     wait for that one to go. AKS itself partitions the GPUs of a pool
+//     with gpuInstanceProfile when it creates a node ("Create a
+//     multi-instance GPU node pool in AKS",
+//     https://learn.microsoft.com/azure/aks/gpu-multi-instance), and aksml
+//     derives the layout from that same profile, so on a new node the
+//     manager finds the layout applied and only reports success; a
+//     different profile is a new pool (gpuInstanceProfile is immutable,
+//     components/gpupool).
+//   - Managed: AKS partitions the GPUs and runs its own device plugin with
+//     gpuProfile.nvidia.migStrategy (AKS-managed GPU nodes), so aksml
+//     installs no MIG Manager there (NeedsMIGManager) and writes no layout
+//     for it; a MIG trial on such a pool selects it by name.
+//   - None: the pool brings its own stack; the GPU Operator's MIG Manager
+//     applies mig-parted-config there (NVIDIA, "GPU Operator with MIG",
+//     https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html),
+//     so aksml installs none, and names its own objects aksml-mig-manager so
+//     that they never collide with the operator's nvidia-mig-manager.
+//
+// The device plugin on DriverOnly MIG pools runs with --mig-strategy set
+// to the pools' strategy, which decides what the pool advertises once
+// the layout is applied: one nvidia.com/gpu per MIG device under single,
+// nvidia.com/mig-<device> (e.g. nvidia.com/mig-1g.10gb) under mixed
+// (gpupool.Spec.MIGResourceName; GPUs without MIG stay nvidia.com/gpu). All
+// DriverOnly MIG pools must share one strategy (ValidatePools).
 //
 // Time-slicing (Spec.TimeSlicing, for dev sharing) mounts a device plugin
 // config file from the nvidia-device-plugin-config ConfigMap that advertises

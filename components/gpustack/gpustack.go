@@ -40,6 +40,9 @@ type GPUStack struct {
 	// MIGLayouts are the layouts in mig-parted-config besides all-disabled,
 	// sorted; empty when no ConfigMap is installed.
 	MIGLayouts []string
+	// MIGManagerPools are the pools the MIG Manager runs on (DriverOnly
+	// pools with MIG), sorted; empty when it is not installed.
+	MIGManagerPools []string
 	// Namespace is the namespace of the DCGM exporter and mig-parted-config
 	// (for the observability PodMonitor), "" when neither is installed.
 	Namespace pulumi.StringOutput
@@ -74,7 +77,7 @@ func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...p
 	if args.Provider != nil {
 		opts = append(opts, pulumi.Providers(args.Provider))
 	}
-	c := &GPUStack{DevicePluginPools: p.devicePluginPools}
+	c := &GPUStack{DevicePluginPools: p.devicePluginPools, MIGManagerPools: p.migManagerPools}
 	if *spec.DCGMExporter {
 		c.DCGMExporterPools = p.devicePluginPools
 	}
@@ -98,7 +101,7 @@ func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...p
 		}
 		c.Namespace = ns
 		if len(c.DCGMExporterPools) > 0 {
-			ds, err := appsv1.NewDaemonSet(ctx, name+"-dcgm-exporter", dcgmExporterArgs(ns, spec.DCGMExporterImage, c.DCGMExporterPools), pulumi.Parent(c))
+			ds, err := appsv1.NewDaemonSet(ctx, name+"-dcgm-exporter", dcgmExporterArgs(ns, spec.DCGMExporterImage, c.DCGMExporterPools, len(p.migManagerPools) > 0), pulumi.Parent(c))
 			if err != nil {
 				return nil, err
 			}
@@ -115,6 +118,11 @@ func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...p
 				return nil, err
 			}
 			c.keep(cm)
+			if len(p.migManagerPools) > 0 {
+				if err := c.installMIGManager(ctx, name, ns, spec, p, cm); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 
@@ -122,6 +130,7 @@ func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...p
 		"devicePluginPools": pulumi.ToStringArray(c.DevicePluginPools),
 		"dcgmExporterPools": pulumi.ToStringArray(c.DCGMExporterPools),
 		"migLayouts":        pulumi.ToStringArray(c.MIGLayouts),
+		"migManagerPools":   pulumi.ToStringArray(c.MIGManagerPools),
 		"namespace":         c.Namespace,
 	}); err != nil {
 		return nil, err
@@ -145,7 +154,7 @@ func (c *GPUStack) installDevicePlugin(ctx *pulumi.Context, name string, spec Sp
 		opts = append(opts, pulumi.DependsOn([]pulumi.Resource{cm}))
 	}
 	ds, err := appsv1.NewDaemonSet(ctx, name+"-device-plugin",
-		devicePluginArgs(ns, spec.DevicePluginImage, p.devicePluginPools, p.migStrategy, config), opts...)
+		devicePluginArgs(ns, spec.DevicePluginImage, p.devicePluginPools, p.migStrategy, config, len(p.migManagerPools) > 0), opts...)
 	if err == nil {
 		c.keep(ds)
 	}

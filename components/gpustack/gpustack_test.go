@@ -22,6 +22,11 @@ const (
 	tokenConfigMap = "kubernetes:core/v1:ConfigMap"
 	tokenService   = "kubernetes:core/v1:Service"
 	tokenNamespace = "kubernetes:core/v1:Namespace"
+	tokenSA        = "kubernetes:core/v1:ServiceAccount"
+	tokenCR        = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
+	tokenCRB       = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
+	tokenRole      = "kubernetes:rbac.authorization.k8s.io/v1:Role"
+	tokenRB        = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
 )
 
 // seedMIGConfig is the mig-parted-config config.yaml of AKS MLOps best
@@ -375,8 +380,9 @@ func TestOptionalPieces(t *testing.T) {
 	assert.Empty(t, s.DCGMExporterPools)
 	assert.Empty(t, m.byToken(tokenService))
 	assert.Empty(t, m.byToken(tokenNamespace), "an existing namespace is not created")
-	require.Len(t, m.byToken(tokenDaemonSet), 1)
+	require.Len(t, m.byToken(tokenDaemonSet), 2, "the device plugin and the MIG Manager, no DCGM exporter")
 	assert.Equal(t, "nvidia-system", get(m.one(t, tokenConfigMap, "gpu-mig-config"), "metadata", "namespace"))
+	assert.Equal(t, "nvidia-system", get(m.one(t, tokenDaemonSet, "gpu-mig-manager"), "metadata", "namespace"), "the MIG Manager follows the GPU-stack namespace")
 }
 
 func TestUsesTheGivenProvider(t *testing.T) {
@@ -442,6 +448,7 @@ func TestSpecValidate(t *testing.T) {
 		{"dcgm image with spaces", Spec{DCGMExporterImage: "dcgm exporter:1"}, []string{"aksml:gpuStack.dcgmExporterImage", "not an image reference"}},
 		{"dcgm image bad tag", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter:-x"}, []string{"aksml:gpuStack.dcgmExporterImage", "invalid tag"}},
 		{"dcgm image short digest", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:abc"}, []string{"aksml:gpuStack.dcgmExporterImage", "invalid digest"}},
+		{"mig manager image latest", Spec{MIGManagerImage: "nvcr.io/nvidia/cloud-native/k8s-mig-manager:latest"}, []string{"aksml:gpuStack.migManagerImage", "latest"}},
 		{"time slicing one replica", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}}, []string{"aksml:gpuStack.timeSlicing.replicas", "between 2 and 64"}},
 		{"time slicing too many", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 65}}, []string{"aksml:gpuStack.timeSlicing.replicas"}},
 		{"every problem at once", Spec{Namespace: "A", DevicePluginNamespace: "B", DevicePluginImage: "x:latest", DCGMExporterImage: "y", TimeSlicing: &TimeSlicingSpec{}},
@@ -509,7 +516,8 @@ func TestNeedsDevicePluginAndMIGConfig(t *testing.T) {
 		migPool("mig", a100, gpupool.GPUStackNone, gpupool.MIGStrategyMixed),
 		migPool("migmanaged", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
 	})
-	var plugin, mig []string
+	pools = append(pools, defaultedPools([]gpupool.Spec{migPool("migdo", a100, "", gpupool.MIGStrategySingle)})...)
+	var plugin, mig, manager []string
 	for _, p := range pools {
 		if NeedsDevicePlugin(p) {
 			plugin = append(plugin, p.Name)
@@ -517,7 +525,114 @@ func TestNeedsDevicePluginAndMIGConfig(t *testing.T) {
 		if NeedsMIGConfig(p) {
 			mig = append(mig, p.Name)
 		}
+		if NeedsMIGManager(p) {
+			manager = append(manager, p.Name)
+		}
 	}
-	assert.Equal(t, []string{"default"}, plugin)
-	assert.Equal(t, []string{"mig"}, mig)
+	assert.Equal(t, []string{"default", "migdo"}, plugin)
+	assert.Equal(t, []string{"mig", "migdo"}, mig)
+	assert.Equal(t, []string{"migdo"}, manager, "the MIG Manager goes on DriverOnly MIG pools only")
+}
+
+// affinityExprs returns the match expressions of a DaemonSet's one required
+// node selector term.
+func affinityExprs(t *testing.T, ds map[string]any) []any {
+	t.Helper()
+	terms := get(ds, "spec", "template", "spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").([]any)
+	require.Len(t, terms, 1)
+	return get(terms[0], "matchExpressions").([]any)
+}
+
+func TestMIGManagerRunsOnDriverOnlyMIGPoolsOnly(t *testing.T) {
+	spotMIG := migPool("migspot", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed)
+	spotMIG.Priority = gpupool.PrioritySpot
+	spotMIG.Workload = gpupool.WorkloadTraining
+	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
+		migPool("mig", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
+		spotMIG,
+		migPool("migmanaged", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
+		migPool("migbyo", nd40, gpupool.GPUStackNone, gpupool.MIGStrategyMixed),
+		pool("full", t4, gpupool.GPUStackDriverOnly),
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mig", "migspot"}, s.MIGManagerPools, "DriverOnly MIG pools only: not Managed (AKS partitions), not None (its GPU Operator does)")
+
+	ds := m.one(t, tokenDaemonSet, "gpu-mig-manager")
+	assert.Equal(t, "aksml-mig-manager", get(ds, "metadata", "name"))
+	assert.Equal(t, "gpu-operator", get(ds, "metadata", "namespace"), "in the GPU-stack namespace, next to mig-parted-config")
+	pod := get(ds, "spec", "template", "spec")
+	assert.Equal(t, "aksml-mig-manager", get(pod, "serviceAccountName"))
+	assert.Equal(t, map[string]any{"accelerator": "nvidia"}, get(pod, "nodeSelector"))
+	exprs := affinityExprs(t, ds)
+	require.Len(t, exprs, 1)
+	assert.Equal(t, map[string]any{"key": "kubernetes.azure.com/agentpool", "operator": "In", "values": []any{"mig", "migspot"}}, exprs[0])
+	assert.Equal(t, []any{
+		map[string]any{"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal", "value": "spot", "effect": "NoSchedule"},
+		map[string]any{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
+	}, get(pod, "tolerations"), "exactly the MIG pools' taints")
+
+	c := get(pod, "containers", 0)
+	assert.Equal(t, "nvcr.io/nvidia/cloud-native/k8s-mig-manager:v0.14.5", get(c, "image"))
+	assert.Equal(t, true, get(c, "securityContext", "privileged"))
+	env := map[string]any{}
+	for _, e := range get(c, "env").([]any) {
+		em := e.(map[string]any)
+		if v, ok := em["value"]; ok {
+			env[em["name"].(string)] = v
+		} else {
+			env[em["name"].(string)] = get(em, "valueFrom", "fieldRef", "fieldPath")
+		}
+	}
+	assert.Equal(t, "/mig-parted-config/config.yaml", env["CONFIG_FILE"])
+	assert.Equal(t, "spec.nodeName", env["NODE_NAME"])
+	assert.Equal(t, "metadata.namespace", env["DEFAULT_GPU_CLIENTS_NAMESPACE"])
+	assert.Equal(t, "false", env["WITH_REBOOT"])
+	volumes := map[string]any{}
+	for _, v := range get(pod, "volumes").([]any) {
+		volumes[get(v, "name").(string)] = v
+	}
+	assert.Equal(t, "mig-parted-config", get(volumes["mig-parted-config"], "configMap", "name"), "consumes the ConfigMap aksml writes")
+	assert.Equal(t, "aksml-mig-manager-gpu-clients", get(volumes["gpu-clients"], "configMap", "name"))
+	m.one(t, tokenConfigMap, "gpu-mig-manager-gpu-clients")
+
+	assert.Equal(t, "aksml-mig-manager", get(m.one(t, tokenSA, "gpu-mig-manager"), "metadata", "name"))
+	assert.Equal(t, []any{map[string]any{
+		"apiGroups": []any{""}, "resources": []any{"nodes"}, "verbs": []any{"get", "list", "watch", "update", "patch"},
+	}}, get(m.one(t, tokenCR, "gpu-mig-manager"), "rules"), "it labels its node, nothing else cluster-wide")
+	assert.Equal(t, []any{map[string]any{
+		"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get", "list", "watch", "delete"},
+	}}, get(m.one(t, tokenRole, "gpu-mig-manager"), "rules"))
+	for _, tok := range []string{tokenCRB, tokenRB} {
+		b := m.one(t, tok, "gpu-mig-manager")
+		assert.Equal(t, []any{map[string]any{"kind": "ServiceAccount", "name": "aksml-mig-manager", "namespace": "gpu-operator"}}, get(b, "subjects"), tok)
+		assert.Equal(t, "aksml-mig-manager", get(b, "roleRef", "name"), tok)
+	}
+
+	for ds, label := range map[string]string{"gpu-device-plugin": DeployDevicePluginLabel, "gpu-dcgm-exporter": DeployDCGMExporterLabel} {
+		exprs := affinityExprs(t, m.one(t, tokenDaemonSet, ds))
+		require.Len(t, exprs, 2, ds)
+		assert.Equal(t, map[string]any{"key": label, "operator": "NotIn", "values": []any{"paused-for-mig-change"}}, exprs[1],
+			"%s stops while the MIG Manager changes a node's layout", ds)
+	}
+}
+
+func TestNoMIGManagerWithoutDriverOnlyMIGPool(t *testing.T) {
+	for name, pools := range map[string][]gpupool.Spec{
+		"no MIG pool":         {pool("full", t4, gpupool.GPUStackDriverOnly)},
+		"Managed MIG pool":    {pool("full", t4, gpupool.GPUStackDriverOnly), migPool("migmanaged", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed)},
+		"None MIG pool (BYO)": {pool("full", t4, gpupool.GPUStackDriverOnly), migPool("migbyo", a100, gpupool.GPUStackNone, gpupool.MIGStrategyMixed)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, s, err := install(t, GPUStackArgs{Pools: pools})
+			require.NoError(t, err)
+			assert.Empty(t, s.MIGManagerPools)
+			for _, tok := range []string{tokenSA, tokenCR, tokenCRB, tokenRole, tokenRB} {
+				assert.Empty(t, m.byToken(tok), tok)
+			}
+			for _, r := range m.byToken(tokenDaemonSet) {
+				assert.NotEqual(t, "gpu-mig-manager", r.name)
+				assert.Len(t, affinityExprs(t, r.inputs), 1, "%s: no pause label without the MIG Manager", r.name)
+			}
+		})
+	}
 }

@@ -14,29 +14,46 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 )
 
-// gpuNodeScheduling returns the node selector and affinity of both node
+// gpuNodeScheduling returns the node selector and affinity of the node
 // agents: nodes labelled accelerator=nvidia (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)) AND in one of pools
 // (the AKS agentpool label), so they can never land on a Managed pool.
-func gpuNodeScheduling(pools []string) (pulumi.StringMap, *corev1.AffinityArgs) {
+// A non-empty pausedLabel also keeps them off nodes where the MIG Manager
+// set that label to MIGPausedForChange (NotIn matches nodes without it).
+func gpuNodeScheduling(pools []string, pausedLabel string) (pulumi.StringMap, *corev1.AffinityArgs) {
 	selector := pulumi.StringMap{gpupool.AcceleratorLabel: pulumi.String(gpupool.AcceleratorValue)}
+	exprs := corev1.NodeSelectorRequirementArray{
+		corev1.NodeSelectorRequirementArgs{
+			Key:      pulumi.String(gpupool.AgentPoolLabel),
+			Operator: pulumi.String("In"),
+			Values:   pulumi.ToStringArray(pools),
+		},
+	}
+	if pausedLabel != "" {
+		exprs = append(exprs, corev1.NodeSelectorRequirementArgs{
+			Key:      pulumi.String(pausedLabel),
+			Operator: pulumi.String("NotIn"),
+			Values:   pulumi.StringArray{pulumi.String(MIGPausedForChange)},
+		})
+	}
 	affinity := &corev1.AffinityArgs{
 		NodeAffinity: &corev1.NodeAffinityArgs{
 			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelectorArgs{
 				NodeSelectorTerms: corev1.NodeSelectorTermArray{
-					corev1.NodeSelectorTermArgs{
-						MatchExpressions: corev1.NodeSelectorRequirementArray{
-							corev1.NodeSelectorRequirementArgs{
-								Key:      pulumi.String(gpupool.AgentPoolLabel),
-								Operator: pulumi.String("In"),
-								Values:   pulumi.ToStringArray(pools),
-							},
-						},
-					},
+					corev1.NodeSelectorTermArgs{MatchExpressions: exprs},
 				},
 			},
 		},
 	}
 	return selector, affinity
+}
+
+// pausedLabel returns label when the MIG Manager is installed (it pauses
+// the agent through that label across a MIG change), else "".
+func pausedLabel(migManager bool, label string) string {
+	if migManager {
+		return label
+	}
+	return ""
 }
 
 // tolerateAll is the seed's node-agent toleration: every taint, so the agent
@@ -69,10 +86,12 @@ func configHash(config string) string {
 // devicePluginArgs is the device plugin DaemonSet of AKS MLOps best practices, restricted to
 // the given pools. migStrategy adds --mig-strategy; config (the device
 // plugin config file, "" for none) is mounted from DevicePluginConfigName
-// and its hash annotates the pods so that a change rolls them.
-func devicePluginArgs(namespace pulumi.StringInput, image string, pools []string, migStrategy, config string) *appsv1.DaemonSetArgs {
+// and its hash annotates the pods so that a change rolls them. With
+// migManager the plugin keeps off nodes whose MIG layout is being changed
+// (DeployDevicePluginLabel paused), so it restarts on the new layout.
+func devicePluginArgs(namespace pulumi.StringInput, image string, pools []string, migStrategy, config string, migManager bool) *appsv1.DaemonSetArgs {
 	labels := pulumi.StringMap{NameLabel: pulumi.String(DevicePluginName)}
-	nodeSelector, affinity := gpuNodeScheduling(pools)
+	nodeSelector, affinity := gpuNodeScheduling(pools, pausedLabel(migManager, DeployDevicePluginLabel))
 
 	args := pulumi.StringArray{pulumi.String("--fail-on-init-error=false")}
 	if migStrategy != "" {
@@ -98,35 +117,25 @@ func devicePluginArgs(namespace pulumi.StringInput, image string, pools []string
 		podMeta.Annotations = pulumi.StringMap{ConfigHashAnnotation: pulumi.String(configHash(config))}
 	}
 
-	return &appsv1.DaemonSetArgs{
-		Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(DevicePluginName), Namespace: namespace, Labels: labels},
-		Spec: &appsv1.DaemonSetSpecArgs{
-			Selector:       &metav1.LabelSelectorArgs{MatchLabels: labels},
-			UpdateStrategy: &appsv1.DaemonSetUpdateStrategyArgs{Type: pulumi.String("RollingUpdate")},
-			Template: &corev1.PodTemplateSpecArgs{
-				Metadata: podMeta,
-				Spec: &corev1.PodSpecArgs{
-					PriorityClassName: pulumi.String(SystemNodeCritical),
-					NodeSelector:      nodeSelector,
-					Affinity:          affinity,
-					Tolerations:       tolerateAll(),
-					Containers: corev1.ContainerArray{
-						corev1.ContainerArgs{
-							Name:  pulumi.String(DevicePluginName),
-							Image: pulumi.String(image),
-							Args:  args,
-							SecurityContext: &corev1.SecurityContextArgs{
-								AllowPrivilegeEscalation: pulumi.Bool(false),
-								Capabilities:             &corev1.CapabilitiesArgs{Drop: pulumi.StringArray{pulumi.String("ALL")}},
-							},
-							VolumeMounts: mounts,
-						},
-					},
-					Volumes: volumes,
+	return nodeAgent(DevicePluginName, namespace, labels, podMeta, &corev1.PodSpecArgs{
+		PriorityClassName: pulumi.String(SystemNodeCritical),
+		NodeSelector:      nodeSelector,
+		Affinity:          affinity,
+		Tolerations:       tolerateAll(),
+		Containers: corev1.ContainerArray{
+			corev1.ContainerArgs{
+				Name:  pulumi.String(DevicePluginName),
+				Image: pulumi.String(image),
+				Args:  args,
+				SecurityContext: &corev1.SecurityContextArgs{
+					AllowPrivilegeEscalation: pulumi.Bool(false),
+					Capabilities:             &corev1.CapabilitiesArgs{Drop: pulumi.StringArray{pulumi.String("ALL")}},
 				},
+				VolumeMounts: mounts,
 			},
 		},
-	}
+		Volumes: volumes,
+	})
 }
 
 // devicePluginConfigMapArgs holds the device plugin config file.
@@ -144,66 +153,68 @@ func devicePluginConfigMapArgs(namespace pulumi.StringInput, config string) *cor
 // pod-resources socket read-only so metrics name the pod using each GPU.
 // allowPrivilegeEscalation is left unset: the API server rejects false
 // together with CAP_SYS_ADMIN. The service account token is not mounted:
-// the exporter never calls the API server.
-func dcgmExporterArgs(namespace pulumi.StringInput, image string, pools []string) *appsv1.DaemonSetArgs {
+// the exporter never calls the API server. With migManager it keeps off
+// nodes whose MIG layout is being changed (DeployDCGMExporterLabel paused;
+// the MIG Manager waits for its app=nvidia-dcgm-exporter pod to go).
+func dcgmExporterArgs(namespace pulumi.StringInput, image string, pools []string, migManager bool) *appsv1.DaemonSetArgs {
 	labels := pulumi.ToStringMap(DCGMExporterLabels())
-	nodeSelector, affinity := gpuNodeScheduling(pools)
+	nodeSelector, affinity := gpuNodeScheduling(pools, pausedLabel(migManager, DeployDCGMExporterLabel))
+	return nodeAgent(DCGMExporterName, namespace, labels, &metav1.ObjectMetaArgs{Labels: labels}, &corev1.PodSpecArgs{
+		PriorityClassName:            pulumi.String(SystemNodeCritical),
+		AutomountServiceAccountToken: pulumi.Bool(false),
+		NodeSelector:                 nodeSelector,
+		Affinity:                     affinity,
+		Tolerations:                  tolerateAll(),
+		Containers: corev1.ContainerArray{
+			corev1.ContainerArgs{
+				Name:  pulumi.String("exporter"),
+				Image: pulumi.String(image),
+				Args:  pulumi.StringArray{pulumi.String("-f"), pulumi.String(DCGMExporterCounters)},
+				Env: corev1.EnvVarArray{
+					corev1.EnvVarArgs{Name: pulumi.String("DCGM_EXPORTER_LISTEN"), Value: pulumi.String(fmt.Sprintf(":%d", DCGMExporterPort))},
+					corev1.EnvVarArgs{Name: pulumi.String("DCGM_EXPORTER_KUBERNETES"), Value: pulumi.String("true")},
+					fieldEnv("NODE_NAME", "spec.nodeName"),
+				},
+				Ports: corev1.ContainerPortArray{
+					corev1.ContainerPortArgs{Name: pulumi.String(DCGMExporterPortName), ContainerPort: pulumi.Int(DCGMExporterPort), Protocol: pulumi.String("TCP")},
+				},
+				SecurityContext: &corev1.SecurityContextArgs{
+					RunAsUser:    pulumi.Int(0),
+					RunAsNonRoot: pulumi.Bool(false),
+					Capabilities: &corev1.CapabilitiesArgs{
+						Drop: pulumi.StringArray{pulumi.String("ALL")},
+						Add:  pulumi.StringArray{pulumi.String("SYS_ADMIN")},
+					},
+				},
+				Resources: &corev1.ResourceRequirementsArgs{
+					Requests: pulumi.StringMap{"cpu": pulumi.String(DCGMExporterCPURequest), "memory": pulumi.String(DCGMExporterMemoryRequest)},
+					Limits:   pulumi.StringMap{"cpu": pulumi.String(DCGMExporterCPULimit), "memory": pulumi.String(DCGMExporterMemoryLimit)},
+				},
+				LivenessProbe:  healthProbe(5),
+				ReadinessProbe: healthProbe(10),
+				VolumeMounts: corev1.VolumeMountArray{
+					corev1.VolumeMountArgs{Name: pulumi.String("pod-resources"), MountPath: pulumi.String(PodResourcesDir), ReadOnly: pulumi.Bool(true)},
+				},
+			},
+		},
+		Volumes: corev1.VolumeArray{
+			corev1.VolumeArgs{
+				Name:     pulumi.String("pod-resources"),
+				HostPath: &corev1.HostPathVolumeSourceArgs{Path: pulumi.String(PodResourcesDir), Type: pulumi.String("Directory")},
+			},
+		},
+	})
+}
+
+// nodeAgent is a node agent DaemonSet: name and labels on the DaemonSet,
+// its selector and its pods (podMeta), rolling updates, pod spec pod.
+func nodeAgent(name string, namespace pulumi.StringInput, labels pulumi.StringMap, podMeta *metav1.ObjectMetaArgs, pod *corev1.PodSpecArgs) *appsv1.DaemonSetArgs {
 	return &appsv1.DaemonSetArgs{
-		Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(DCGMExporterName), Namespace: namespace, Labels: labels},
+		Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(name), Namespace: namespace, Labels: labels},
 		Spec: &appsv1.DaemonSetSpecArgs{
 			Selector:       &metav1.LabelSelectorArgs{MatchLabels: labels},
 			UpdateStrategy: &appsv1.DaemonSetUpdateStrategyArgs{Type: pulumi.String("RollingUpdate")},
-			Template: &corev1.PodTemplateSpecArgs{
-				Metadata: &metav1.ObjectMetaArgs{Labels: labels},
-				Spec: &corev1.PodSpecArgs{
-					PriorityClassName:            pulumi.String(SystemNodeCritical),
-					AutomountServiceAccountToken: pulumi.Bool(false),
-					NodeSelector:                 nodeSelector,
-					Affinity:                     affinity,
-					Tolerations:                  tolerateAll(),
-					Containers: corev1.ContainerArray{
-						corev1.ContainerArgs{
-							Name:  pulumi.String("exporter"),
-							Image: pulumi.String(image),
-							Args:  pulumi.StringArray{pulumi.String("-f"), pulumi.String(DCGMExporterCounters)},
-							Env: corev1.EnvVarArray{
-								corev1.EnvVarArgs{Name: pulumi.String("DCGM_EXPORTER_LISTEN"), Value: pulumi.String(fmt.Sprintf(":%d", DCGMExporterPort))},
-								corev1.EnvVarArgs{Name: pulumi.String("DCGM_EXPORTER_KUBERNETES"), Value: pulumi.String("true")},
-								corev1.EnvVarArgs{
-									Name:      pulumi.String("NODE_NAME"),
-									ValueFrom: &corev1.EnvVarSourceArgs{FieldRef: &corev1.ObjectFieldSelectorArgs{FieldPath: pulumi.String("spec.nodeName")}},
-								},
-							},
-							Ports: corev1.ContainerPortArray{
-								corev1.ContainerPortArgs{Name: pulumi.String(DCGMExporterPortName), ContainerPort: pulumi.Int(DCGMExporterPort), Protocol: pulumi.String("TCP")},
-							},
-							SecurityContext: &corev1.SecurityContextArgs{
-								RunAsUser:    pulumi.Int(0),
-								RunAsNonRoot: pulumi.Bool(false),
-								Capabilities: &corev1.CapabilitiesArgs{
-									Drop: pulumi.StringArray{pulumi.String("ALL")},
-									Add:  pulumi.StringArray{pulumi.String("SYS_ADMIN")},
-								},
-							},
-							Resources: &corev1.ResourceRequirementsArgs{
-								Requests: pulumi.StringMap{"cpu": pulumi.String(DCGMExporterCPURequest), "memory": pulumi.String(DCGMExporterMemoryRequest)},
-								Limits:   pulumi.StringMap{"cpu": pulumi.String(DCGMExporterCPULimit), "memory": pulumi.String(DCGMExporterMemoryLimit)},
-							},
-							LivenessProbe:  healthProbe(5),
-							ReadinessProbe: healthProbe(10),
-							VolumeMounts: corev1.VolumeMountArray{
-								corev1.VolumeMountArgs{Name: pulumi.String("pod-resources"), MountPath: pulumi.String(PodResourcesDir), ReadOnly: pulumi.Bool(true)},
-							},
-						},
-					},
-					Volumes: corev1.VolumeArray{
-						corev1.VolumeArgs{
-							Name:     pulumi.String("pod-resources"),
-							HostPath: &corev1.HostPathVolumeSourceArgs{Path: pulumi.String(PodResourcesDir), Type: pulumi.String("Directory")},
-						},
-					},
-				},
-			},
+			Template:       &corev1.PodTemplateSpecArgs{Metadata: podMeta, Spec: pod},
 		},
 	}
 }

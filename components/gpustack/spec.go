@@ -31,6 +31,10 @@ type Spec struct {
 	// DCGMExporterImage. Must be pinned by a tag other than latest or by
 	// digest.
 	DCGMExporterImage string `json:"dcgmExporterImage,omitempty"`
+	// MIGManagerImage overrides the MIG Manager image installed on
+	// DriverOnly MIG pools. Default MIGManagerImage. Must be pinned by a tag
+	// other than latest or by digest.
+	MIGManagerImage string `json:"migManagerImage,omitempty"`
 	// TimeSlicing shares each GPU between several pods (dev sharing, no
 	// memory or fault isolation). Default nil: off.
 	TimeSlicing *TimeSlicingSpec `json:"timeSlicing,omitempty"`
@@ -65,6 +69,9 @@ func (s *Spec) Default() {
 	if s.DCGMExporterImage == "" {
 		s.DCGMExporterImage = DCGMExporterImage
 	}
+	if s.MIGManagerImage == "" {
+		s.MIGManagerImage = MIGManagerImage
+	}
 }
 
 // GPUReplicas is how many nvidia.com/gpu each physical GPU of a device
@@ -91,6 +98,16 @@ func NeedsMIGConfig(p gpupool.Spec) bool {
 	return p.MIGEnabled() && p.GPUStack != gpupool.GPUStackManaged
 }
 
+// NeedsMIGManager reports whether aksml installs the MIG Manager on a
+// (defaulted) pool: DriverOnly pools with MIG. On Managed pools AKS
+// partitions the GPUs itself (gpuProfile.nvidia.migStrategy) and runs its
+// own device plugin; None pools bring their own stack, whose GPU Operator
+// deploys its own MIG Manager (NVIDIA, "GPU Operator with MIG",
+// https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html).
+func NeedsMIGManager(p gpupool.Spec) bool {
+	return p.MIGEnabled() && p.GPUStack == gpupool.GPUStackDriverOnly
+}
+
 // migLayout is one mig-parted layout: every GPU split into count devices.
 type migLayout struct {
 	name, device string
@@ -108,6 +125,12 @@ type plan struct {
 	// migLayouts are the mig-parted layouts of NeedsMIGConfig pools, sorted
 	// by name and deduplicated.
 	migLayouts []migLayout
+	// migManagerPools are the NeedsMIGManager pools, sorted; the MIG
+	// Manager is installed when there is one.
+	migManagerPools []string
+	// migManagerTaints are the taints of those pools, deduplicated and
+	// sorted, which the MIG Manager tolerates.
+	migManagerTaints []gpupool.Taint
 }
 
 // planFor decides what to install for defaulted pools.
@@ -121,6 +144,14 @@ func planFor(pools []gpupool.Spec) plan {
 				p.migStrategy = strings.ToLower(string(pool.MIG.Strategy))
 			}
 		}
+		if NeedsMIGManager(pool) {
+			p.migManagerPools = append(p.migManagerPools, pool.Name)
+			for _, t := range pool.Taints() {
+				if !slices.Contains(p.migManagerTaints, t) {
+					p.migManagerTaints = append(p.migManagerTaints, t)
+				}
+			}
+		}
 		if NeedsMIGConfig(pool) && !seen[pool.MIGLayout()] {
 			seen[pool.MIGLayout()] = true
 			device, count := pool.MIGDevicesPerGPU()
@@ -128,6 +159,8 @@ func planFor(pools []gpupool.Spec) plan {
 		}
 	}
 	slices.Sort(p.devicePluginPools)
+	slices.Sort(p.migManagerPools)
+	slices.SortFunc(p.migManagerTaints, func(a, b gpupool.Taint) int { return strings.Compare(a.String(), b.String()) })
 	slices.SortFunc(p.migLayouts, func(a, b migLayout) int { return strings.Compare(a.name, b.name) })
 	return p
 }

@@ -22,6 +22,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 	errs = append(errs, validateNamespace(s.DevicePluginNamespace, path.Child("devicePluginNamespace"))...)
 	errs = append(errs, validateImage(s.DevicePluginImage, path.Child("devicePluginImage"))...)
 	errs = append(errs, validateImage(s.DCGMExporterImage, path.Child("dcgmExporterImage"))...)
+	errs = append(errs, validateImage(s.MIGManagerImage, path.Child("migManagerImage"))...)
 	if s.TimeSlicing != nil {
 		r := s.TimeSlicing.Replicas
 		if r < MinTimeSlicingReplicas || r > MaxTimeSlicingReplicas {

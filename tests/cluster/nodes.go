@@ -298,11 +298,12 @@ func nodePool(name, location string, p map[string]any, specs map[string]gpupool.
 //     GPU node pool, https://learn.microsoft.com/en-us/azure/aks/aks-managed-gpu-nodes).
 //   - DriverOnly: aksml's device plugin (components/gpustack) with the pool's
 //     --mig-strategy; time-slicing advertises every nvidia.com/gpu Replicas times
-//     (gpustack.Spec.GPUReplicas). A MIG pool's GPUs are partitioned by AKS at node
-//     creation from the pool's gpuInstanceProfile (Create a multi-instance GPU node pool
-//     in AKS, https://learn.microsoft.com/en-us/azure/aks/gpu-multi-instance).
+//     (gpustack.Spec.GPUReplicas). A MIG pool advertises nothing when its node is
+//     created: its MIG devices come once NVIDIA's MIG Manager, which aksml installs
+//     there, has applied the layout and the device plugin restarted on it, which the
+//     placement tier emulates (requireMIGManager) from the stack's mig-parted-config.
 func gpuResources(spec gpupool.Spec, gpus int, stack gpustack.Spec) map[corev1.ResourceName]int64 {
-	if spec.GPUStack == gpupool.GPUStackNone {
+	if spec.GPUStack == gpupool.GPUStackNone || gpustack.NeedsMIGManager(spec) {
 		return nil
 	}
 	res := corev1.ResourceName(gpupool.GPUResource)

@@ -87,8 +87,9 @@ func TestStackNodePools(t *testing.T) {
 	assert.Len(t, spot.Taints, 2, "the spot taint once, next to sku=gpu: %v", spot.Taints)
 
 	mig := pools["a100mig"]
-	assertQuantity(t, "7", mig.Allocatable["nvidia.com/mig-1g.10gb"], "1 A100 × 7 MIG1g instances, mixed strategy")
+	assert.NotContains(t, mig.Allocatable, corev1.ResourceName("nvidia.com/mig-1g.10gb"), "MIG devices only once the MIG Manager applied the layout (requireMIGManager)")
 	assert.NotContains(t, mig.Allocatable, corev1.ResourceName("nvidia.com/gpu"))
+	assert.Equal(t, "hptuning-1g10gb", mig.Labels["nvidia.com/mig.config"], "the layout the MIG Manager applies")
 
 	prod, err := StackNodePools(desiredState(t, "prod"), parsedConfig(t, "prod"))
 	require.NoError(t, err)

@@ -56,9 +56,12 @@ type placement struct {
 // from each stack (StackNodePools) and asserts that
 //   - every platform DaemonSet, Deployment and StatefulSet of the stack gets all its pods
 //     Running (none is stranded for lack of a schedulable node);
+//   - NVIDIA's MIG Manager runs on exactly the nodes of the DriverOnly MIG pools, whose
+//     effect (state label, MIG devices from mig-parted-config) is then emulated;
 //   - a GPU Job per team and pool of the team's quota (built by the CheckpointedJob
 //     component, or MIGTrial on MIG pools) is admitted by Kueue and all its pods bound to
-//     nodes of that pool, GPU pods never on the system or CPU pools;
+//     nodes of that pool that advertise the GPU resource they request, GPU pods never on
+//     the system or CPU pools;
 //   - every example workload of the stack that creates pods is admitted and placed on its
 //     pool (gangs all at once), one at a time so that the examples do not compete;
 //   - a GPU pod without the spot toleration is never bound to a spot node.
@@ -120,6 +123,10 @@ func placeStack(ctx context.Context, t *testing.T, env *Env, stack string) {
 
 	t.Run("platform pods all run", func(t *testing.T) {
 		requirePlatformRunning(ctx, t, env, applied, byName)
+	})
+
+	t.Run("MIG Manager on exactly the DriverOnly MIG pools, its effect emulated", func(t *testing.T) {
+		requireMIGManager(ctx, t, env, applied, cfg, byName)
 	})
 
 	t.Run("a GPU job per team and pool lands on the pool", func(t *testing.T) {
@@ -345,14 +352,16 @@ func teamPoolJobs(t *testing.T, stack string, cfg *stacks.Config) []placement {
 
 // expectPlacement is where a Job on pool must end up. A MIG trial on a MIG pool whose GPU
 // stack is not Managed selects nodes labelled nvidia.com/mig.config.state=success, which
-// only NVIDIA's MIG Manager sets once it applied the layout; aksml does not install it yet
-// (issue 19), so no node carries the label and the trial stays Pending.
+// NVIDIA's MIG Manager sets once it applied the layout. aksml installs it on DriverOnly
+// MIG pools, and this tier emulates its effect there (requireMIGManager), so the trial is
+// placed; on a None pool the pool's own GPU Operator would do it, which does not run here,
+// so the trial stays Pending.
 func expectPlacement(job *unstructured.Unstructured, pool *gpupool.Spec) placement {
 	p := placement{job: job, pool: pool.Name}
 	sel, _, _ := unstructured.NestedStringMap(job.Object, "spec", "template", "spec", "nodeSelector")
-	if sel[gpupool.MIGConfigStateLabel] != "" && pool.GPUStack != gpupool.GPUStackManaged {
+	if sel[gpupool.MIGConfigStateLabel] != "" && pool.GPUStack == gpupool.GPUStackNone {
 		p.unschedulable = "didn't match Pod's node affinity/selector"
-		p.why = "no MIG Manager sets " + gpupool.MIGConfigStateLabel + " on DriverOnly/None MIG pools (issue 19)"
+		p.why = "a None pool's own GPU Operator sets " + gpupool.MIGConfigStateLabel + " and does not run in this tier"
 	}
 	return p
 }
@@ -503,6 +512,7 @@ func requirePlaced(ctx context.Context, t *testing.T, env *Env, p placement, poo
 			continue
 		}
 		assert.Equal(t, p.pool, pool, "%s: pod %s on node %s", name, pods[i].Name, pods[i].Spec.NodeName)
+		assertNodeOffers(ctx, t, env, &pods[i])
 	}
 	if p.unschedulable != "" {
 		t.Logf("%s (pool %s): admitted, %d pods Pending as expected because %s: %s", name, p.pool, len(pods), p.why, conditionMessage(&pods[0]))
