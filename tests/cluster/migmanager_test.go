@@ -231,7 +231,7 @@ func TestStackMIGEffect(t *testing.T) {
 	assert.Equal(t, "mixed", eff.strategy, "dev's a100mig pool is Mixed")
 	got, err := eff.resources("hptuning-1g10gb", 1)
 	require.NoError(t, err)
-	assert.Equal(t, "7", got["nvidia.com/mig-1g.10gb"].String(), "1 A100 80GB × 7 1g.10gb")
+	assertQuantity(t, "7", got["nvidia.com/mig-1g.10gb"], "1 A100 80GB × 7 1g.10gb")
 	assert.Len(t, got, 1)
 	_, err = eff.resources("all-disabled", 1)
 	assert.ErrorContains(t, err, "not in mig-parted-config", "all-disabled has no MIG device")
@@ -241,7 +241,7 @@ func TestStackMIGEffect(t *testing.T) {
 	single := migEffect{layouts: eff.layouts, strategy: "single"}
 	got, err = single.resources("hptuning-1g10gb", 2)
 	require.NoError(t, err)
-	assert.Equal(t, "14", got[gpupool.GPUResource].String(), "single: every MIG device is one nvidia.com/gpu")
+	assertQuantity(t, "14", got[gpupool.GPUResource], "single: every MIG device is one nvidia.com/gpu")
 	_, err = migEffect{layouts: eff.layouts}.resources("hptuning-1g10gb", 1)
 	assert.ErrorContains(t, err, "--mig-strategy")
 
