@@ -95,6 +95,15 @@ func TestParseValidBase(t *testing.T) {
 	assert.Equal(t, "DriverOnly", string(c.GPUPools[0].GPUStack))
 }
 
+func TestParseAzureLinuxDriverOnlyPool(t *testing.T) {
+	tree := baseTree(t)
+	at(tree, "gpuPools", 0)["osSku"] = "AzureLinux"
+	c, err := Parse("dev", rawConfig(t, tree))
+	require.NoError(t, err)
+	assert.Equal(t, "AzureLinux", string(c.GPUPools[0].OS()))
+	assert.Equal(t, "Ubuntu", string(c.GPUPools[1].OS()), "Ubuntu by default")
+}
+
 func TestEnvironmentDefaultsFromStackName(t *testing.T) {
 	tree := baseTree(t)
 	delete(tree, "environment")
@@ -170,6 +179,14 @@ func TestParseInvalid(t *testing.T) {
 			at(m, "gpuPools", 1)["mig"] = map[string]any{"strategy": "Mixed", "profile": "MIG9g"}
 		}, wantErr: []string{`aksml:gpuPools[1].mig.profile: "MIG9g" is not supported`}},
 		{name: "bad GPU stack", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["gpuStack"] = "Operator" }, wantErr: []string{`aksml:gpuPools[0].gpuStack: "Operator" is not supported`}},
+		{name: "Azure Linux on a None pool", mutate: func(m map[string]any) {
+			at(m, "gpuPools", 1)["gpuStack"] = "None"
+			at(m, "gpuPools", 1)["osSku"] = "AzureLinux"
+		}, wantErr: []string{"aksml:gpuPools[1].osSku: AzureLinux is not accepted on a gpuStack None pool", "use osSku Ubuntu (the default), or gpuStack DriverOnly"}},
+		{name: "unknown OS SKU", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["osSku"] = "Windows2022" }, wantErr: []string{`aksml:gpuPools[0].osSku: "Windows2022" is not supported`}},
+		{name: "MIG Manager image unpinned", mutate: func(m map[string]any) {
+			m["gpuStack"] = map[string]any{"migManagerImage": "nvcr.io/nvidia/cloud-native/k8s-mig-manager:latest"}
+		}, wantErr: []string{"aksml:gpuStack.migManagerImage", "latest"}},
 		{name: "override aksml label", mutate: func(m map[string]any) {
 			at(m, "gpuPools", 0)["additionalLabels"] = map[string]any{"accelerator": "amd"}
 		}, wantErr: []string{`aksml:gpuPools[0].additionalLabels["accelerator"]`}},

@@ -57,6 +57,12 @@ const (
 	DefaultGPUStack = GPUStackDriverOnly
 	// DefaultMIGStrategy is None (AKS-managed GPU nodes: migStrategy default None).
 	DefaultMIGStrategy = MIGStrategyNone
+	// DefaultOSSKU is Ubuntu, the OS SKU AKS gives a Linux pool that names
+	// none (OSSKU enum description in the 2024-10-01 spec: "The default is
+	// Ubuntu if OSType is Linux") and the OS of every example in "Machine
+	// learning operations (MLOps) best practices in AKS"
+	// (https://learn.microsoft.com/azure/aks/best-practices-ml-ops).
+	DefaultOSSKU = OSSKUUbuntu
 	// DefaultOSDiskSizeGB is the OS disk of a GPU node; CUDA images are large.
 	DefaultOSDiskSizeGB = 256
 	// MaxPoolCount is the largest maxCount AKS accepts for one pool.

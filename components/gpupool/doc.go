@@ -23,7 +23,7 @@
 //     installs the driver; components/gpustack installs the device plugin
 //     and DCGM exporter. The initial count is minCount (AKS MLOps best practices
 //     `--node-count 0`) and is ignored after creation (the autoscaler owns
-//     it). vmSize, gpuInstanceProfile (MIG), priority, zones and OS
+//     it). vmSize, gpuInstanceProfile (MIG), priority, zones, osSKU and OS
 //     disk are in ReplaceOnChanges with DeleteBeforeReplace, so a preview
 //     shows "replace" for them and the old pool is deleted before the new
 //     one (same name) is created.
@@ -77,6 +77,40 @@
 // reports it in production. A Managed pool has no minCount: its count is
 // required config, so no default applies, and AKSML-GPU-012 reports count 0
 // on a production inference pool the same way.
+//
+// # Node OS (osSku)
+//
+// Spec.OSSKU is Ubuntu (default) or AzureLinux, the Linux values of the
+// OSSKU enum that both API versions accept: 2024-10-01 (typed DriverOnly
+// pools: Ubuntu, CBLMariner, AzureLinux, Windows2019, Windows2022) and
+// 2026-02-02-preview (template pools: adds AzureLinux3, Ubuntu2204,
+// Ubuntu2404, Flatcar, ...) in Azure/azure-rest-api-specs
+// aks/{stable/2024-10-01,preview/2026-02-02-preview}/managedClusters.json,
+// definition OSSKU. AzureLinux3 is only in the preview enum, so it is not
+// offered; the unversioned AzureLinux follows the cluster's Kubernetes
+// version ("Upgrade the OS version in AKS",
+// https://learn.microsoft.com/azure/aks/upgrade-os-version, recommends the
+// unversioned SKUs; Azure Linux 2.0 is out of support since 2025-11-30, and
+// AzureLinux picks the supported version for the Kubernetes version).
+// Ubuntu stays the default: it is AKS's default for Linux pools ("The
+// default is Ubuntu if OSType is Linux", OSSKU in the spec) and the OS of
+// every example of the MLOps best-practice article. Ubuntu is not sent, so
+// pools created before the setting existed see no change; AzureLinux is
+// sent as osSKU, which is in ReplaceOnChanges (a DriverOnly pool is
+// replaced, a template pool is renamed like any immutable change).
+//
+// Which GPU stack modes accept AzureLinux (validateOSSKU, with sources):
+// DriverOnly yes ("Use GPUs for compute-intensive workloads on AKS",
+// https://learn.microsoft.com/azure/aks/use-nvidia-gpu, documents Azure
+// Linux GPU pools; automatic security patches are not applied to them);
+// None no (the NVIDIA GPU Operator "isn't compatible with multiple OS
+// versions on the same AKS cluster", https://learn.microsoft.com/azure/aks/nvidia-gpu-operator,
+// and aksml's system and CPU pools run Ubuntu); Managed no (the managed
+// GPU article, https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes,
+// does not state Azure Linux support and aksml could not confirm it, so it
+// refuses rather than risk a failure during pulumi up). No document found
+// restricts Azure Linux to particular GPU VM sizes, so no size is refused
+// for it; this is a gap in what could be pinned down, not a confirmation.
 //
 // # Serial pool writes
 //
@@ -133,7 +167,7 @@
 //
 // # Changing an immutable property of a Managed or None pool
 //
-// gpuStack, MIG strategy and profile, vmSize, priority, zones and OS disk
+// gpuStack, MIG strategy and profile, vmSize, priority, zones, OS SKU and OS disk
 // are fixed at creation (AKS-managed GPU nodes). The stack is deliberately never
 // replaced (a replacement would detach every pool it holds), so changing
 // one of them in place shows as an update of the stack, and AKS refuses it

@@ -71,7 +71,7 @@ const StackDescription = "aksml GPU node pools with gpuStack Managed or None (AK
 // change to one replaces the typed pool (delete first: the name is fixed).
 var immutableProperties = []string{
 	"vmSize", "gpuInstanceProfile", "scaleSetPriority", "scaleSetEvictionPolicy",
-	"availabilityZones", "osDiskSizeGB", "osType", "agentPoolName", "resourceName",
+	"availabilityZones", "osDiskSizeGB", "osType", "osSKU", "agentPoolName", "resourceName",
 	// AKS sets a pool's subnet at creation only (hashicorp/terraform-provider-azurerm#8662).
 	"vnetSubnetID",
 }
@@ -353,6 +353,9 @@ func AgentPoolArgs(s Spec, resourceGroupName, clusterName pulumi.StringInput, ta
 	if s.MIGEnabled() {
 		a.GpuInstanceProfile = pulumi.String(string(s.MIG.Profile))
 	}
+	if os := s.sentOSSKU(); os != "" {
+		a.OsSKU = pulumi.String(os)
+	}
 	if len(tags) > 0 {
 		a.Tags = pulumi.ToStringMap(tags)
 	}
@@ -397,6 +400,9 @@ func TemplateProperties(s Spec, tags map[string]string) map[string]any {
 	}
 	if s.MIGEnabled() {
 		props["gpuInstanceProfile"] = string(s.MIG.Profile)
+	}
+	if os := s.sentOSSKU(); os != "" {
+		props["osSKU"] = os
 	}
 	switch s.GPUStack {
 	case GPUStackManaged:

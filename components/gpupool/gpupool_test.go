@@ -1,6 +1,8 @@
 package gpupool
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -95,6 +97,14 @@ func TestSpecValidate(t *testing.T) {
 		{name: "label override rejected", mutate: func(s *Spec) { s.AdditionalLabels = map[string]string{"accelerator": "amd"} }, wantErr: []string{`aksml:gpuPools[0].additionalLabels["accelerator"]: label "accelerator" is set by aksml`}},
 		{name: "malformed taint", mutate: func(s *Spec) { s.AdditionalTaints = []string{"dedicated"} }, wantErr: []string{"aksml:gpuPools[0].additionalTaints[0]:"}},
 		{name: "GPU taint override rejected", mutate: func(s *Spec) { s.AdditionalTaints = []string{"sku=cpu:NoSchedule"} }, wantErr: []string{`aksml:gpuPools[0].additionalTaints[0]: taint key "sku" is set by aksml`}},
+		{name: "Azure Linux on a DriverOnly pool is valid", mutate: func(s *Spec) { s.OSSKU = OSSKUAzureLinux }},
+		{name: "explicit Ubuntu is valid", mutate: func(s *Spec) { s.OSSKU = OSSKUUbuntu; managed(s, 1) }},
+		{name: "Azure Linux on a Managed pool rejected", mutate: func(s *Spec) { s.OSSKU = OSSKUAzureLinux; managed(s, 1) },
+			wantErr: []string{"aksml:gpuPools[0].osSku: AzureLinux is not accepted on a gpuStack Managed pool", "use osSku Ubuntu"}},
+		{name: "Azure Linux on a None pool rejected", mutate: func(s *Spec) { s.OSSKU = OSSKUAzureLinux; s.GPUStack = GPUStackNone },
+			wantErr: []string{"aksml:gpuPools[0].osSku: AzureLinux is not accepted on a gpuStack None pool", "GPU Operator"}},
+		{name: "Windows OS SKU rejected", mutate: func(s *Spec) { s.OSSKU = "Windows2022" }, wantErr: []string{`aksml:gpuPools[0].osSku: "Windows2022" is not supported; use one of "Ubuntu", "AzureLinux"`}},
+		{name: "AzureLinux3 rejected (preview API only)", mutate: func(s *Spec) { s.OSSKU = "AzureLinux3" }, wantErr: []string{`aksml:gpuPools[0].osSku: "AzureLinux3" is not supported`}},
 		{name: "every problem at once", mutate: func(s *Spec) { s.Name = ""; s.VMSize = "Standard_NV6"; s.MaxCount = 0 }, wantErr: []string{
 			"aksml:gpuPools[0].name:", "aksml:gpuPools[0].vmSize:", "aksml:gpuPools[0].maxCount:",
 		}},
@@ -280,8 +290,8 @@ func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
 	assert.Subset(t, p.rpc.GetReplaceOnChanges(), []string{"vmSize", "gpuInstanceProfile", "scaleSetPriority", "availabilityZones", "osDiskSizeGB"})
 	assert.True(t, p.rpc.GetDeleteBeforeReplace(), "the pool name is fixed: delete before re-creating")
 	assert.Contains(t, p.rpc.GetParent(), ComponentType)
-	for _, k := range []resource.PropertyKey{"scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice", "gpuInstanceProfile", "availabilityZones"} {
-		assert.False(t, in.HasValue(k), "%s must be unset on a regular non-MIG regional pool", k)
+	for _, k := range []resource.PropertyKey{"scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice", "gpuInstanceProfile", "availabilityZones", "osSKU"} {
+		assert.False(t, in.HasValue(k), "%s must be unset on a regular non-MIG regional Ubuntu pool", k)
 	}
 
 	require.Len(t, out, 1)
@@ -720,5 +730,48 @@ func TestProdInferencePoolsDefaultToOneWarmNode(t *testing.T) {
 			assert.Equal(t, *c.want, *s.MinCount)
 			assert.Equal(t, DefaultOSDiskSizeGB, s.OSDiskSizeGB, "the other defaults are applied too")
 		})
+	}
+}
+
+// TestAzureLinuxPoolSendsOSSKU: an AzureLinux DriverOnly pool sends osSKU,
+// which replaces the pool when it changes; Ubuntu (the default, explicit or
+// not) sends none on either route, so existing pools see no change.
+func TestAzureLinuxPoolSendsOSSKU(t *testing.T) {
+	m, _, err := runPools(t, poolsArgs(specOf(func(s *Spec) { s.Name = "gpuazl"; s.OSSKU = OSSKUAzureLinux })))
+	require.NoError(t, err)
+	pools := m.byType(":AgentPool")
+	require.Len(t, pools, 1)
+	assert.Equal(t, "AzureLinux", pools[0].inputs["osSKU"].StringValue())
+	assert.Contains(t, pools[0].rpc.GetReplaceOnChanges(), "osSKU", "the OS of a pool is fixed at creation")
+
+	assert.Nil(t, AgentPoolArgs(specOf(func(s *Spec) { s.OSSKU = OSSKUUbuntu }), pulumi.String("rg"), pulumi.String("aks"), nil).OsSKU)
+	assert.NotContains(t, TemplateProperties(specOf(func(s *Spec) { managed(s, 1) }), nil), "osSKU")
+	assert.Equal(t, OSSKUUbuntu, specOf(nil).OS(), "Ubuntu by default")
+}
+
+// TestOSSKUsAreInBothPublishedSpecs: every OS SKU aksml accepts is in the
+// OSSKU enum of both API versions pools are sent with.
+func TestOSSKUsAreInBothPublishedSpecs(t *testing.T) {
+	dir, ok := armdeploy.SpecsDir()
+	if !ok {
+		t.Skip("shared/azure-specs not found above the working directory")
+	}
+	for _, version := range []string{"stable/2024-10-01", "preview/" + AgentPoolAPIVersion} {
+		raw, err := os.ReadFile(filepath.Join(dir, "specification/containerservice/resource-manager/Microsoft.ContainerService/aks", version, "managedClusters.json"))
+		require.NoError(t, err)
+		var doc struct {
+			Definitions map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"definitions"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &doc))
+		enum := doc.Definitions["OSSKU"].Enum
+		require.NotEmpty(t, enum, version)
+		for _, sku := range OSSKUs {
+			assert.Contains(t, enum, string(sku), version)
+		}
+		if version == "stable/2024-10-01" {
+			assert.NotContains(t, enum, "AzureLinux3", "why AzureLinux3 is not offered: the typed route cannot send it")
+		}
 	}
 }

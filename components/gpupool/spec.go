@@ -56,6 +56,32 @@ const (
 // GPUStacks lists the valid GPU stack modes.
 var GPUStacks = []GPUStack{GPUStackManaged, GPUStackDriverOnly, GPUStackNone}
 
+// OSSKU is the node OS image of a pool (AKS agent pool `osSKU`).
+type OSSKU string
+
+// Valid OS SKUs: the Linux values of the OSSKU enum that both AKS API
+// versions aksml sends pools with accept (stable 2024-10-01 for DriverOnly
+// pools, 2026-02-02-preview for Managed and None pools; see OSSKUs).
+const (
+	// OSSKUUbuntu is Ubuntu, the AKS default for Linux pools and aksml's.
+	OSSKUUbuntu OSSKU = "Ubuntu"
+	// OSSKUAzureLinux is the Azure Linux container host.
+	OSSKUAzureLinux OSSKU = "AzureLinux"
+)
+
+// OSSKUs lists the valid OS SKUs. The 2024-10-01 spec's OSSKU enum is
+// Ubuntu, CBLMariner, AzureLinux, Windows2019, Windows2022; the
+// 2026-02-02-preview enum adds AzureLinux3, Ubuntu2204, Ubuntu2404,
+// Flatcar and more (Azure/azure-rest-api-specs, aks managedClusters.json
+// of both versions, definition OSSKU). aksml offers the Linux values both
+// accept and AKS does not mark deprecated (CBLMariner is "Deprecated
+// OSSKU ... choose 'AzureLinux' instead"); AzureLinux3 exists only in the
+// preview API, which DriverOnly pools are not sent with. The unversioned
+// values are what "Upgrade the OS version in AKS"
+// (https://learn.microsoft.com/azure/aks/upgrade-os-version) recommends:
+// they follow the default OS version of the cluster's Kubernetes version.
+var OSSKUs = []OSSKU{OSSKUUbuntu, OSSKUAzureLinux}
+
 // MIGStrategy is how the device plugin exposes MIG instances (AKS-managed GPU nodes).
 type MIGStrategy string
 
@@ -136,6 +162,11 @@ type Spec struct {
 	GPUStack GPUStack `json:"gpuStack,omitempty"`
 	// MIG partitions the GPUs; nil means no MIG.
 	MIG *MIGSpec `json:"mig,omitempty"`
+	// OSSKU is the node OS: Ubuntu (default) or AzureLinux, immutable.
+	// AzureLinux is accepted on DriverOnly pools only (see Validate).
+	// Ubuntu is AKS's default and is not sent, so pools created before this
+	// setting existed see no change.
+	OSSKU OSSKU `json:"osSku,omitempty"`
 	// OSDiskSizeGB is the node OS disk size. Default 256.
 	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty"`
 	// AdditionalLabels are added to the pool's node labels; they may not
@@ -352,6 +383,24 @@ func (s Spec) MIGDevicesPerGPU() (string, int) {
 		return "", 0
 	}
 	return s.migDevice(), migSlices[s.MIG.Profile].perGPU
+}
+
+// OS returns the pool's OS SKU, Ubuntu when unset.
+func (s Spec) OS() OSSKU {
+	if s.OSSKU == "" {
+		return DefaultOSSKU
+	}
+	return s.OSSKU
+}
+
+// sentOSSKU returns the osSKU sent to AKS: "" (not sent) for Ubuntu, the
+// AKS default, so that pools created before OSSKU existed, which sent
+// none, show no change; osSKU is immutable (ReplaceOnChanges).
+func (s Spec) sentOSSKU() string {
+	if s.OS() == DefaultOSSKU {
+		return ""
+	}
+	return string(s.OS())
 }
 
 // hourly returns the price of one node per hour, spot-discounted on spot.

@@ -94,6 +94,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 	if !slices.Contains(GPUStacks, s.GPUStack) {
 		errs = append(errs, field.NotSupported(path.Child("gpuStack"), s.GPUStack, GPUStacks))
 	}
+	errs = append(errs, s.validateOSSKU(path.Child("osSku"))...)
 	if s.OSDiskSizeGB < 30 || s.OSDiskSizeGB > 2048 {
 		errs = append(errs, field.Invalid(path.Child("osDiskSizeGB"), "%d is out of range; use 30 to 2048 GB", s.OSDiskSizeGB))
 	}
@@ -174,6 +175,49 @@ func (s Spec) validateManagedCount(path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("maxCount"), "is not allowed on a gpuStack Managed pool: %s; remove maxCount and set count", noAutoscaler))
 	}
 	return errs
+}
+
+// validateOSSKU checks the pool's OS SKU against the GPU stack modes that
+// support it. Sources:
+//
+//   - DriverOnly accepts AzureLinux: "Use GPUs for compute-intensive
+//     workloads on AKS" (https://learn.microsoft.com/azure/aks/use-nvidia-gpu)
+//     documents Azure Linux GPU node pools, with the limitation that
+//     automatic security patches are not applied to them (the node OS
+//     upgrade channel of the API version decides; see the README).
+//   - None refuses it: the pool runs the NVIDIA GPU Operator, which "isn't
+//     compatible with multiple OS versions on the same AKS cluster" ("Use
+//     the NVIDIA GPU Operator on AKS",
+//     https://learn.microsoft.com/azure/aks/nvidia-gpu-operator), and
+//     aksml's system and CPU pools run Ubuntu. (Plain Azure Linux is not in
+//     that page's list of unsupported OS options, which names Windows,
+//     Flatcar and Azure Linux with OS Guard.)
+//   - Managed refuses it: "Create a fully managed GPU node pool on AKS
+//     (preview)" (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes)
+//     does not say that managed GPU pools support Azure Linux, and aksml
+//     could not confirm it, so it does not send a combination AKS might
+//     refuse in the middle of `pulumi up`.
+//
+// No document found lists GPU VM sizes that Azure Linux does or does not
+// support, so no size is refused for it (NV-series sizes are refused for
+// every OS).
+func (s Spec) validateOSSKU(path field.Path) field.ErrorList {
+	if s.OSSKU == "" {
+		return nil
+	}
+	if !slices.Contains(OSSKUs, s.OSSKU) {
+		return field.ErrorList{field.NotSupported(path, s.OSSKU, OSSKUs)}
+	}
+	if s.OSSKU != OSSKUAzureLinux {
+		return nil
+	}
+	switch s.GPUStack {
+	case GPUStackManaged:
+		return field.ErrorList{field.Invalid(path, "AzureLinux is not accepted on a gpuStack Managed pool: the AKS-managed GPU node documentation does not state Azure Linux support; use osSku Ubuntu (the default), or gpuStack DriverOnly for Azure Linux GPU nodes")}
+	case GPUStackNone:
+		return field.ErrorList{field.Invalid(path, "AzureLinux is not accepted on a gpuStack None pool: the NVIDIA GPU Operator such a pool runs is not compatible with several OS versions in one AKS cluster, and aksml's system and CPU pools run Ubuntu; use osSku Ubuntu (the default), or gpuStack DriverOnly for Azure Linux GPU nodes")}
+	}
+	return nil
 }
 
 func orNone(p MIGProfile) MIGProfile {
