@@ -6,6 +6,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/gpupool"
 )
 
 const cronJobType = "kubernetes:batch/v1:CronJob"
@@ -167,6 +169,24 @@ func TestMIGTrial(t *testing.T) {
 	assert.Equal(t, want, dig(t, ctr, "resources", "limits"))
 	assert.Equal(t, map[string]any{"medium": "Memory", "sizeLimit": "2Gi"}, volumeByName(t, pod, "shared-memory")["emptyDir"])
 	assert.NotContains(t, mountPaths(t, ctr), "checkpoints", "trials mount checkpoints only when asked")
+}
+
+// TestMIGTrialUnderSingleStrategyRequestsGPU: under the Single strategy the
+// device plugin advertises every MIG device as nvidia.com/gpu, so the trial
+// requests that, still on nodes whose layout the MIG Manager applied.
+func TestMIGTrialUnderSingleStrategyRequestsGPU(t *testing.T) {
+	m := mustRun(t, func(ctx *pulumi.Context) error {
+		pool := migPool()
+		pool.MIG.Strategy = gpupool.MIGStrategySingle
+		a := &MIGTrialArgs{Common: common(), Pool: pool}
+		a.Resources = Resources{}
+		_, err := NewMIGTrial(ctx, "trial", a)
+		return err
+	})
+	pod := dig(t, m.one(t, jobType).inputs, "spec", "template", "spec")
+	assert.Equal(t, "success", dig(t, pod, "nodeSelector", "nvidia.com/mig.config.state"))
+	want := map[string]any{"cpu": "2", "memory": "8Gi", "nvidia.com/gpu": "1"}
+	assert.Equal(t, want, dig(t, pod, "containers", 0, "resources", "limits"))
 }
 
 func TestMIGTrialOnManagedStackSelectsPool(t *testing.T) {
