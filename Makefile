@@ -2,10 +2,11 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: test test-unit test-netpol test-cluster lint golden policy-check sandbox sandbox-down toolchain e2e
+.PHONY: test test-unit test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e
 
-## test: the unit tier (mocks, golden files, policy), the NetworkPolicy evaluation, then the real-cluster tier.
-test: test-unit test-netpol test-cluster
+## test: the unit tier (mocks, golden files, policy), the NetworkPolicy evaluation, the component
+## provider (schema drift), then the real-cluster tier.
+test: test-unit test-netpol test-provider test-cluster
 
 ## test-unit: every package of the main module, including examples and the golden files.
 test-unit:
@@ -14,6 +15,18 @@ test-unit:
 ## test-netpol: the shipped stacks' NetworkPolicies evaluated with cyclonus (own module: keeps client-go out of the main module).
 test-netpol:
 	cd tests/netpol && $(GO) test ./... -count=1
+
+## test-provider: the multi-language component provider (own module): schema.json is current, constructs work.
+test-provider:
+	cd provider && $(GO) test ./... -count=1
+
+## schema: rewrite provider/schema.json after an intended change to the provider's Args.
+schema:
+	cd provider && $(GO) test . -run TestSchemaIsCurrent -count=1 -update
+
+## sdk-check: generate the TypeScript and Python SDKs into .sdk/ and check they build (needs npm).
+sdk-check:
+	GO="$(GO)" bash provider/sdk-check.sh
 
 ## test-cluster: real etcd + kube-apiserver + Kueue (envtest); builds the binaries on first use.
 test-cluster:

@@ -117,9 +117,9 @@ type GPUNodePools struct {
 	Pools map[string]*GPUNodePool
 	// StackName is the Azure name of the shared deployment stack of the
 	// Managed and None pools (`<name>-stack`).
-	StackName pulumi.StringOutput
+	StackName pulumi.StringOutput `pulumi:"stackName"`
 	// StackResourceID is the Azure resource ID of that deployment stack.
-	StackResourceID pulumi.StringOutput
+	StackResourceID pulumi.StringOutput `pulumi:"stackResourceID"`
 }
 
 // GPUNodePool holds the outputs of one pool of a GPUNodePools.

@@ -121,10 +121,10 @@ var migSlices = map[MIGProfile]struct{ g, perGPU int }{
 type MIGSpec struct {
 	// Strategy is None, Single or Mixed. Default None; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) uses Mixed
 	// when workloads request named profiles (nvidia.com/mig-1g.10gb).
-	Strategy MIGStrategy `json:"strategy,omitempty"`
+	Strategy MIGStrategy `json:"strategy,omitempty" pulumi:"strategy,optional"`
 	// Profile is the instance profile, MIG1g..MIG7g. Required when Strategy
 	// is not None.
-	Profile MIGProfile `json:"profile,omitempty"`
+	Profile MIGProfile `json:"profile,omitempty" pulumi:"profile,optional"`
 }
 
 // Spec is the plain-data description of one GPU node pool: what stack
@@ -132,48 +132,48 @@ type MIGSpec struct {
 type Spec struct {
 	// Name is the AKS pool name: lowercase letters and digits, starting with
 	// a letter, at most 12 characters. Required.
-	Name string `json:"name"`
+	Name string `json:"name" pulumi:"name"`
 	// VMSize is an NC/ND size from the catalogue (see Catalogue). Required.
 	// NV-series sizes are rejected (visualisation only).
-	VMSize string `json:"vmSize"`
+	VMSize string `json:"vmSize" pulumi:"vmSize"`
 	// Workload is the workload class: training, fine-tuning,
 	// batch-inference or inference. Required.
-	Workload WorkloadClass `json:"workload"`
+	Workload WorkloadClass `json:"workload" pulumi:"workload"`
 	// Priority is Regular (default) or Spot.
-	Priority Priority `json:"priority,omitempty"`
+	Priority Priority `json:"priority,omitempty" pulumi:"priority,optional"`
 	// MinCount is the autoscaler minimum of DriverOnly and None pools.
 	// Default 0 (scale to zero), except DefaultProdInferenceMinCount (1)
 	// for a Regular inference pool in a production stack
 	// (DefaultForEnvironment). Not allowed on Managed pools.
-	MinCount *int `json:"minCount,omitempty"`
+	MinCount *int `json:"minCount,omitempty" pulumi:"minCount,optional"`
 	// MaxCount is the autoscaler maximum of DriverOnly and None pools,
 	// 1..1000. Required for them: GPU spend must have an explicit ceiling.
 	// Not allowed on Managed pools.
-	MaxCount int `json:"maxCount,omitempty"`
+	MaxCount int `json:"maxCount,omitempty" pulumi:"maxCount,optional"`
 	// Count is the node count of a Managed pool, 0..1000, owned by config:
 	// AKS does not support the cluster autoscaler on AKS-managed GPU pools
 	// while they are in preview, so the pool runs exactly Count nodes and
 	// is scaled by changing Count. Required for Managed pools; not allowed
 	// on DriverOnly and None pools, whose count the autoscaler owns.
-	Count *int `json:"count,omitempty"`
+	Count *int `json:"count,omitempty" pulumi:"count,optional"`
 	// Zones are availability zones ("1", "2", "3"). Default none (regional).
-	Zones []string `json:"zones,omitempty"`
+	Zones []string `json:"zones,omitempty" pulumi:"zones,optional"`
 	// GPUStack is Managed, DriverOnly (default) or None; immutable.
-	GPUStack GPUStack `json:"gpuStack,omitempty"`
+	GPUStack GPUStack `json:"gpuStack,omitempty" pulumi:"gpuStack,optional"`
 	// MIG partitions the GPUs; nil means no MIG.
-	MIG *MIGSpec `json:"mig,omitempty"`
+	MIG *MIGSpec `json:"mig,omitempty" pulumi:"mig,optional"`
 	// OSSKU is the node OS: Ubuntu (default) or AzureLinux, immutable.
 	// AzureLinux is accepted on DriverOnly pools only (see Validate).
 	// Ubuntu is AKS's default and is not sent, so pools created before this
 	// setting existed see no change.
-	OSSKU OSSKU `json:"osSku,omitempty"`
+	OSSKU OSSKU `json:"osSku,omitempty" pulumi:"osSku,optional"`
 	// OSDiskSizeGB is the node OS disk size. Default 256.
-	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty"`
+	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty" pulumi:"osDiskSizeGB,optional"`
 	// AdditionalLabels are added to the pool's node labels; they may not
 	// override the labels aksml sets.
-	AdditionalLabels map[string]string `json:"additionalLabels,omitempty"`
+	AdditionalLabels map[string]string `json:"additionalLabels,omitempty" pulumi:"additionalLabels,optional"`
 	// AdditionalTaints are added to the pool's taints ("key=value:Effect").
-	AdditionalTaints []string `json:"additionalTaints,omitempty"`
+	AdditionalTaints []string `json:"additionalTaints,omitempty" pulumi:"additionalTaints,optional"`
 }
 
 // DefaultForEnvironment fills unset fields like Default, except that in a

@@ -33,19 +33,19 @@ type GPUStack struct {
 
 	// DevicePluginPools are the pools the device plugin runs on, sorted;
 	// empty when none needs it (then no device plugin is installed).
-	DevicePluginPools []string
+	DevicePluginPools []string `pulumi:"devicePluginPools"`
 	// DCGMExporterPools are the pools the DCGM exporter runs on, sorted;
 	// empty when none needs it or Spec.DCGMExporter is false.
-	DCGMExporterPools []string
+	DCGMExporterPools []string `pulumi:"dcgmExporterPools"`
 	// MIGLayouts are the layouts in mig-parted-config besides all-disabled,
 	// sorted; empty when no ConfigMap is installed.
-	MIGLayouts []string
+	MIGLayouts []string `pulumi:"migLayouts"`
 	// MIGManagerPools are the pools the MIG Manager runs on (DriverOnly
 	// pools with MIG), sorted; empty when it is not installed.
-	MIGManagerPools []string
+	MIGManagerPools []string `pulumi:"migManagerPools"`
 	// Namespace is the namespace of the DCGM exporter and mig-parted-config
 	// (for the observability PodMonitor), "" when neither is installed.
-	Namespace pulumi.StringOutput
+	Namespace pulumi.StringOutput `pulumi:"namespace"`
 
 	resources []pulumi.Resource
 }

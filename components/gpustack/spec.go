@@ -12,39 +12,39 @@ import (
 type Spec struct {
 	// Namespace holds the DCGM exporter and mig-parted-config. Default
 	// gpu-operator (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)). A DNS-1123 label.
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" pulumi:"namespace,optional"`
 	// CreateNamespace creates Namespace (labelled Pod Security privileged).
 	// Default true; set false when it already exists, e.g. created by a GPU
 	// Operator installation.
-	CreateNamespace *bool `json:"createNamespace,omitempty"`
+	CreateNamespace *bool `json:"createNamespace,omitempty" pulumi:"createNamespace,optional"`
 	// DevicePluginNamespace holds the device plugin. Default kube-system
 	// (AKS MLOps best practices). A DNS-1123 label; it must already exist.
-	DevicePluginNamespace string `json:"devicePluginNamespace,omitempty"`
+	DevicePluginNamespace string `json:"devicePluginNamespace,omitempty" pulumi:"devicePluginNamespace,optional"`
 	// DevicePluginImage overrides the device plugin image, e.g. with a
 	// registry mirror. Default DevicePluginImage. Must be pinned by a tag
 	// other than latest or by digest.
-	DevicePluginImage string `json:"devicePluginImage,omitempty"`
+	DevicePluginImage string `json:"devicePluginImage,omitempty" pulumi:"devicePluginImage,optional"`
 	// DCGMExporter installs the DCGM exporter next to the device plugin.
 	// Default true.
-	DCGMExporter *bool `json:"dcgmExporter,omitempty"`
+	DCGMExporter *bool `json:"dcgmExporter,omitempty" pulumi:"dcgmExporter,optional"`
 	// DCGMExporterImage overrides the DCGM exporter image. Default
 	// DCGMExporterImage. Must be pinned by a tag other than latest or by
 	// digest.
-	DCGMExporterImage string `json:"dcgmExporterImage,omitempty"`
+	DCGMExporterImage string `json:"dcgmExporterImage,omitempty" pulumi:"dcgmExporterImage,optional"`
 	// MIGManagerImage overrides the MIG Manager image installed on
 	// DriverOnly MIG pools. Default MIGManagerImage. Must be pinned by a tag
 	// other than latest or by digest.
-	MIGManagerImage string `json:"migManagerImage,omitempty"`
+	MIGManagerImage string `json:"migManagerImage,omitempty" pulumi:"migManagerImage,optional"`
 	// TimeSlicing shares each GPU between several pods (dev sharing, no
 	// memory or fault isolation). Default nil: off.
-	TimeSlicing *TimeSlicingSpec `json:"timeSlicing,omitempty"`
+	TimeSlicing *TimeSlicingSpec `json:"timeSlicing,omitempty" pulumi:"timeSlicing,optional"`
 }
 
 // TimeSlicingSpec configures device plugin time-slicing.
 type TimeSlicingSpec struct {
 	// Replicas is how many pods share one GPU: every GPU is advertised as
 	// Replicas nvidia.com/gpu. 2 to 64. Required.
-	Replicas int `json:"replicas"`
+	Replicas int `json:"replicas" pulumi:"replicas"`
 }
 
 // Default fills unset fields with their documented defaults.

@@ -18,16 +18,16 @@ const LenderLabel = "aksml.io/lender"
 type Lender struct {
 	// Name names the ClusterQueue (`<name>-gpu`): a DNS label, at most 30
 	// characters, different from every team. Required.
-	Name string `json:"name"`
+	Name string `json:"name" pulumi:"name"`
 	// GPUQuota is the GPU quota it lends per GPU pool name (MIG instances
 	// on MIG pools). It counts in the pool capacity check like a team's.
 	// Default none.
-	GPUQuota map[string]int `json:"gpuQuota,omitempty"`
+	GPUQuota map[string]int `json:"gpuQuota,omitempty" pulumi:"gpuQuota,optional"`
 	// CPU is the cpu quota it lends, a Kubernetes quantity. Default none.
-	CPU string `json:"cpu,omitempty"`
+	CPU string `json:"cpu,omitempty" pulumi:"cpu,optional"`
 	// Memory is the memory quota it lends, a Kubernetes quantity. Default
 	// none.
-	Memory string `json:"memory,omitempty"`
+	Memory string `json:"memory,omitempty" pulumi:"memory,optional"`
 }
 
 // validateLenders checks the lenders against the pools, the teams and the

@@ -69,14 +69,14 @@ type Preemption struct {
 	// WithinClusterQueue says which of the team's own workloads a pending
 	// workload of the team may preempt: Never, LowerPriority (default) or
 	// LowerOrNewerEqualPriority.
-	WithinClusterQueue KueuePolicy `json:"withinClusterQueue,omitempty"`
+	WithinClusterQueue KueuePolicy `json:"withinClusterQueue,omitempty" pulumi:"withinClusterQueue,optional"`
 	// ReclaimWithinCohort says which workloads of borrowing teams a pending
 	// workload of this team may preempt to get quota back: Never,
 	// LowerPriority or Any (default).
-	ReclaimWithinCohort KueuePolicy `json:"reclaimWithinCohort,omitempty"`
+	ReclaimWithinCohort KueuePolicy `json:"reclaimWithinCohort,omitempty" pulumi:"reclaimWithinCohort,optional"`
 	// BorrowWithinCohort says whether a workload that must borrow may
 	// preempt other teams' lower-priority workloads. Default policy Never.
-	BorrowWithinCohort BorrowWithinCohort `json:"borrowWithinCohort,omitempty"`
+	BorrowWithinCohort BorrowWithinCohort `json:"borrowWithinCohort,omitempty" pulumi:"borrowWithinCohort,optional"`
 }
 
 // BorrowWithinCohort is Preemption.BorrowWithinCohort.
@@ -84,11 +84,11 @@ type BorrowWithinCohort struct {
 	// Policy is Never (default) or LowerPriority. LowerPriority needs
 	// reclaimWithinCohort other than Never and aksml:scheduler.fairSharing
 	// false (Kueue ignores it under fair sharing).
-	Policy KueuePolicy `json:"policy,omitempty"`
+	Policy KueuePolicy `json:"policy,omitempty" pulumi:"policy,optional"`
 	// MaxPriorityThreshold limits LowerPriority to workloads whose priority
 	// is at most this value. Default unset: any lower priority. Only with
 	// policy LowerPriority.
-	MaxPriorityThreshold *int `json:"maxPriorityThreshold,omitempty"`
+	MaxPriorityThreshold *int `json:"maxPriorityThreshold,omitempty" pulumi:"maxPriorityThreshold,optional"`
 }
 
 // Default fills unset fields with their documented defaults.

@@ -44,17 +44,17 @@ type PriorityLevel struct {
 	// Name is the PriorityClass and WorkloadPriorityClass name, and what
 	// workloads name in `priority`: a DNS subdomain, not starting with
 	// `system-`. Required.
-	Name string `json:"name"`
+	Name string `json:"name" pulumi:"name"`
 	// Value is the priority: higher runs first and, where preemption allows,
 	// evicts lower. -2147483648..1000000000. Required.
-	Value int `json:"value"`
+	Value int `json:"value" pulumi:"value"`
 	// PreemptionPolicy is the PriorityClass's preemptionPolicy:
 	// PreemptLowerPriority (default, Kubernetes' default) or Never. It acts
 	// on the kube-scheduler; Kueue's admission-time preemption follows the
 	// ClusterQueue's preemption settings (Team.Preemption) and the value.
-	PreemptionPolicy PreemptionPolicy `json:"preemptionPolicy,omitempty"`
+	PreemptionPolicy PreemptionPolicy `json:"preemptionPolicy,omitempty" pulumi:"preemptionPolicy,optional"`
 	// Description says when to use the level. Default none.
-	Description string `json:"description,omitempty"`
+	Description string `json:"description,omitempty" pulumi:"description,optional"`
 }
 
 // DefaultPriorities are the seed's two levels (C5.2): training-batch

@@ -48,44 +48,44 @@ type Team struct {
 	// Name is the team and its namespace name: a DNS label (lowercase
 	// letters, digits and '-'), at most 30 characters, not `default`, not
 	// `kube-*` and not a scheduler's namespace. Required.
-	Name string `json:"name"`
+	Name string `json:"name" pulumi:"name"`
 	// GPUQuota is the nominal GPU quota per GPU pool name (one Kueue
 	// ResourceFlavor per pool). On MIG pools the unit is one MIG instance of
 	// the pool's profile. A pool listed with 0 lets the team borrow on it but
 	// guarantees nothing. Pools not listed are not available to the team.
 	// Default none.
-	GPUQuota map[string]int `json:"gpuQuota,omitempty"`
+	GPUQuota map[string]int `json:"gpuQuota,omitempty" pulumi:"gpuQuota,optional"`
 	// CPU is the team's nominal cpu quota as a Kubernetes quantity (AKS MLOps
 	// best practices, team-a: "64"). It covers the cpu of GPU and CPU-only work alike.
 	// Required.
-	CPU string `json:"cpu"`
+	CPU string `json:"cpu" pulumi:"cpu"`
 	// Memory is the team's nominal memory quota as a Kubernetes quantity
 	// (seed team-a: "256Gi"). Required.
-	Memory string `json:"memory"`
+	Memory string `json:"memory" pulumi:"memory"`
 	// BorrowingLimit is the most GPUs the team may borrow from the cohort's
 	// unused quota, per GPU pool it lists. Default unset: no limit. 0 turns
 	// borrowing off.
-	BorrowingLimit *int `json:"borrowingLimit,omitempty"`
+	BorrowingLimit *int `json:"borrowingLimit,omitempty" pulumi:"borrowingLimit,optional"`
 	// LendingLimit is the most unused GPUs the team lends to the cohort per
 	// GPU pool (capped at the pool's nominal quota; the rest is reserved for
 	// the team). Default unset: all unused quota can be lent. Kueue only.
-	LendingLimit *int `json:"lendingLimit,omitempty"`
+	LendingLimit *int `json:"lendingLimit,omitempty" pulumi:"lendingLimit,optional"`
 	// CPUBorrowingLimit is the most cpu the team may borrow from the
 	// cohort's unused cpu quota, a Kubernetes quantity. Default unset: no
 	// limit; "0" turns cpu borrowing off. Kueue only.
-	CPUBorrowingLimit string `json:"cpuBorrowingLimit,omitempty"`
+	CPUBorrowingLimit string `json:"cpuBorrowingLimit,omitempty" pulumi:"cpuBorrowingLimit,optional"`
 	// CPULendingLimit is the most unused cpu quota the team lends to the
 	// cohort, at most CPU. Default unset: all unused cpu quota can be lent.
 	// Kueue only.
-	CPULendingLimit string `json:"cpuLendingLimit,omitempty"`
+	CPULendingLimit string `json:"cpuLendingLimit,omitempty" pulumi:"cpuLendingLimit,optional"`
 	// MemoryBorrowingLimit is the most memory the team may borrow, a
 	// Kubernetes quantity. Default unset: no limit; "0" turns memory
 	// borrowing off. Kueue only.
-	MemoryBorrowingLimit string `json:"memoryBorrowingLimit,omitempty"`
+	MemoryBorrowingLimit string `json:"memoryBorrowingLimit,omitempty" pulumi:"memoryBorrowingLimit,optional"`
 	// MemoryLendingLimit is the most unused memory quota the team lends, at
 	// most Memory. Default unset: all unused memory quota can be lent.
 	// Kueue only.
-	MemoryLendingLimit string `json:"memoryLendingLimit,omitempty"`
+	MemoryLendingLimit string `json:"memoryLendingLimit,omitempty" pulumi:"memoryLendingLimit,optional"`
 	// Preemption is the team's Kueue preemption policy. Defaults:
 	// withinClusterQueue LowerPriority, reclaimWithinCohort Any,
 	// borrowWithinCohort Never. Kueue only.
@@ -93,27 +93,27 @@ type Team struct {
 	// Weight is the team's fair-sharing weight when teams compete for unused
 	// quota (Kueue ClusterQueue fairSharing.weight, Volcano Queue weight),
 	// 1..65535. Default 1.
-	Weight int `json:"weight,omitempty"`
+	Weight int `json:"weight,omitempty" pulumi:"weight,optional"`
 	// PodSecurity is the Pod Security level enforced on the namespace:
 	// restricted (default) or baseline. Warnings and audit always use
 	// restricted, so a baseline team sees what would break.
-	PodSecurity PodSecurityLevel `json:"podSecurity,omitempty"`
+	PodSecurity PodSecurityLevel `json:"podSecurity,omitempty" pulumi:"podSecurity,optional"`
 	// FlavorOrder lists GPU pool names in the order Kueue tries their
 	// flavors for the team's workloads. Listed pools come first; the others
 	// follow in the default order: on-demand pools, then spot pools, each in
 	// `aksml:gpuPools` order. On-demand comes first because admission onto a
 	// flavor does not guarantee capacity and spot capacity can be absent;
 	// list spot pools first to trade that for cost. Kueue only.
-	FlavorOrder []string `json:"flavorOrder,omitempty"`
+	FlavorOrder []string `json:"flavorOrder,omitempty" pulumi:"flavorOrder,optional"`
 	// Groups are the object IDs (GUIDs) of the Microsoft Entra groups whose
 	// members work in the team's namespace. Queues does not use them;
 	// components/tenancy binds them and validates them. Default none: no
 	// team member gets access (platform admins keep theirs).
-	Groups []string `json:"groups,omitempty"`
+	Groups []string `json:"groups,omitempty" pulumi:"groups,optional"`
 	// Egress is the team namespace's outbound traffic policy, used by
 	// components/tenancy: Restricted (default: DNS, the namespace itself and
 	// HTTPS outside the cluster) or Unrestricted.
-	Egress string `json:"egress,omitempty"`
+	Egress string `json:"egress,omitempty" pulumi:"egress,optional"`
 }
 
 // Default fills unset fields with their documented defaults.
@@ -132,47 +132,47 @@ func (t *Team) Default() {
 type SchedulerSpec struct {
 	// System is kueue (default), volcano or none. Only one runs: settings
 	// of the other system are rejected.
-	System System `json:"system,omitempty"`
+	System System `json:"system,omitempty" pulumi:"system,optional"`
 	// InstallKueue installs Kueue KueueVersion from its Helm chart. Default
 	// true with system kueue. Set false where Kueue is already installed
 	// (e.g. a sandbox that runs it itself): the queue objects are still
 	// created. Kueue only.
-	InstallKueue *bool `json:"installKueue,omitempty"`
+	InstallKueue *bool `json:"installKueue,omitempty" pulumi:"installKueue,optional"`
 	// InstallVolcano installs Volcano VolcanoVersion from its Helm chart.
 	// Default true with system volcano. Volcano only.
-	InstallVolcano *bool `json:"installVolcano,omitempty"`
+	InstallVolcano *bool `json:"installVolcano,omitempty" pulumi:"installVolcano,optional"`
 	// Cohort is the Kueue cohort all team ClusterQueues join. Default
 	// "aksml". A DNS subdomain. Kueue only.
-	Cohort string `json:"cohort,omitempty"`
+	Cohort string `json:"cohort,omitempty" pulumi:"cohort,optional"`
 	// OvercommitRatio allows the nominal GPU quota handed out on a pool to
 	// exceed the pool's capacity at maxCount by this factor; >= 1. Default
 	// 1.0 (no overcommit). Set it only when overcommit is deliberate, e.g.
 	// teams that rarely run at the same time.
-	OvercommitRatio float64 `json:"overcommitRatio,omitempty"`
+	OvercommitRatio float64 `json:"overcommitRatio,omitempty" pulumi:"overcommitRatio,optional"`
 	// KueueIntegrations are the job frameworks Kueue manages. Default
 	// DefaultKueueIntegrations; valid values KnownKueueIntegrations. Kueue
 	// only, used when aksml installs Kueue.
-	KueueIntegrations []string `json:"kueueIntegrations,omitempty"`
+	KueueIntegrations []string `json:"kueueIntegrations,omitempty" pulumi:"kueueIntegrations,optional"`
 	// KueueChartValues are Helm values merged over the ones aksml sets
 	// (maps merge key by key, other values replace). Escape hatch; Kueue
 	// only, used when aksml installs Kueue.
-	KueueChartValues map[string]any `json:"kueueChartValues,omitempty"`
+	KueueChartValues map[string]any `json:"kueueChartValues,omitempty" pulumi:"kueueChartValues,optional"`
 	// VolcanoChartValues are Helm values merged over the ones aksml sets.
 	// Escape hatch; Volcano only.
-	VolcanoChartValues map[string]any `json:"volcanoChartValues,omitempty"`
+	VolcanoChartValues map[string]any `json:"volcanoChartValues,omitempty" pulumi:"volcanoChartValues,optional"`
 	// FairSharing turns Kueue's fair sharing on: teams share unused quota
 	// by their weights, and preemption across teams follows their shares
 	// (see Preemption). Default true. Kueue only, used when aksml installs
 	// Kueue.
-	FairSharing *bool `json:"fairSharing,omitempty"`
+	FairSharing *bool `json:"fairSharing,omitempty" pulumi:"fairSharing,optional"`
 	// Priorities are the priority levels: each a PriorityClass and, with
 	// Kueue, a WorkloadPriorityClass of the same name. Default
 	// DefaultPriorities (training-batch 10000 Never, inference-critical
 	// 100000 PreemptLowerPriority). Setting it replaces the defaults.
-	Priorities []PriorityLevel `json:"priorities,omitempty"`
+	Priorities []PriorityLevel `json:"priorities,omitempty" pulumi:"priorities,optional"`
 	// Lenders are lending-only cohort members: quota without a namespace,
 	// queue or workloads that the teams borrow. Default none. Kueue only.
-	Lenders []Lender `json:"lenders,omitempty"`
+	Lenders []Lender `json:"lenders,omitempty" pulumi:"lenders,optional"`
 }
 
 // Default fills unset fields with their documented defaults. Settings of a

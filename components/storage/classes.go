@@ -47,15 +47,15 @@ type StorageClasses struct {
 	pulumi.ResourceState
 
 	// AzureFilePremiumClass is the name of the ml-azurefile-premium class.
-	AzureFilePremiumClass pulumi.StringOutput
+	AzureFilePremiumClass pulumi.StringOutput `pulumi:"azureFilePremiumClass"`
 	// CheckpointsClass is the name of the ml-checkpoints-azurefile class.
-	CheckpointsClass pulumi.StringOutput
+	CheckpointsClass pulumi.StringOutput `pulumi:"checkpointsClass"`
 	// BlobNFSClass is the name of the ml-azureblob-nfs class.
-	BlobNFSClass pulumi.StringOutput
+	BlobNFSClass pulumi.StringOutput `pulumi:"blobNFSClass"`
 	// BlobBlockCacheClass is the name of the ml-azureblob-blockcache class.
-	BlobBlockCacheClass pulumi.StringOutput
+	BlobBlockCacheClass pulumi.StringOutput `pulumi:"blobBlockCacheClass"`
 	// ScratchDiskClass is the name of the ml-scratch-azuredisk class.
-	ScratchDiskClass pulumi.StringOutput
+	ScratchDiskClass pulumi.StringOutput `pulumi:"scratchDiskClass"`
 
 	// classes are the StorageClass resources, for claims to depend on.
 	classes []pulumi.Resource

@@ -7,13 +7,13 @@ type Spec struct {
 	// nil: no accounts; the CSI drivers create and manage their own accounts
 	// in the node resource group (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) behaviour, and the only choice for
 	// an existing cluster aksml has no Azure access to).
-	Accounts *AccountsSpec `json:"accounts,omitempty"`
+	Accounts *AccountsSpec `json:"accounts,omitempty" pulumi:"accounts,optional"`
 	// Volumes configures the per-team claims (TeamVolumes).
-	Volumes VolumesSpec `json:"volumes"`
+	Volumes VolumesSpec `json:"volumes" pulumi:"volumes"`
 	// ScratchDiskSKU is the Azure Disk skuName of the ml-scratch-azuredisk
 	// class (ReadWriteOnce, per-job scratch): one of ScratchDiskSKUs.
 	// Default Premium_LRS.
-	ScratchDiskSKU string `json:"scratchDiskSku,omitempty"`
+	ScratchDiskSKU string `json:"scratchDiskSku,omitempty" pulumi:"scratchDiskSku,optional"`
 }
 
 // AccountsSpec describes the storage accounts aksml creates: always a
@@ -25,29 +25,29 @@ type AccountsSpec struct {
 	// 1-19 lowercase letters and digits. Storage account names are global
 	// across Azure, so include something unique (org, env, region). Required
 	// unless FilesAccountName (and BlobAccountName with BlobNFS) are set.
-	NamePrefix string `json:"namePrefix,omitempty"`
+	NamePrefix string `json:"namePrefix,omitempty" pulumi:"namePrefix,optional"`
 	// FilesAccountName overrides the Azure Files account name: 3-24
 	// lowercase letters and digits. Default <namePrefix>files.
-	FilesAccountName string `json:"filesAccountName,omitempty"`
+	FilesAccountName string `json:"filesAccountName,omitempty" pulumi:"filesAccountName,optional"`
 	// BlobNFS creates the premium Blob NFS 3.0 account (BlockBlobStorage,
 	// hierarchical namespace, NFS v3) that the ml-azureblob-nfs class then
 	// uses. Default false (opt-in). NFS 3.0 has no authentication, so the
 	// account only accepts traffic from AllowedSubnetIDs, which must be set.
-	BlobNFS bool `json:"blobNfs,omitempty"`
+	BlobNFS bool `json:"blobNfs,omitempty" pulumi:"blobNfs,optional"`
 	// BlobAccountName overrides the Blob NFS account name: 3-24 lowercase
 	// letters and digits. Default <namePrefix>blob. Only with BlobNFS.
-	BlobAccountName string `json:"blobAccountName,omitempty"`
+	BlobAccountName string `json:"blobAccountName,omitempty" pulumi:"blobAccountName,optional"`
 	// PrivateNetwork sets the Azure Files account firewall to deny all
 	// traffic except AllowedSubnetIDs and AllowedIPRanges (and trusted Azure
 	// services). Default false (allow all networks, for dev); prod stacks set
 	// it (C3.1). The Blob NFS account always denies by default.
-	PrivateNetwork bool `json:"privateNetwork,omitempty"`
+	PrivateNetwork bool `json:"privateNetwork,omitempty" pulumi:"privateNetwork,optional"`
 	// AllowedSubnetIDs are further virtual network subnets (ARM IDs)
 	// allowed through the firewall; each needs the Microsoft.Storage
 	// service endpoint. The node subnet's rule comes from NodeAccess
 	// ServiceEndpoint and NodeSubnetID; the stack config rejects subnets
 	// the nodes are not in. Default none.
-	AllowedSubnetIDs []string `json:"allowedSubnetIds,omitempty"`
+	AllowedSubnetIDs []string `json:"allowedSubnetIds,omitempty" pulumi:"allowedSubnetIds,optional"`
 	// NodeAccess is how the AKS nodes reach an account that denies public
 	// networks (PrivateNetwork, and always the Blob NFS account):
 	// PrivateEndpoint (default) — file and blob private endpoints in the
@@ -57,11 +57,11 @@ type AccountsSpec struct {
 	// Microsoft.Storage service endpoint on that subnet. IP rules are never
 	// a route for the nodes: Azure Storage ignores them for traffic from the
 	// account's own region.
-	NodeAccess NodeAccess `json:"nodeAccess,omitempty"`
+	NodeAccess NodeAccess `json:"nodeAccess,omitempty" pulumi:"nodeAccess,optional"`
 	// AllowedIPRanges are public IPv4 addresses or CIDR ranges (prefix /30 or
 	// wider; Azure rejects /31 and /32 ranges and private ranges) allowed
 	// through the Azure Files firewall, e.g. an operator's egress IP.
-	AllowedIPRanges []string `json:"allowedIpRanges,omitempty"`
+	AllowedIPRanges []string `json:"allowedIpRanges,omitempty" pulumi:"allowedIpRanges,optional"`
 }
 
 // NodeAccess is how the nodes reach a private storage account.
@@ -127,14 +127,14 @@ func (a AccountsSpec) BlobName() string {
 type VolumesSpec struct {
 	// DatasetsClass is the class of the datasets claim: ml-azurefile-premium
 	// (default) or ml-azureblob-nfs.
-	DatasetsClass string `json:"datasetsClass,omitempty"`
+	DatasetsClass string `json:"datasetsClass,omitempty" pulumi:"datasetsClass,optional"`
 	// DatasetsSize is the datasets claim request, a Kubernetes quantity.
 	// Default 100Gi (AKS MLOps best practices). At least 100Gi and at most 100Ti on Azure
 	// Files premium.
-	DatasetsSize string `json:"datasetsSize,omitempty"`
+	DatasetsSize string `json:"datasetsSize,omitempty" pulumi:"datasetsSize,optional"`
 	// CheckpointsSize is the checkpoints claim request on the Retain class.
 	// Default 100Gi (AKS MLOps best practices); 100Gi to 100Ti (Azure Files premium).
-	CheckpointsSize string `json:"checkpointsSize,omitempty"`
+	CheckpointsSize string `json:"checkpointsSize,omitempty" pulumi:"checkpointsSize,optional"`
 }
 
 // Default fills unset fields with their documented defaults.

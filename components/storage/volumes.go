@@ -38,10 +38,10 @@ type TeamVolumes struct {
 	pulumi.ResourceState
 
 	// DatasetsClaimName is the name of the datasets claim (DatasetsPVCName).
-	DatasetsClaimName pulumi.StringOutput
+	DatasetsClaimName pulumi.StringOutput `pulumi:"datasetsClaimName"`
 	// CheckpointsClaimName is the name of the checkpoints claim
 	// (CheckpointsPVCName).
-	CheckpointsClaimName pulumi.StringOutput
+	CheckpointsClaimName pulumi.StringOutput `pulumi:"checkpointsClaimName"`
 }
 
 // claimArgs maps one claim to provider arguments: RWX, the class, the size.

@@ -31,13 +31,13 @@ var Schedulers = []Scheduler{SchedulerKueue, SchedulerVolcano, SchedulerNone}
 // GPUs included.
 type Resources struct {
 	// CPU is a Kubernetes quantity, e.g. "4" or "500m". Required.
-	CPU string `json:"cpu"`
+	CPU string `json:"cpu" pulumi:"cpu"`
 	// Memory is a Kubernetes quantity, e.g. "16Gi". Required. It must cover
 	// ShmSize: memory-backed /dev/shm counts against it.
-	Memory string `json:"memory"`
+	Memory string `json:"memory" pulumi:"memory"`
 	// GPUs is the number of nvidia.com/gpu per pod. Default 0; at most the
 	// pool SKU's GPUs per node.
-	GPUs int `json:"gpus,omitempty"`
+	GPUs int `json:"gpus,omitempty" pulumi:"gpus,optional"`
 }
 
 // Common holds the settings every container workload kind shares

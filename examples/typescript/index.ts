@@ -1,0 +1,34 @@
+// Two teams with Kueue queues and quota on one T4 pool, each with its
+// datasets and checkpoint claims, and a checkpointed training job in
+// team-a: aksml's components from TypeScript, on any cluster the ambient
+// Kubernetes provider points at (AKS or the local sandbox).
+import * as aksml from "@aksml/aksml";
+
+const t4 = { name: "t4", vmSize: "Standard_NC4as_T4_v3", workload: "training", maxCount: 2 };
+
+const queues = new aksml.queues.Queues("ml", {
+    pools: [t4],
+    teams: [
+        { name: "team-a", cpu: "16", memory: "64Gi", gpuQuota: { t4: 1 } },
+        { name: "team-b", cpu: "16", memory: "64Gi", gpuQuota: { t4: 1 } },
+    ],
+    retainNamespaces: true,
+});
+
+const classes = new aksml.storage.StorageClasses("ml", {});
+
+const volumes = new aksml.storage.TeamVolumes("team-a", {
+    namespace: queues.namespaces.apply(ns => ns["team-a"]),
+    retainCheckpoints: true,
+}, { dependsOn: [classes] });
+
+const job = new aksml.workloads.CheckpointedJob("resnet", {
+    namespace: queues.namespaces.apply(ns => ns["team-a"]),
+    team: "team-a",
+    image: "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime",
+    resources: { cpu: "4", memory: "16Gi", gpus: 1 },
+    pool: t4,
+}, { dependsOn: [volumes] });
+
+export const namespaces = queues.namespaces;
+export const jobName = job.name;

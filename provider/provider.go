@@ -1,0 +1,72 @@
+// Package provider is aksml's Pulumi component provider
+// (pulumi-resource-aksml): the Go components of this repository exposed
+// through one schema, so that TypeScript, Python, YAML and .NET programs
+// can compose them like pulumi-eks's components.
+//
+// Each component here is a thin, language-neutral wrapper: its Args are
+// plain values and Pulumi inputs with `pulumi:"..."` tags (no Go funcs, no
+// *kubernetes.Provider: the Kubernetes provider is passed the standard way,
+// in the `providers` resource option, and reaches the children through
+// their parent), converted to the Go component's Args, and the Go
+// constructor does the work. Validation is the Go component's own, so the
+// other languages see the same checks, key paths and wording.
+//
+// The schema is generated from this package (see Schema) and committed as
+// schema.json; TestSchemaIsCurrent fails when the two disagree.
+package provider
+
+import (
+	"context"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi-go-provider/infer"
+)
+
+// Name is the package name of the schema and the plugin
+// (pulumi-resource-aksml).
+const Name = "aksml"
+
+// Version is the provider's version; the build overrides it with -ldflags.
+var Version = "0.1.0"
+
+// New returns the component provider.
+func New() (p.Provider, error) {
+	return infer.NewProviderBuilder().
+		WithNamespace(Name).
+		WithDisplayName("aksml").
+		WithDescription("A GPU/ML platform on Azure Kubernetes Service: Kueue queues and quotas, ML storage, the GPU stack, training workloads and GPU node pools.").
+		WithKeywords("kubernetes", "azure", "aks", "gpu", "kueue", "machine-learning", "category/cloud", "kind/component").
+		WithRepository("https://github.com/aksml/aksml").
+		WithLicense("Apache-2.0").
+		WithLanguageMap(map[string]any{
+			"nodejs": map[string]any{
+				"packageName":          "@aksml/aksml",
+				"dependencies":         map[string]string{"@pulumi/pulumi": "^3.276.0"},
+				"respectSchemaVersion": true,
+			},
+			"python": map[string]any{
+				"packageName":          "pulumi_aksml",
+				"requires":             map[string]string{"pulumi": ">=3.276.0,<4.0.0"},
+				"pyproject":            map[string]bool{"enabled": true},
+				"respectSchemaVersion": true,
+			},
+		}).
+		WithComponents(
+			infer.ComponentF(NewQueues),
+			infer.ComponentF(NewStorageClasses),
+			infer.ComponentF(NewTeamVolumes),
+			infer.ComponentF(NewGPUStack),
+			infer.ComponentF(NewCheckpointedJob),
+			infer.ComponentF(NewGPUNodePools),
+		).
+		Build()
+}
+
+// Run serves the provider to the Pulumi engine (the plugin's main).
+func Run(ctx context.Context) error {
+	prov, err := New()
+	if err != nil {
+		return err
+	}
+	return prov.Run(ctx, Name, Version)
+}
