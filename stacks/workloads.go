@@ -95,10 +95,11 @@ type WorkloadSpec struct {
 // workloadTarget is what the stack fills into every workload.
 type workloadTarget struct {
 	common workloads.Common
-	pool   *gpupool.Spec
+	pool   *gpupool.Resolved
 }
 
-// target resolves a workload's team, pool and queue against the config.
+// target fills a workload's team, queue and pool from the resolved
+// configuration: queues decides the namespace and queue, gpupool the pool.
 func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput, provider *kubernetes.Provider) workloadTarget {
 	t := workloadTarget{common: workloads.Common{
 		Provider:      provider,
@@ -121,29 +122,17 @@ func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput, provider *kuberne
 		t.common.ServiceAccountName = tenancy.TrainingServiceAccount
 		t.common.WorkloadIdentity = true
 	}
-	switch c.Scheduler.System {
-	case queues.SystemVolcano:
-		t.common.Scheduler = workloads.SchedulerVolcano
-		t.common.QueueName = queues.ClusterQueueName(w.Team)
-	case queues.SystemNone:
-		t.common.Scheduler = workloads.SchedulerNone
-	default:
-		t.common.Scheduler = workloads.SchedulerKueue
-		t.common.QueueName = queues.LocalQueueName
-	}
-	for i := range c.GPUPools {
-		if c.GPUPools[i].Name == w.Pool {
-			p := c.GPUPools[i]
-			t.pool = &p
-		}
-	}
+	system := c.res.queues.Scheduler.System
+	t.common.Scheduler = workloads.Scheduler(system)
+	t.common.QueueName = queues.QueueName(system, w.Team)
+	t.pool = gpupool.Lookup(c.res.pools, w.Pool)
 	return t
 }
 
 // distributed fills the Distributed settings of a PyTorchJob or TFJob. The
 // total GPU count is derived from the replicas, so config cannot disagree
 // with itself; the component still checks the GPUs fit one node.
-func (c *Config) distributed(w WorkloadSpec, pool *gpupool.Spec, replicas, def int) workloads.Distributed {
+func (c *Config) distributed(w WorkloadSpec, pool *gpupool.Resolved, replicas, def int) workloads.Distributed {
 	if replicas == 0 {
 		replicas = def
 	}
@@ -208,10 +197,6 @@ func (c *Config) validateWorkloads() field.ErrorList {
 	for _, t := range c.Teams {
 		teams[t.Name] = true
 	}
-	pools := map[string]bool{}
-	for _, p := range c.GPUPools {
-		pools[p.Name] = true
-	}
 	seen := map[string]int{}
 	for i, w := range c.Workloads {
 		p := key("workloads").Index(i)
@@ -222,7 +207,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		if !teams[w.Team] {
 			errs = append(errs, field.Invalid(p.Child("team"), "%q is not one of aksml:teams; declare the team or fix the name", w.Team))
 		}
-		if w.Pool != "" && !pools[w.Pool] {
+		if w.Pool != "" && gpupool.Lookup(c.res.pools, w.Pool) == nil {
 			errs = append(errs, field.Invalid(p.Child("pool"), "%q is not one of aksml:gpuPools", w.Pool))
 			continue
 		}

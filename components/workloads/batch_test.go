@@ -6,6 +6,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/gpupool"
 )
 
 const cronJobType = "kubernetes:batch/v1:CronJob"
@@ -171,10 +173,8 @@ func TestMIGTrial(t *testing.T) {
 
 func TestMIGTrialOnManagedStackSelectsPool(t *testing.T) {
 	m := mustRun(t, func(ctx *pulumi.Context) error {
-		pool := migPool()
-		pool.GPUStack = "Managed"
 		one := 1
-		pool.MaxCount, pool.MinCount, pool.Count = 0, nil, &one
+		pool := with(migPool(), func(s *gpupool.Spec) { s.GPUStack, s.MaxCount, s.MinCount, s.Count = "Managed", 0, nil, &one })
 		a := &MIGTrialArgs{Common: common(), Pool: pool}
 		a.Resources = Resources{}
 		_, err := NewMIGTrial(ctx, "trial", a)

@@ -101,10 +101,10 @@ func TestValidation(t *testing.T) {
 		{"shm leaving 1Gi to the process", checkpointed(func(a *CheckpointedJobArgs) { a.Resources.Memory = "9Gi" }), nil},
 		{"shm not a quantity", checkpointed(func(a *CheckpointedJobArgs) { a.ShmSize = "lots" }), []string{"train.shmSize"}},
 		{"spot pool with an inference workload", checkpointed(func(a *CheckpointedJobArgs) {
-			a.Pool.Priority, a.Pool.Workload = gpupool.PrioritySpot, gpupool.WorkloadInference
-		}), []string{"train.pool.priority: Spot is not allowed", "train.pool.workload: pool \"a100\" is for real-time inference serving"}},
+			a.Pool = with(a.Pool, func(s *gpupool.Spec) { s.Priority, s.Workload = gpupool.PrioritySpot, gpupool.WorkloadInference })
+		}), []string{"train.pool.workload: pool \"a100\" is for real-time inference serving"}},
 		{"serving pool", checkpointed(func(a *CheckpointedJobArgs) { a.Pool = inferencePool() }), []string{"train.pool.workload"}},
-		{"invalid pool", checkpointed(func(a *CheckpointedJobArgs) { a.Pool.VMSize = "Standard_NV6" }), []string{"train.pool.vmSize", "visualisation only"}},
+		{"unresolved pool", checkpointed(func(a *CheckpointedJobArgs) { a.Pool = &gpupool.Resolved{Spec: a.Pool.Spec} }), []string{"train.pool: is not a resolved pool; pass the result of gpupool.Resolve"}},
 		{"tag-only image with RequireDigest", checkpointed(func(a *CheckpointedJobArgs) { a.RequireDigest = true }),
 			[]string{"train.image: \"pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime\" is not pinned by digest"}},
 		{"digest image with RequireDigest", checkpointed(func(a *CheckpointedJobArgs) {
@@ -189,8 +189,8 @@ func TestValidation(t *testing.T) {
 		{"unknown clean pod policy", pytorch(func(a *PyTorchJobArgs) { a.CleanPodPolicy = "Sometimes" }), []string{"pt.cleanPodPolicy"}},
 		{"bad egress CIDR", pytorch(func(a *PyTorchJobArgs) { a.AllowEgressCIDRs = []string{"10.0.8.0"} }), []string{"pt.allowEgressCIDRs[0]"}},
 		{"serving workload on spot", pytorch(func(a *PyTorchJobArgs) {
-			a.Pool.Priority, a.Pool.Workload = gpupool.PrioritySpot, gpupool.WorkloadInference
-		}), []string{"pt.pool.priority: Spot is not allowed for workload \"inference\""}},
+			a.Pool = with(a.Pool, func(s *gpupool.Spec) { s.Priority, s.Workload = gpupool.PrioritySpot, gpupool.WorkloadInference })
+		}), []string{"pt.pool.workload: pool \"a100\" is for real-time inference serving"}},
 		{"no pool", pytorch(func(a *PyTorchJobArgs) { a.Pool = nil }), []string{"pt.pool: is required"}},
 		{"Kubeflow name starting with a digit", pytorch(func(a *PyTorchJobArgs) { a.Name = "1st-run" }), []string{"pt.name", "must start with a letter"}},
 		{"Kubeflow name too long for its Services", pytorch(func(a *PyTorchJobArgs) { a.Name = strings.Repeat("a", 55) }), []string{"pt.name", "at most 54"}},
