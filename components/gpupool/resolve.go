@@ -150,4 +150,3 @@ func Problems(pools []Resolved) field.ErrorList {
 	}
 	return errs
 }
-
