@@ -318,7 +318,9 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		}
 		seen[id] = i
 		errs = append(errs, c.validateOperator(w, p)...)
-		errs = append(errs, c.buildWorkload(w, pulumi.String(w.Team), nil).Validate(p)...)
+		args := c.buildWorkload(w, pulumi.String(w.Team), nil)
+		errs = append(errs, args.Validate(p)...)
+		errs = append(errs, c.validateSchedulable(w, args, p)...)
 	}
 	if c.TrainingOperator.Enabled && c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator) {
 		errs = append(errs, field.Invalid(key("trainingOperator").Child("enabled"), "aksml:existingCluster.installed says the cluster already runs the Training Operator; two installs would fight over its CRDs and webhook, so set enabled: false or remove trainingOperator from installed"))
@@ -389,4 +391,32 @@ func (p *platform) workloads(ctx *pulumi.Context) error {
 		}
 	}
 	return nil
+}
+
+// validateSchedulable checks, across components, that the workload can ever
+// run: a GPU workload must be admissible for its team on its pool (queues
+// decides: CheckAdmission), and a CPU workload on a cluster aksml creates
+// needs an untainted pool to land on, whose nodes must fit its requests
+// (gpupool.NodeAllocatable of the CPU pool's VM size). The component checks
+// the pool itself (fit on one node, gang within the pool's capacity).
+func (c *Config) validateSchedulable(w WorkloadSpec, args workloadArgs, p field.Path) field.ErrorList {
+	if w.Pool != "" {
+		if g, ok := args.(interface{ GangUnits() int }); ok {
+			return c.res.queues.CheckAdmission(w.Team, w.Pool, g.GangUnits(), p)
+		}
+		return nil
+	}
+	cs := w.container()
+	if cs == nil || c.Cluster == nil {
+		return nil
+	}
+	if c.Cluster.CPUPool.Disabled {
+		return field.ErrorList{field.Invalid(p, "%s runs on CPU nodes, but aksml:cluster.cpuPool.disabled leaves the cluster without an untainted pool (the system pool is tainted %s, GPU pools %s=%s:%s), so its pods would stay Pending; enable the CPU pool, or run the workload on a GPU pool", w.Kind, cluster.SystemPoolTaint, gpupool.GPUTaintKey, gpupool.GPUTaintValue, gpupool.GPUTaintEffect)}
+	}
+	vm := c.Cluster.CPUPool.VMSize
+	alloc, err := gpupool.NodeAllocatable(vm, 0)
+	if err != nil {
+		return nil
+	}
+	return workloads.ValidateAllocatable(cs.Resources, vm, alloc, p.Child("resources"))
 }

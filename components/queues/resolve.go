@@ -1,6 +1,8 @@
 package queues
 
 import (
+	"slices"
+
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 )
@@ -101,4 +103,44 @@ func (r *Resolved) lenders() []Lender {
 		return nil
 	}
 	return r.Scheduler.Lenders
+}
+
+// CheckAdmission checks that a workload of team needing units GPU units of
+// pool at once can ever be admitted (path names the workload's config key):
+// with Kueue the team's ClusterQueue must list the pool's flavor (a gpuQuota
+// entry, 0 to only borrow), and units must be at most its nominal quota
+// there plus what it may borrow (its borrowingLimit, capped by what the
+// other cohort members lend on the pool); with Volcano or none, at most
+// what the team may hold of the pool's GPU resource (AdmissibleGPUs, the
+// ResourceQuota). Kueue admits a workload all or nothing, so a larger one
+// waits forever.
+func (r *Resolved) CheckAdmission(team, pool string, units int, path field.Path) field.ErrorList {
+	t, ok := r.team(team)
+	p := gpupool.Lookup(r.Pools, pool)
+	if !ok || p == nil || units <= 0 {
+		return nil
+	}
+	teamPath := r.Paths.Teams.Index(slices.IndexFunc(r.Teams, func(u Team) bool { return u.Name == team }))
+	if r.Scheduler.Kueue() {
+		nominal, listed := t.GPUQuota[pool]
+		if !listed {
+			return field.ErrorList{field.Invalid(path.Child("pool"), "team %q has no quota on pool %q, so its ClusterQueue has no flavor %s and Kueue never admits the workload; add %s.gpuQuota.%s (0 to only borrow), or choose a pool the team lists (%s)", team, pool, FlavorName(pool), teamPath, pool, listOrNone(sortedKeys(t.GPUQuota)))}
+		}
+		others := lenderQuota(r.lenders(), pool)
+		for _, u := range r.Teams {
+			if _, ok := u.GPUQuota[pool]; ok && u.Name != team {
+				others += lendable(u, pool)
+			}
+		}
+		borrow := min(borrowLimit(t), others)
+		if most := nominal + borrow; units > most {
+			return field.ErrorList{field.Invalid(path, "needs %d %s at once on pool %q, but team %q can be admitted at most %d there (nominal %d + borrowing %d); lower the replicas or GPUs, or raise %s.gpuQuota.%s or its borrowingLimit", units, p.GPUResource, pool, team, most, nominal, borrow, teamPath, pool)}
+		}
+		return nil
+	}
+	most := AdmissibleGPUs(t, r.Teams, nil, r.specs(), r.Scheduler.System)[p.GPUResource]
+	if units > most {
+		return field.ErrorList{field.Invalid(path, "needs %d %s at once, but team %q may hold at most %d (its ResourceQuota); lower the replicas or GPUs, or raise %s.gpuQuota", units, p.GPUResource, team, most, teamPath)}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"fmt"
 	"strconv"
 
 	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
@@ -65,15 +66,16 @@ func (a *CheckpointedJobArgs) Validate(p field.Path) field.ErrorList {
 	if a.CheckpointPVC == "" {
 		errs = append(errs, field.Required(p.Child("checkpointPVC"), "the claim checkpoints are saved to (e.g. \"model-checkpoints\"); without it every eviction loses the Job's progress"))
 	}
-	errs = append(errs, validateGPUPlacement(a.Pool, a.Resources, p)...)
+	errs = append(errs, validateGPUPlacement(a.Pool, a.Resources, 1, p)...)
 	errs = append(errs, validateJobLifecycle(a.BackoffLimit, a.ActiveDeadlineSeconds, a.TTLSecondsAfterFinished, a.TerminationGracePeriodSeconds, p)...)
 	errs = append(errs, validateExitCodes(a.NonRetryableExitCodes, p.Child("nonRetryableExitCodes"))...)
 	return errs
 }
 
 // validateGPUPlacement checks a workload that runs either on a GPU pool
-// (with at least one GPU) or on CPU nodes (with none).
-func validateGPUPlacement(pool *gpupool.Resolved, r Resources, p field.Path) field.ErrorList {
+// (with at least one GPU) or on CPU nodes (with none); parallel pods run at
+// once.
+func validateGPUPlacement(pool *gpupool.Resolved, r Resources, parallel int, p field.Path) field.ErrorList {
 	if pool == nil {
 		if r.GPUs > 0 {
 			return field.ErrorList{field.Required(p.Child("pool"), "the GPU pool to run on when resources.gpus > 0")}
@@ -84,6 +86,7 @@ func validateGPUPlacement(pool *gpupool.Resolved, r Resources, p field.Path) fie
 	if r.GPUs == 0 {
 		errs = append(errs, field.Invalid(p.Child("resources").Child("gpus"), "0 GPUs on GPU pool %q would hold a GPU node without using it; request at least 1 GPU, or remove pool to run on CPU nodes", pool.Name))
 	}
+	errs = append(errs, validateGang(pool, parallel*r.GPUs, fmt.Sprintf("%d pods × %d GPUs", parallel, r.GPUs), p.Child("resources").Child("gpus"))...)
 	return append(errs, validateFit(pool, r, p.Child("resources"))...)
 }
 

@@ -59,7 +59,7 @@ func (a *IndexedJobArgs) Validate(p field.Path) field.ErrorList {
 	// must stay a DNS label.
 	maxName := 63 - 1 - len(strconv.Itoa(max(a.Completions-1, 0)))
 	errs := a.validate(p, a.Pool != nil, maxName)
-	errs = append(errs, validateGPUPlacement(a.Pool, a.Resources, p)...)
+	errs = append(errs, validateGPUPlacement(a.Pool, a.Resources, a.Parallelism, p)...)
 	if a.Completions < 1 || a.Completions > MaxIndexedCompletions {
 		errs = append(errs, field.Invalid(p.Child("completions"), "%d is out of range; use 1..%d shards", a.Completions, MaxIndexedCompletions))
 	}

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"fmt"
 	"net"
 	"regexp"
 	"slices"
@@ -153,6 +154,9 @@ func (d *Distributed) validate(c *Common, gpuReplicas, replicas int, p field.Pat
 	}
 	if c.Resources.GPUs < 1 {
 		errs = append(errs, field.Invalid(p.Child("resources").Child("gpus"), "%d GPUs per replica; distributed GPU training requests at least 1", c.Resources.GPUs))
+	}
+	if d.Pool != nil {
+		errs = append(errs, validateGang(d.Pool, gpuReplicas*c.Resources.GPUs, fmt.Sprintf("%d GPU replicas × %d GPUs", gpuReplicas, c.Resources.GPUs), p.Child("replicas"))...)
 	}
 	if d.TotalGPUs != gpuReplicas*c.Resources.GPUs {
 		errs = append(errs, field.Invalid(p.Child("totalGPUs"), "%d GPUs requested but %d GPU replicas × %d GPUs per replica = %d; align the replica count with the GPUs the framework uses", d.TotalGPUs, gpuReplicas, c.Resources.GPUs, gpuReplicas*c.Resources.GPUs))

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"fmt"
 	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
@@ -62,6 +63,7 @@ func (a *MIGTrialArgs) Validate(p field.Path) field.ErrorList {
 				errs = append(errs, field.Invalid(p.Child("migDevices"), "%d instances of %s do not fit on one %s node (%d); lower migDevices", a.MIGDevices, a.Pool.MIGResourceName(), sku.VMSize, perGPU*sku.GPUsPerNode))
 			}
 		}
+		errs = append(errs, validateGang(a.Pool, a.MIGDevices, fmt.Sprintf("%d MIG instances", a.MIGDevices), p.Child("migDevices"))...)
 		errs = append(errs, validateFit(a.Pool, Resources{CPU: a.Resources.CPU, Memory: a.Resources.Memory}, p.Child("resources"))...)
 	}
 	if a.Resources.GPUs != 0 {

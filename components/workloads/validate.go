@@ -299,6 +299,22 @@ func ValidateAllocatable(r Resources, vmSize string, alloc gpupool.Allocatable, 
 	return errs
 }
 
+// validateGang checks that the units a workload needs at once (replicas ×
+// GPUs per replica, parallel shards × GPUs per shard, or MIG instances; the
+// pool's unit, gpupool.Resolved.Capacity) fit in what the pool holds at its
+// node ceiling: a gang larger than that is never admitted whole (Kueue
+// admits a workload all or nothing) nor scheduled. what describes the gang.
+func validateGang(pool *gpupool.Resolved, units int, what string, p field.Path) field.ErrorList {
+	if !pool.IsResolved() || !pool.Sized || units <= pool.Capacity {
+		return nil
+	}
+	ceiling := "maxCount"
+	if pool.IsManaged() {
+		ceiling = "count"
+	}
+	return field.ErrorList{field.Invalid(p, "%s = %d %s at once, but pool %q holds %d at most (%s %d); lower the replicas or GPUs, or raise %s.%s", what, units, pool.GPUResource, pool.Name, pool.Capacity, ceiling, pool.MaxNodes(), pool.Path, ceiling)}
+}
+
 // validateExitCodes checks declared non-retryable exit codes: 1..255,
 // unique, at most 255 of them.
 func validateExitCodes(codes []int, p field.Path) field.ErrorList {
@@ -336,3 +352,17 @@ func sortedKeys(m map[string]string) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// GangUnits is the GPU units (in the pool's unit) a defaulted
+// CheckpointedJob needs at once: its one pod's GPUs.
+func (a *CheckpointedJobArgs) GangUnits() int { return a.Resources.GPUs }
+
+// GangUnits is the GPU units a defaulted IndexedJob needs at once: its
+// parallel shards × GPUs per shard (Kueue admits the Job's parallelism).
+func (a *IndexedJobArgs) GangUnits() int { return a.Parallelism * a.Resources.GPUs }
+
+// GangUnits is the MIG instances a defaulted MIGTrial needs.
+func (a *MIGTrialArgs) GangUnits() int { return a.MIGDevices }
+
+// GangUnits is the GPUs of the whole job (all replicas at once).
+func (d *Distributed) GangUnits() int { return d.TotalGPUs }

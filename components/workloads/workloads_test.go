@@ -213,7 +213,7 @@ func a100x4Pool() *gpupool.Resolved {
 }
 
 func nd96Pool() *gpupool.Resolved {
-	return resolved(gpupool.Spec{Name: "nd96", VMSize: "Standard_ND96asr_v4", Workload: gpupool.WorkloadTraining, MaxCount: 2})
+	return resolved(gpupool.Spec{Name: "nd96", VMSize: "Standard_ND96asr_v4", Workload: gpupool.WorkloadTraining, MaxCount: 4})
 }
 
 func migPool() *gpupool.Resolved {
