@@ -89,6 +89,9 @@ type Config struct {
 	RequireImageDigest *bool `key:"requireImageDigest"`
 	// Tags are put on every Azure resource. Default none.
 	Tags map[string]string `key:"tags"`
+
+	// res is the configuration resolved by Validate.
+	res *resolution `key:"-"`
 }
 
 // TrainingOperatorSpec is `aksml:trainingOperator`.

@@ -76,6 +76,9 @@ func checkShape(v any, t reflect.Type, path field.Path) field.ErrorList {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if sc, ok := reflect.New(t).Interface().(shapeChecker); ok && v != nil {
+		return sc.checkShape(v, path)
+	}
 	if v == nil {
 		return nil
 	}
@@ -135,6 +138,12 @@ func checkShape(v any, t reflect.Type, path field.Path) field.ErrorList {
 		}
 	}
 	return nil
+}
+
+// shapeChecker is a config type whose schema depends on its content (a
+// workload's fields depend on its kind): it checks its own shape.
+type shapeChecker interface {
+	checkShape(v any, path field.Path) field.ErrorList
 }
 
 // jsonFields maps the JSON names of t's exported fields to their types,

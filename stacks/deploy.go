@@ -1,8 +1,6 @@
 package stacks
 
 import (
-	"math"
-	"sort"
 	"strings"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
@@ -47,6 +45,7 @@ func Program(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
 // platform carries what later layers need from earlier ones.
 type platform struct {
 	cfg      *Config
+	res      *resolution
 	provider *kubernetes.Provider
 	// azureStack is the Azure-layer stack an existing-cluster stack reads
 	// (aksml:existingCluster.stackReference), nil otherwise.
@@ -66,7 +65,11 @@ type platform struct {
 // storage classes and team volumes, queues, monitors, training operator,
 // example workloads) through one Kubernetes provider.
 func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
-	p := &platform{cfg: cfg, outputs: map[string]pulumi.Input{}}
+	res, err := cfg.resolved()
+	if err != nil {
+		return nil, err
+	}
+	p := &platform{cfg: cfg, res: res, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
 		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads, p.tenancyLayer,
 	}
@@ -140,8 +143,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 	// stack update (which deletes the pool), never a stack delete (which
 	// would leave it running). See components/gpupool.
 	gpu, err := gpupool.NewGPUNodePools(ctx, cfg.Cluster.Name+"-gpupools", &gpupool.GPUNodePoolsArgs{
-		Pools:             cfg.GPUPools,
-		ConfigPath:        key("gpuPools"),
+		Resolved:          p.res.pools,
 		ResourceGroupName: cl.ResourceGroupName,
 		ClusterName:       cl.Name,
 		Tags:              cfg.Tags,
@@ -198,8 +200,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 func (p *platform) gpuStack(ctx *pulumi.Context) error {
 	gs, err := gpustack.NewGPUStack(ctx, "gpustack", &gpustack.GPUStackArgs{
 		Provider: p.provider,
-		Pools:    p.cfg.GPUPools,
-		Spec:     p.cfg.GPUStack,
+		Resolved: p.res.gpuStack,
 	})
 	p.gpustack = gs
 	return err
@@ -229,10 +230,8 @@ func (p *platform) storageLayer(ctx *pulumi.Context) error {
 // team's datasets and checkpoints claims.
 func (p *platform) queueLayer(ctx *pulumi.Context) error {
 	q, err := queues.NewQueues(ctx, "queues", &queues.QueuesArgs{
-		Teams:     p.cfg.Teams,
-		Pools:     p.cfg.GPUPools,
-		Scheduler: p.cfg.Scheduler,
-		Provider:  p.provider,
+		Resolved: p.res.queues,
+		Provider: p.provider,
 		// Deleting a namespace deletes its claims: protected stacks keep
 		// the team namespaces so checkpoint claims survive a destroy.
 		RetainNamespaces: p.cfg.Protected(),
@@ -361,19 +360,11 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 	if !spec.IsEnabled() {
 		return nil
 	}
-	var stacks []gpupool.GPUStack
-	for _, pool := range p.cfg.GPUPools {
-		stacks = append(stacks, pool.GPUStack)
-	}
 	mon, err := observability.NewMonitors(ctx, "observability", &observability.MonitorsArgs{
-		Provider:  p.provider,
-		Spec:      spec,
-		GPUStacks: stacks,
-		DCGMExporter: observability.DCGMExporter{
-			Namespace: p.cfg.GPUStack.Namespace,
-			Selector:  gpustack.DCGMExporterLabels(),
-			PortName:  gpustack.DCGMExporterPortName,
-		},
+		Provider:       p.provider,
+		Spec:           spec,
+		GPUStacks:      gpupool.Stacks(p.res.pools),
+		DCGMExporter:   observability.DCGMExporter(p.res.gpuStack.Exporter()),
 		TeamNamespaces: p.teamNames(),
 		// The DCGM PodMonitor goes into gpustack's namespace; the team
 		// namespaces must exist for the training monitors' selectors.
@@ -397,39 +388,10 @@ func (p *platform) trainingOperator(ctx *pulumi.Context) error {
 }
 
 // costSummary exports the indicative idle and maximum cost per hour of the
-// GPU pools, per pool and in total (catalogue prices, see gpupool.PriceDate).
+// GPU pools, per pool and in total (gpupool.CostSummary).
 func (p *platform) costSummary() {
-	pools := pulumi.Map{}
-	var idle, max float64
-	names := make([]string, 0, len(p.cfg.GPUPools))
-	byName := map[string]gpupool.Spec{}
-	for _, s := range p.cfg.GPUPools {
-		names = append(names, s.Name)
-		byName[s.Name] = s
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		s := byName[n]
-		idle += s.IdleCostPerHour()
-		max += s.MaxCostPerHour()
-		pools[n] = pulumi.Map{
-			"idlePerHour": pulumi.Float64(s.IdleCostPerHour()),
-			"maxPerHour":  pulumi.Float64(s.MaxCostPerHour()),
-			"maxGPUs":     pulumi.Int(s.MaxGPUs()),
-			"spot":        pulumi.Bool(s.IsSpot()),
-		}
-	}
-	p.outputs["costSummary"] = pulumi.Map{
-		"currency":     pulumi.String("USD"),
-		"priceDate":    pulumi.String(gpupool.PriceDate),
-		"spotDiscount": pulumi.Float64(gpupool.SpotDiscount),
-		"pools":        pools,
-		"idlePerHour":  pulumi.Float64(round2(idle)),
-		"maxPerHour":   pulumi.Float64(round2(max)),
-	}
+	p.outputs["costSummary"] = gpupool.CostSummary(p.res.pools)
 }
-
-func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
 // defaultWorkspaceName is the Azure Monitor workspace aksml creates for a
 // cluster: amw-<cluster>, '_' replaced by '-', at most 44 characters.

@@ -24,6 +24,37 @@ func (c *Config) tenancyTeams() []tenancy.Team {
 
 func key(k string) field.Path { return field.NewPath(Namespace + ":" + k) }
 
+// resolution is the configuration resolved once, by Validate: what Deploy
+// hands to the components, which then neither default nor validate it
+// again.
+type resolution struct {
+	pools    []gpupool.Resolved
+	gpuStack *gpustack.Resolved
+	queues   *queues.Resolved
+}
+
+// resolve resolves the GPU pools, the GPU stack and the queueing layer
+// (each defaulted and validated once, in the component that owns it),
+// keeps the result for Deploy and returns every problem.
+func (c *Config) resolve() field.ErrorList {
+	pools, errs := gpupool.Resolve(c.GPUPools, key("gpuPools"))
+	gs, gerrs := gpustack.Resolve(c.GPUStack, pools, key("gpuStack"), key("gpuPools"))
+	q, qerrs := queues.Resolve(c.Teams, pools, c.Scheduler, queues.DefaultPaths())
+	c.res = &resolution{pools: pools, gpuStack: gs, queues: q}
+	return append(append(errs, gerrs...), qerrs...)
+}
+
+// resolved returns the resolution Validate made, validating first when the
+// Config did not come from Parse.
+func (c *Config) resolved() (*resolution, error) {
+	if c.res == nil {
+		if err := c.Validate().ToAggregate(); err != nil {
+			return nil, err
+		}
+	}
+	return c.res, nil
+}
+
 // Validate checks a defaulted Config: every section's own rules, the
 // cross-section rules (quota vs pool capacity, Azure-only settings in
 // existing-cluster mode) and the production rules of SPEC C9. It returns
@@ -45,11 +76,8 @@ func (c *Config) Validate() field.ErrorList {
 		errs = append(errs, c.ExistingCluster.Validate(key("existingCluster"))...)
 	}
 
-	errs = append(errs, gpupool.ValidatePools(c.GPUPools, key("gpuPools"))...)
-	errs = append(errs, c.GPUStack.Validate(key("gpuStack"))...)
-	errs = append(errs, gpustack.ValidatePools(c.GPUPools, key("gpuPools"))...)
+	errs = append(errs, c.resolve()...)
 	errs = append(errs, c.Storage.Validate(key("storage"))...)
-	errs = append(errs, queues.ValidateTeams(c.Teams, c.GPUPools, c.Scheduler, queues.DefaultPaths())...)
 	errs = append(errs, tenancy.ValidateTeams(c.tenancyTeams(), key("teams"))...)
 	errs = append(errs, c.Observability.Validate(key("observability"))...)
 	errs = append(errs, c.validateWorkloads()...)

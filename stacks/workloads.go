@@ -1,7 +1,9 @@
 package stacks
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -12,7 +14,6 @@ import (
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
-	"github.com/aksml/aksml/components/storage"
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/workloads"
 )
@@ -31,13 +32,13 @@ const (
 	KindMIGTrial            WorkloadKind = "MIGTrial"
 )
 
-// WorkloadKinds lists the valid kinds.
-var WorkloadKinds = []WorkloadKind{KindCheckpointedJob, KindIndexedJob, KindScheduledScoring, KindPyTorchJob, KindTFJob, KindFineTuningWorkspace, KindMIGTrial}
-
 // WorkloadSpec is one entry of `aksml:workloads`: an example workload a
-// team runs, built with the matching components/workloads component. The
-// team's namespace, queue, priority class and checkpoint claim, the stack's
-// scheduler and the prod digest rule are filled in by the stack.
+// team runs, built with the matching components/workloads component. Kind,
+// Name, Team and (for kinds that run on a GPU pool) Pool are common to the
+// kinds; every other field belongs to the kind, which owns its schema
+// (workloadKind.config): a field of another kind is an error naming its key.
+// The team's namespace, queue, priority class and checkpoint claim, the
+// stack's scheduler and the prod digest rule are filled in by the stack.
 type WorkloadSpec struct {
 	// Kind is the component: CheckpointedJob, IndexedJob, ScheduledScoring,
 	// PyTorchJob, TFJob, FineTuningWorkspace or MIGTrial. Required.
@@ -47,11 +48,18 @@ type WorkloadSpec struct {
 	// Team runs the workload in its namespace and queue. Required; must be
 	// one of aksml:teams.
 	Team string `json:"team"`
-	// Pool is the GPU pool (aksml:gpuPools name) the workload runs on.
-	// Required for GPU kinds; empty for ScheduledScoring (CPU nodes).
+	// Pool is the GPU pool (aksml:gpuPools name) the workload runs on, for
+	// the kinds that take one (see workloadKinds).
 	Pool string `json:"pool,omitempty"`
-	// Image is the container image. Required except for
-	// FineTuningWorkspace; pinned by digest in prod.
+	// Config is the kind's own settings, decoded from the same object into
+	// the kind's config type (e.g. *pyTorchJobConfig).
+	Config any `json:"-"`
+}
+
+// ContainerSpec are the fields of every kind that runs aksml's own
+// container (all but FineTuningWorkspace).
+type ContainerSpec struct {
+	// Image is the container image. Required; pinned by digest in prod.
 	Image string `json:"image,omitempty"`
 	// Command and Args override the image entrypoint and arguments.
 	Command []string `json:"command,omitempty"`
@@ -62,17 +70,6 @@ type WorkloadSpec struct {
 	// ShmSize is the memory-backed /dev/shm size. Default 8Gi for GPU
 	// training (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)).
 	ShmSize string `json:"shmSize,omitempty"`
-	// Replicas is the PyTorchJob replica count (Master + Workers). Default 2.
-	Replicas int `json:"replicas,omitempty"`
-	// Workers is the TFJob worker count. Default 2.
-	Workers int `json:"workers,omitempty"`
-	// Completions is the IndexedJob shard count. Required for IndexedJob.
-	Completions int `json:"completions,omitempty"`
-	// NCCL overrides the NCCL settings of PyTorchJob/TFJob (AKS MLOps best practices
-	// defaults: eth0, IB disabled, INFO).
-	NCCL workloads.NCCL `json:"nccl,omitempty"`
-	// Schedule is the ScheduledScoring cron schedule, e.g. "0 2 * * *".
-	Schedule string `json:"schedule,omitempty"`
 	// MetricsPort exposes /metrics for the training PodMonitor. Default 0.
 	MetricsPort int `json:"metricsPort,omitempty"`
 	// Env are extra environment variables.
@@ -80,74 +77,198 @@ type WorkloadSpec struct {
 	// Priority names a level of aksml:scheduler.priorities: the pods'
 	// PriorityClass and, with Kueue, the Workload's WorkloadPriorityClass.
 	// Default training-batch (workloads.DefaultPriorityClass), which must
-	// then be a defined level. Not for FineTuningWorkspace (a KAITO
-	// Workspace has no priority).
+	// then be a defined level.
 	Priority string `json:"priority,omitempty"`
-	// InstanceType, Preset, InputURLs, OutputImage and OutputImagePushSecret
-	// configure a FineTuningWorkspace (KAITO, AKS MLOps best practices).
-	InstanceType          string   `json:"instanceType,omitempty"`
-	Preset                string   `json:"preset,omitempty"`
-	InputURLs             []string `json:"inputURLs,omitempty"`
-	OutputImage           string   `json:"outputImage,omitempty"`
-	OutputImagePushSecret string   `json:"outputImagePushSecret,omitempty"`
+}
+
+func (c *ContainerSpec) container() *ContainerSpec { return c }
+
+// container returns the workload's container fields, or nil for a kind
+// without them.
+func (w WorkloadSpec) container() *ContainerSpec {
+	if c, ok := w.Config.(interface{ container() *ContainerSpec }); ok {
+		return c.container()
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the common fields, then the kind's own config from
+// the same object. decodeValue has checked the object's shape first
+// (checkShape below).
+func (w *WorkloadSpec) UnmarshalJSON(b []byte) error {
+	type header WorkloadSpec
+	var h header
+	if err := json.Unmarshal(b, &h); err != nil {
+		return err
+	}
+	*w = WorkloadSpec(h)
+	if k := lookupKind(w.Kind); k != nil {
+		w.Config = k.config()
+		return json.Unmarshal(b, w.Config)
+	}
+	return nil
+}
+
+// checkShape checks one raw workload against its kind's schema: the kind
+// first, then every key, so that a field of another kind is an error that
+// names its key instead of being dropped.
+func (*WorkloadSpec) checkShape(v any, path field.Path) field.ErrorList {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return field.ErrorList{field.Invalid(path, "must be an object, got %s", describe(v))}
+	}
+	raw, _ := obj["kind"].(string)
+	k := lookupKind(WorkloadKind(raw))
+	switch {
+	case raw == "":
+		return field.ErrorList{field.Required(path.Child("kind"), "the workload kind: "+strings.Join(kindNames(), ", "))}
+	case k == nil:
+		return field.ErrorList{field.NotSupported(path.Child("kind"), WorkloadKind(raw), WorkloadKinds)}
+	}
+	fields := k.fields()
+	var errs field.ErrorList
+	for _, key := range sortedKeys(obj) {
+		if ft, known := fields[key]; known {
+			errs = append(errs, checkShape(obj[key], ft, path.Child(key))...)
+			continue
+		}
+		if others := kindsWithField(key); len(others) > 0 {
+			errs = append(errs, field.Invalid(path.Child(key), "not a field of kind %s; remove it, or use a kind that takes it (%s). Fields of %s are %s", k.kind, strings.Join(others, ", "), k.kind, strings.Join(sortedKeys(fields), ", ")))
+			continue
+		}
+		errs = append(errs, field.Invalid(path.Child(key), "unknown field%s; valid fields of %s are %s", suggest(key, fields), k.kind, strings.Join(sortedKeys(fields), ", ")))
+	}
+	return errs
+}
+
+// workloadKind is one workload kind the stack can build: its config
+// schema, the operator it needs, and how its component is built and
+// registered. Adding a kind is one file that defines its workloadKind and
+// one line in workloadKinds.
+type workloadKind struct {
+	kind WorkloadKind
+	// pool says the kind runs on a GPU pool (takes `pool`).
+	pool bool
+	// operator is the operator whose CRD the kind creates
+	// (cluster.InstalledTrainingOperator, cluster.InstalledKAITO), or "".
+	operator string
+	// config returns a pointer to a new config of the kind; its JSON fields
+	// are the kind's schema beyond kind, name, team and pool.
+	config func() any
+	// build returns the component's defaulted args; provider may be nil
+	// (validation only).
+	build func(c *Config, w WorkloadSpec, t workloadTarget) workloadArgs
+	// register registers the component.
+	register func(ctx *pulumi.Context, name string, a workloadArgs, opts ...pulumi.ResourceOption) error
+}
+
+// workloadKinds are the kinds, in the order messages list them: the one
+// registration line per kind.
+var workloadKinds = []*workloadKind{
+	&checkpointedJobKind, &indexedJobKind, &scheduledScoringKind, &pyTorchJobKind, &tfJobKind, &fineTuningWorkspaceKind, &migTrialKind,
+}
+
+// WorkloadKinds lists the valid kinds.
+var WorkloadKinds = kindList()
+
+func kindList() []WorkloadKind {
+	out := make([]WorkloadKind, len(workloadKinds))
+	for i, k := range workloadKinds {
+		out[i] = k.kind
+	}
+	return out
+}
+
+func kindNames() []string {
+	out := make([]string, len(workloadKinds))
+	for i, k := range workloadKinds {
+		out[i] = string(k.kind)
+	}
+	return out
+}
+
+// lookupKind returns the registered kind, or nil.
+func lookupKind(kind WorkloadKind) *workloadKind {
+	for _, k := range workloadKinds {
+		if k.kind == kind {
+			return k
+		}
+	}
+	return nil
+}
+
+// fields maps the kind's config keys to their types.
+func (k *workloadKind) fields() map[string]reflect.Type {
+	out := jsonFields(reflect.TypeOf(k.config()).Elem())
+	for name, t := range jsonFields(reflect.TypeOf(WorkloadSpec{})) {
+		if name != "pool" || k.pool {
+			out[name] = t
+		}
+	}
+	return out
+}
+
+// kindsWithField lists the kinds whose schema has key.
+func kindsWithField(key string) []string {
+	var out []string
+	for _, k := range workloadKinds {
+		if _, ok := k.fields()[key]; ok {
+			out = append(out, string(k.kind))
+		}
+	}
+	return out
+}
+
+// register adapts a workloads constructor to workloadKind.register.
+func register[A any, R any](newFn func(*pulumi.Context, string, *A, ...pulumi.ResourceOption) (R, error)) func(*pulumi.Context, string, workloadArgs, ...pulumi.ResourceOption) error {
+	return func(ctx *pulumi.Context, name string, a workloadArgs, opts ...pulumi.ResourceOption) error {
+		_, err := newFn(ctx, name, any(a).(*A), opts...)
+		return err
+	}
 }
 
 // workloadTarget is what the stack fills into every workload.
 type workloadTarget struct {
 	common workloads.Common
-	pool   *gpupool.Spec
+	pool   *gpupool.Resolved
 }
 
-// target resolves a workload's team, pool and queue against the config.
+// target fills a workload's team, queue and pool from the resolved
+// configuration: queues decides the namespace and queue, gpupool the pool.
 func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput, provider *kubernetes.Provider) workloadTarget {
 	t := workloadTarget{common: workloads.Common{
 		Provider:      provider,
 		Namespace:     ns,
 		Name:          w.Name,
 		Team:          w.Team,
-		Image:         w.Image,
 		RequireDigest: c.DigestRequired(),
-		Command:       w.Command,
-		Args:          w.Args,
-		Resources:     w.Resources,
-		ShmSize:       w.ShmSize,
-		Env:           w.Env,
-		MetricsPort:   w.MetricsPort,
-		PriorityClass: w.Priority,
 	}}
+	if cs := w.container(); cs != nil {
+		t.common.Image, t.common.Command, t.common.Args = cs.Image, cs.Command, cs.Args
+		t.common.Resources, t.common.ShmSize, t.common.Env = cs.Resources, cs.ShmSize, cs.Env
+		t.common.MetricsPort, t.common.PriorityClass = cs.MetricsPort, cs.Priority
+	}
 	if c.Cluster != nil {
 		// components/tenancy federates this service account with the
 		// team's managed identity on AKS.
 		t.common.ServiceAccountName = tenancy.TrainingServiceAccount
 		t.common.WorkloadIdentity = true
 	}
-	switch c.Scheduler.System {
-	case queues.SystemVolcano:
-		t.common.Scheduler = workloads.SchedulerVolcano
-		t.common.QueueName = queues.ClusterQueueName(w.Team)
-	case queues.SystemNone:
-		t.common.Scheduler = workloads.SchedulerNone
-	default:
-		t.common.Scheduler = workloads.SchedulerKueue
-		t.common.QueueName = queues.LocalQueueName
-	}
-	for i := range c.GPUPools {
-		if c.GPUPools[i].Name == w.Pool {
-			p := c.GPUPools[i]
-			t.pool = &p
-		}
-	}
+	system := c.res.queues.Scheduler.System
+	t.common.Scheduler = workloads.Scheduler(system)
+	t.common.QueueName = queues.QueueName(system, w.Team)
+	t.pool = gpupool.Lookup(c.res.pools, w.Pool)
 	return t
 }
 
 // distributed fills the Distributed settings of a PyTorchJob or TFJob. The
 // total GPU count is derived from the replicas, so config cannot disagree
 // with itself; the component still checks the GPUs fit one node.
-func (c *Config) distributed(w WorkloadSpec, pool *gpupool.Spec, replicas, def int) workloads.Distributed {
+func distributed(t workloadTarget, nccl workloads.NCCL, replicas, def int) workloads.Distributed {
 	if replicas == 0 {
 		replicas = def
 	}
-	return workloads.Distributed{Pool: pool, TotalGPUs: replicas * w.Resources.GPUs, NCCL: w.NCCL}
+	return workloads.Distributed{Pool: t.pool, TotalGPUs: replicas * t.common.Resources.GPUs, NCCL: nccl}
 }
 
 // workloadArgs is the built args of one workload, ready to validate or
@@ -159,45 +280,7 @@ type workloadArgs interface {
 // buildWorkload maps a WorkloadSpec to its component's defaulted args;
 // provider may be nil (validation only).
 func (c *Config) buildWorkload(w WorkloadSpec, ns pulumi.StringInput, provider *kubernetes.Provider) workloadArgs {
-	t := c.target(w, ns, provider)
-	common := t.common
-	switch w.Kind {
-	case KindCheckpointedJob:
-		common.CheckpointPVC = storage.CheckpointsPVCName
-		a := &workloads.CheckpointedJobArgs{Common: common, Pool: t.pool}
-		a.Default(w.Name)
-		return a
-	case KindIndexedJob:
-		a := &workloads.IndexedJobArgs{Common: common, Pool: t.pool, Completions: w.Completions}
-		a.Default(w.Name)
-		return a
-	case KindScheduledScoring:
-		a := &workloads.ScheduledScoringArgs{Common: common, Schedule: w.Schedule}
-		a.Default(w.Name)
-		return a
-	case KindPyTorchJob:
-		common.CheckpointPVC = storage.CheckpointsPVCName
-		a := &workloads.PyTorchJobArgs{Common: common, Distributed: c.distributed(w, t.pool, w.Replicas, workloads.DefaultPyTorchReplicas), Replicas: w.Replicas}
-		a.Default(w.Name)
-		return a
-	case KindTFJob:
-		common.CheckpointPVC = storage.CheckpointsPVCName
-		a := &workloads.TFJobArgs{Common: common, Distributed: c.distributed(w, t.pool, w.Workers, workloads.DefaultTFWorkers), Workers: w.Workers}
-		a.Default(w.Name)
-		return a
-	case KindMIGTrial:
-		a := &workloads.MIGTrialArgs{Common: common, Pool: t.pool}
-		a.Default(w.Name)
-		return a
-	case KindFineTuningWorkspace:
-		a := &workloads.FineTuningWorkspaceArgs{
-			Provider: provider, Namespace: ns, Name: w.Name, Team: w.Team, InstanceType: w.InstanceType, Preset: w.Preset,
-			Method: workloads.TuningQLoRA, InputURLs: w.InputURLs, OutputImage: w.OutputImage, OutputImagePushSecret: w.OutputImagePushSecret,
-		}
-		a.Default(w.Name)
-		return a
-	}
-	return nil
+	return lookupKind(w.Kind).build(c, w, c.target(w, ns, provider))
 }
 
 // validateWorkloads checks each declared workload against the teams and
@@ -208,32 +291,36 @@ func (c *Config) validateWorkloads() field.ErrorList {
 	for _, t := range c.Teams {
 		teams[t.Name] = true
 	}
-	pools := map[string]bool{}
-	for _, p := range c.GPUPools {
-		pools[p.Name] = true
-	}
 	seen := map[string]int{}
 	for i, w := range c.Workloads {
 		p := key("workloads").Index(i)
-		if !slices.Contains(WorkloadKinds, w.Kind) {
+		if lookupKind(w.Kind) == nil || w.Config == nil {
 			errs = append(errs, field.NotSupported(p.Child("kind"), w.Kind, WorkloadKinds))
 			continue
 		}
 		if !teams[w.Team] {
 			errs = append(errs, field.Invalid(p.Child("team"), "%q is not one of aksml:teams; declare the team or fix the name", w.Team))
 		}
-		if w.Pool != "" && !pools[w.Pool] {
+		if w.Pool != "" && !lookupKind(w.Kind).pool {
+			errs = append(errs, field.Invalid(p.Child("pool"), "not a field of kind %s, which does not run on a GPU pool; remove it", w.Kind))
+			continue
+		}
+		if w.Pool != "" && gpupool.Lookup(c.res.pools, w.Pool) == nil {
 			errs = append(errs, field.Invalid(p.Child("pool"), "%q is not one of aksml:gpuPools", w.Pool))
 			continue
 		}
-		errs = append(errs, c.validatePriority(w, p.Child("priority"))...)
+		if w.container() != nil {
+			errs = append(errs, c.validatePriority(w.container().Priority, p.Child("priority"))...)
+		}
 		id := w.Team + "/" + w.Name
 		if j, dup := seen[id]; dup {
 			errs = append(errs, field.Invalid(p.Child("name"), "%q is already used in team %q by %s", w.Name, w.Team, key("workloads").Index(j)))
 		}
 		seen[id] = i
 		errs = append(errs, c.validateOperator(w, p)...)
-		errs = append(errs, c.buildWorkload(w, pulumi.String(w.Team), nil).Validate(p)...)
+		args := c.buildWorkload(w, pulumi.String(w.Team), nil)
+		errs = append(errs, args.Validate(p)...)
+		errs = append(errs, c.validateSchedulable(w, args, p)...)
 	}
 	if c.TrainingOperator.Enabled && c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator) {
 		errs = append(errs, field.Invalid(key("trainingOperator").Child("enabled"), "aksml:existingCluster.installed says the cluster already runs the Training Operator; two installs would fight over its CRDs and webhook, so set enabled: false or remove trainingOperator from installed"))
@@ -245,19 +332,13 @@ func (c *Config) validateWorkloads() field.ErrorList {
 // (or leaves it unset while the default level is defined): a Job whose
 // WorkloadPriorityClass does not exist stays suspended with nothing but a
 // Kueue log line, and a Pod whose PriorityClass does not exist is rejected.
-func (c *Config) validatePriority(w WorkloadSpec, path field.Path) field.ErrorList {
+func (c *Config) validatePriority(priority string, path field.Path) field.ErrorList {
 	levels := queues.PriorityNames(c.Scheduler.Priorities)
-	if w.Kind == KindFineTuningWorkspace {
-		if w.Priority != "" {
-			return field.ErrorList{field.Invalid(path, "a FineTuningWorkspace (KAITO Workspace) has no priority: KAITO creates and schedules its own tuning job; remove priority")}
-		}
-		return nil
-	}
 	switch {
-	case w.Priority == "" && !slices.Contains(levels, workloads.DefaultPriorityClass):
+	case priority == "" && !slices.Contains(levels, workloads.DefaultPriorityClass):
 		return field.ErrorList{field.Required(path, fmt.Sprintf("a priority level: the default %q is not in aksml:scheduler.priorities; use one of %s", workloads.DefaultPriorityClass, strings.Join(levels, ", ")))}
-	case w.Priority != "" && !slices.Contains(levels, w.Priority):
-		return field.ErrorList{field.Invalid(path, "%q is not a level of aksml:scheduler.priorities; use one of %s, or define the level", w.Priority, strings.Join(levels, ", "))}
+	case priority != "" && !slices.Contains(levels, priority):
+		return field.ErrorList{field.Invalid(path, "%q is not a level of aksml:scheduler.priorities; use one of %s, or define the level", priority, strings.Join(levels, ", "))}
 	}
 	return nil
 }
@@ -275,13 +356,13 @@ func (c *Config) validatePriority(w WorkloadSpec, path field.Path) field.ErrorLi
 // install KAITO honestly and accepts a FineTuningWorkspace only on an
 // existing cluster that declares it in aksml:existingCluster.installed.
 func (c *Config) validateOperator(w WorkloadSpec, p field.Path) field.ErrorList {
-	switch w.Kind {
-	case KindPyTorchJob, KindTFJob:
+	switch lookupKind(w.Kind).operator {
+	case cluster.InstalledTrainingOperator:
 		if c.TrainingOperator.Enabled || (c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator)) {
 			return nil
 		}
 		return field.ErrorList{field.Invalid(p.Child("kind"), "%s needs the Kubeflow Training Operator's CRDs, which aksml:trainingOperator.enabled is false and nothing else provides; set aksml:trainingOperator.enabled: true (aksml installs v1.8.1), or, on an existing cluster that already runs it, declare aksml:existingCluster.installed: [%s]", w.Kind, cluster.InstalledTrainingOperator)}
-	case KindFineTuningWorkspace:
+	case cluster.InstalledKAITO:
 		if c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledKAITO) {
 			return nil
 		}
@@ -301,32 +382,41 @@ func (p *platform) workloads(ctx *pulumi.Context) error {
 		ns := p.queues.Namespaces.MapIndex(pulumi.String(w.Team))
 		name := w.Team + "-" + w.Name
 		deps := p.queues.Resources()
-		if p.operator != nil && (w.Kind == KindPyTorchJob || w.Kind == KindTFJob) {
+		kind := lookupKind(w.Kind)
+		if p.operator != nil && kind.operator == cluster.InstalledTrainingOperator {
 			deps = append(deps[:len(deps):len(deps)], p.operator.Resources()...)
 		}
-		opt := pulumi.DependsOn(deps)
-		var err error
-		switch a := p.cfg.buildWorkload(w, ns, p.provider).(type) {
-		case *workloads.CheckpointedJobArgs:
-			_, err = workloads.NewCheckpointedJob(ctx, name, a, opt)
-		case *workloads.IndexedJobArgs:
-			_, err = workloads.NewIndexedJob(ctx, name, a, opt)
-		case *workloads.ScheduledScoringArgs:
-			_, err = workloads.NewScheduledScoring(ctx, name, a, opt)
-		case *workloads.PyTorchJobArgs:
-			_, err = workloads.NewPyTorchJob(ctx, name, a, opt)
-		case *workloads.TFJobArgs:
-			_, err = workloads.NewTFJob(ctx, name, a, opt)
-		case *workloads.MIGTrialArgs:
-			_, err = workloads.NewMIGTrial(ctx, name, a, opt)
-		case *workloads.FineTuningWorkspaceArgs:
-			_, err = workloads.NewFineTuningWorkspace(ctx, name, a, opt)
-		default:
-			err = fmt.Errorf("workload %s: unknown kind %q", w.Name, w.Kind)
-		}
-		if err != nil {
+		if err := kind.register(ctx, name, p.cfg.buildWorkload(w, ns, p.provider), pulumi.DependsOn(deps)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// validateSchedulable checks, across components, that the workload can ever
+// run: a GPU workload must be admissible for its team on its pool (queues
+// decides: CheckAdmission), and a CPU workload on a cluster aksml creates
+// needs an untainted pool to land on, whose nodes must fit its requests
+// (gpupool.NodeAllocatable of the CPU pool's VM size). The component checks
+// the pool itself (fit on one node, gang within the pool's capacity).
+func (c *Config) validateSchedulable(w WorkloadSpec, args workloadArgs, p field.Path) field.ErrorList {
+	if w.Pool != "" {
+		if g, ok := args.(interface{ GangUnits() int }); ok {
+			return c.res.queues.CheckAdmission(w.Team, w.Pool, g.GangUnits(), p)
+		}
+		return nil
+	}
+	cs := w.container()
+	if cs == nil || c.Cluster == nil {
+		return nil
+	}
+	if c.Cluster.CPUPool.Disabled {
+		return field.ErrorList{field.Invalid(p, "%s runs on CPU nodes, but aksml:cluster.cpuPool.disabled leaves the cluster without an untainted pool (the system pool is tainted %s, GPU pools %s=%s:%s), so its pods would stay Pending; enable the CPU pool, or run the workload on a GPU pool", w.Kind, cluster.SystemPoolTaint, gpupool.GPUTaintKey, gpupool.GPUTaintValue, gpupool.GPUTaintEffect)}
+	}
+	vm := c.Cluster.CPUPool.VMSize
+	alloc, err := gpupool.NodeAllocatable(vm, 0)
+	if err != nil {
+		return nil
+	}
+	return workloads.ValidateAllocatable(cs.Resources, vm, alloc, p.Child("resources"))
 }

@@ -124,6 +124,10 @@ func TestKueuePolicyKeys(t *testing.T) {
 		}},
 		{name: "workload names an unknown priority", mutate: func(m map[string]any) {
 			workload(m, 0)["priority"] = "urgent"
+		}, wantErr: []string{
+			`aksml:workloads[0].priority: "urgent" is not a level of aksml:scheduler.priorities; use one of training-batch, inference-critical`,
+		}},
+		{name: "priority on a FineTuningWorkspace", mutate: func(m map[string]any) {
 			// dev declares no FineTuningWorkspace (KAITO needs an existing
 			// cluster that runs it); add one after the shipped workloads.
 			m["aksml:workloads"] = append(m["aksml:workloads"].([]any), map[string]any{
@@ -133,8 +137,7 @@ func TestKueuePolicyKeys(t *testing.T) {
 				"outputImage": "myregistry.azurecr.io/adapters/phi-3-mini-qlora:v1", "outputImagePushSecret": "acr-push",
 			})
 		}, wantErr: []string{
-			`aksml:workloads[0].priority: "urgent" is not a level of aksml:scheduler.priorities; use one of training-batch, inference-critical`,
-			"].priority: a FineTuningWorkspace (KAITO Workspace) has no priority",
+			"].priority: not a field of kind FineTuningWorkspace; remove it",
 		}},
 		{name: "default priority not defined", mutate: func(m map[string]any) {
 			scheduler(m)["priorities"] = []any{map[string]any{"name": "low", "value": 1}}

@@ -78,10 +78,15 @@ var immutableProperties = []string{
 
 // GPUNodePoolsArgs configures the GPU node pools of one AKS cluster.
 type GPUNodePoolsArgs struct {
-	// Pools are the pools, in config order; Default is applied to copies,
-	// then ValidatePools. Empty is valid: the shared template stack is still
-	// registered (see the package doc for why).
+	// Pools are the pools, in config order, as raw config: NewGPUNodePools
+	// resolves them (Resolve: defaults on copies, one validation). Empty is
+	// valid: the shared template stack is still registered (see the package
+	// doc for why). Ignored when Resolved is set.
 	Pools []Spec
+	// Resolved are the pools already resolved by the caller (Resolve), so
+	// that a program that resolves its config once hands the result on
+	// instead of the raw specs; they are not validated again.
+	Resolved []Resolved
 	// ConfigPath is the config key Pools was read from, used in validation
 	// errors (`<ConfigPath>[i].<field>`). Default `aksml:gpuPools`.
 	ConfigPath field.Path
@@ -149,7 +154,8 @@ type GPUNodePool struct {
 	SpotDiscount pulumi.Float64Output
 }
 
-// NewGPUNodePools validates every pool, then registers a typed AgentPool
+// NewGPUNodePools resolves every pool (or takes args.Resolved as it is),
+// then registers a typed AgentPool
 // (API 2024-10-01) per DriverOnly pool and one deployment stack,
 // `<name>-stack`, whose ARM template (API 2026-01-02-preview) holds every
 // Managed and None pool. The stack is registered even when it holds no
@@ -163,15 +169,15 @@ func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, o
 	if args == nil {
 		return nil, errors.New("gpupool: args are required")
 	}
-	specs := make([]Spec, len(args.Pools))
-	for i, s := range args.Pools {
-		specs[i] = defaulted(s)
+	resolved, errs := args.Resolved, Problems(args.Resolved)
+	if resolved == nil {
+		path := args.ConfigPath
+		if path == "" {
+			path = field.NewPath(DefaultConfigPath)
+		}
+		resolved, errs = Resolve(args.Pools, path)
 	}
-	path := args.ConfigPath
-	if path == "" {
-		path = field.NewPath(DefaultConfigPath)
-	}
-	errs := ValidatePools(specs, path)
+	specs := Specs(resolved)
 	if args.ResourceGroupName == nil {
 		errs = append(errs, field.Required(field.NewPath("GPUNodePoolsArgs.ResourceGroupName"), "the cluster's resource group"))
 	}

@@ -227,17 +227,9 @@ func orNone(p MIGProfile) MIGProfile {
 	return p
 }
 
-// ValidatePools validates each pool and checks that names are unique.
+// ValidatePools validates each pool and checks that names are unique: the
+// errors of Resolve, for callers that only check.
 func ValidatePools(pools []Spec, path field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[string]int{}
-	for i, p := range pools {
-		errs = append(errs, p.Validate(path.Index(i))...)
-		if j, dup := seen[p.Name]; dup && p.Name != "" {
-			errs = append(errs, field.Invalid(path.Index(i).Child("name"), "pool name %q is already used by %s; pool names must be unique", p.Name, path.Index(j)))
-		} else {
-			seen[p.Name] = i
-		}
-	}
+	_, errs := Resolve(pools, path)
 	return errs
 }

@@ -23,6 +23,9 @@ type GPUStackArgs struct {
 	// Spec is the GPU software configuration (`aksml:gpuStack`); unset
 	// fields take their defaults.
 	Spec Spec
+	// Resolved is the stack already resolved by the caller (Resolve); when
+	// set, Pools and Spec are ignored and nothing is validated again.
+	Resolved *Resolved
 }
 
 // GPUStack is the GPU software aksml installs on the cluster for pools AKS
@@ -63,24 +66,19 @@ func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...p
 	if args == nil {
 		return nil, errors.New("gpustack: NewGPUStack needs args")
 	}
-	pools := defaultedPools(args.Pools)
-	spec := args.Spec
-	spec.Default()
-	errs := spec.Validate(field.NewPath(ConfigKey))
-	errs = append(errs, gpupool.ValidatePools(pools, field.NewPath(PoolsConfigKey))...)
-	errs = append(errs, ValidatePools(pools, field.NewPath(PoolsConfigKey))...)
-	if err := errs.ToAggregate(); err != nil {
+	r := args.Resolved
+	if r == nil {
+		pools, _ := gpupool.Resolve(args.Pools, field.NewPath(PoolsConfigKey))
+		r, _ = Resolve(args.Spec, pools, field.NewPath(ConfigKey), field.NewPath(PoolsConfigKey))
+	}
+	if err := r.Problems.ToAggregate(); err != nil {
 		return nil, err
 	}
-
-	p := planFor(pools)
+	spec, p := r.Spec, r.plan
 	if args.Provider != nil {
 		opts = append(opts, pulumi.Providers(args.Provider))
 	}
-	c := &GPUStack{DevicePluginPools: p.devicePluginPools, MIGManagerPools: p.migManagerPools}
-	if *spec.DCGMExporter {
-		c.DCGMExporterPools = p.devicePluginPools
-	}
+	c := &GPUStack{DevicePluginPools: r.DevicePluginPools(), DCGMExporterPools: r.DCGMExporterPools(), MIGManagerPools: p.migManagerPools}
 	for _, l := range p.migLayouts {
 		c.MIGLayouts = append(c.MIGLayouts, l.name)
 	}

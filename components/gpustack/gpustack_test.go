@@ -495,7 +495,8 @@ func TestValidatePools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ValidatePools(defaultedPools(tt.pools), field.NewPath(PoolsConfigKey)).ToAggregate()
+			resolved, _ := gpupool.Resolve(tt.pools, field.NewPath(PoolsConfigKey))
+			err := ValidatePools(gpupool.Specs(resolved), field.NewPath(PoolsConfigKey)).ToAggregate()
 			if tt.wantErr == nil {
 				require.NoError(t, err)
 				return
@@ -509,14 +510,15 @@ func TestValidatePools(t *testing.T) {
 }
 
 func TestNeedsDevicePluginAndMIGConfig(t *testing.T) {
-	pools := defaultedPools([]gpupool.Spec{
+	resolved, _ := gpupool.Resolve([]gpupool.Spec{
 		pool("default", t4, ""),
 		pool("managed", t4, gpupool.GPUStackManaged),
 		pool("byo", t4, gpupool.GPUStackNone),
 		migPool("mig", a100, gpupool.GPUStackNone, gpupool.MIGStrategyMixed),
 		migPool("migmanaged", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
-	})
-	pools = append(pools, defaultedPools([]gpupool.Spec{migPool("migdo", a100, "", gpupool.MIGStrategySingle)})...)
+		migPool("migdo", a100, "", gpupool.MIGStrategySingle),
+	}, field.NewPath(PoolsConfigKey))
+	pools := gpupool.Specs(resolved)
 	var plugin, mig, manager []string
 	for _, p := range pools {
 		if NeedsDevicePlugin(p) {

@@ -164,18 +164,3 @@ func planFor(pools []gpupool.Spec) plan {
 	slices.SortFunc(p.migLayouts, func(a, b migLayout) int { return strings.Compare(a.name, b.name) })
 	return p
 }
-
-// defaultedPools returns copies of pools with their defaults applied,
-// leaving the caller's values (and the MIG specs they point to) untouched.
-func defaultedPools(pools []gpupool.Spec) []gpupool.Spec {
-	out := make([]gpupool.Spec, len(pools))
-	for i, p := range pools {
-		if p.MIG != nil {
-			mig := *p.MIG
-			p.MIG = &mig
-		}
-		p.Default()
-		out[i] = p
-	}
-	return out
-}

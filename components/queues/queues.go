@@ -28,6 +28,10 @@ type QueuesArgs struct {
 	// Provider is the Kubernetes provider of the target cluster (AKS or any
 	// other). nil uses the ambient default provider.
 	Provider *kubernetes.Provider
+	// Resolved is the layer already resolved by the caller (Resolve); when
+	// set, Teams, Pools and Scheduler are ignored and nothing is validated
+	// again.
+	Resolved *Resolved
 	// RetainNamespaces keeps the team namespaces in the cluster when they
 	// are removed from the stack or the stack is destroyed
 	// (RetainOnDelete), so that the checkpoint claims inside them survive:
@@ -71,20 +75,24 @@ type Queues struct {
 // registration goroutines (sdk/v3 context.go, getOpts/addChild).
 func (c *Queues) Resources() []pulumi.Resource { return c.resources }
 
-// NewQueues builds the scheduling layer on a cluster. It validates the
-// whole configuration (teams, pools, scheduler, capacity) before it
-// registers anything.
+// NewQueues builds the scheduling layer on a cluster. Given raw config it
+// resolves it first (gpupool.Resolve, then Resolve: teams, pools,
+// scheduler, capacity); given args.Resolved it uses that as it is. It
+// registers nothing while there is a problem.
 func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulumi.ResourceOption) (*Queues, error) {
 	if args == nil {
 		return nil, errors.New("queues: args are required")
 	}
-	teams, pools, sched := defaulted(args.Teams, args.Pools, args.Scheduler)
-	paths := DefaultPaths()
-	errs := gpupool.ValidatePools(pools, paths.Pools)
-	errs = append(errs, ValidateTeams(teams, pools, sched, paths)...)
-	if err := errs.ToAggregate(); err != nil {
+	r := args.Resolved
+	if r == nil {
+		paths := DefaultPaths()
+		pools, _ := gpupool.Resolve(args.Pools, paths.Pools)
+		r, _ = Resolve(args.Teams, pools, args.Scheduler, paths)
+	}
+	if err := r.Problems.ToAggregate(); err != nil {
 		return nil, err
 	}
+	teams, pools, sched := r.Teams, r.specs(), r.Scheduler
 
 	c := &Queues{}
 	if args.Provider != nil {

@@ -42,12 +42,20 @@ var (
 var reservedNamespaces = []string{"default", KueueNamespace, VolcanoNamespace}
 
 // ValidateTeams checks the teams against the GPU pools and the scheduler
-// settings and returns every problem at once, each naming its config key.
-// It defaults copies of its inputs first, so raw config can be passed. The
-// pools themselves are validated by gpupool.ValidatePools; pools whose VM
-// size is not in the catalogue are left out of the capacity check.
+// settings and returns every problem at once, each naming its config key:
+// Resolve's errors, for callers that only check. Raw config can be passed.
+// The pools' own problems are gpupool.Resolve's to report and are not
+// repeated; pools whose VM size is not in the catalogue are left out of the
+// capacity check.
 func ValidateTeams(teams []Team, pools []gpupool.Spec, sched SchedulerSpec, paths Paths) field.ErrorList {
-	teams, pools, sched = defaulted(teams, pools, sched)
+	resolved, _ := gpupool.Resolve(pools, paths.Pools)
+	_, errs := Resolve(teams, resolved, sched, paths)
+	return errs
+}
+
+// validate checks the defaulted teams and scheduler against the pools.
+func (r *Resolved) validate() field.ErrorList {
+	teams, pools, sched, paths := r.Teams, r.specs(), r.Scheduler, r.Paths
 	errs := sched.Validate(paths.Scheduler)
 
 	poolNames := make([]string, len(pools))
@@ -70,31 +78,11 @@ func ValidateTeams(teams []Team, pools []gpupool.Spec, sched SchedulerSpec, path
 	if !validRatio(ratio) {
 		ratio = DefaultOvercommitRatio
 	}
-	lenders := sched.Lenders
-	if !sched.Kueue() {
-		lenders = nil
-	}
-	return append(errs, CheckCapacity(teams, lenders, pools, ratio, paths)...)
+	return append(errs, CheckCapacity(teams, r.lenders(), pools, ratio, paths)...)
 }
 
 // validRatio reports whether an overcommit ratio is a finite number >= 1.
 func validRatio(r float64) bool { return !math.IsNaN(r) && !math.IsInf(r, 0) && r >= 1 }
-
-// defaulted returns defaulted copies of the configuration.
-func defaulted(teams []Team, pools []gpupool.Spec, sched SchedulerSpec) ([]Team, []gpupool.Spec, SchedulerSpec) {
-	ts := make([]Team, len(teams))
-	for i, t := range teams {
-		t.Default()
-		ts[i] = t
-	}
-	ps := make([]gpupool.Spec, len(pools))
-	for i, p := range pools {
-		p.Default()
-		ps[i] = p
-	}
-	sched.Default()
-	return ts, ps, sched
-}
 
 // Validate checks a defaulted SchedulerSpec. Settings that belong to a
 // system other than the selected one are errors: one primary queueing

@@ -191,10 +191,8 @@ func TestMIGTrialUnderSingleStrategyRequestsGPU(t *testing.T) {
 
 func TestMIGTrialOnManagedStackSelectsPool(t *testing.T) {
 	m := mustRun(t, func(ctx *pulumi.Context) error {
-		pool := migPool()
-		pool.GPUStack = "Managed"
 		one := 1
-		pool.MaxCount, pool.MinCount, pool.Count = 0, nil, &one
+		pool := with(migPool(), func(s *gpupool.Spec) { s.GPUStack, s.MaxCount, s.MinCount, s.Count = "Managed", 0, nil, &one })
 		a := &MIGTrialArgs{Common: common(), Pool: pool}
 		a.Resources = Resources{}
 		_, err := NewMIGTrial(ctx, "trial", a)

@@ -1,7 +1,7 @@
 package workloads
 
 import (
-	"errors"
+	"fmt"
 	"strconv"
 
 	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
@@ -31,7 +31,7 @@ type CheckpointedJobArgs struct {
 	// its taints are tolerated (sku=gpu, plus the spot taint on spot
 	// pools). nil runs a CPU batch Job with no GPU placement. Pools for
 	// inference serving are refused.
-	Pool *gpupool.Spec
+	Pool *gpupool.Resolved
 	// BackoffLimit is the number of pod failures tolerated. Default 6
 	// (seed); disruptions do not count (podFailurePolicy).
 	BackoffLimit int
@@ -52,7 +52,6 @@ type CheckpointedJobArgs struct {
 // Default fills unset fields with their documented defaults; name is the
 // component name (the default object name).
 func (a *CheckpointedJobArgs) Default(name string) {
-	a.Pool = defaultedPool(a.Pool)
 	a.applyDefaults(name, commonDefaults{gpu: a.Pool != nil, checkpoint: true, shm: DefaultShmSize})
 	a.BackoffLimit = orDefault(a.BackoffLimit, DefaultBackoffLimit)
 	a.ActiveDeadlineSeconds = orDefault(a.ActiveDeadlineSeconds, DefaultActiveDeadlineSeconds)
@@ -67,15 +66,16 @@ func (a *CheckpointedJobArgs) Validate(p field.Path) field.ErrorList {
 	if a.CheckpointPVC == "" {
 		errs = append(errs, field.Required(p.Child("checkpointPVC"), "the claim checkpoints are saved to (e.g. \"model-checkpoints\"); without it every eviction loses the Job's progress"))
 	}
-	errs = append(errs, validateGPUPlacement(a.Pool, a.Resources, p)...)
+	errs = append(errs, validateGPUPlacement(a.Pool, a.Resources, 1, p)...)
 	errs = append(errs, validateJobLifecycle(a.BackoffLimit, a.ActiveDeadlineSeconds, a.TTLSecondsAfterFinished, a.TerminationGracePeriodSeconds, p)...)
 	errs = append(errs, validateExitCodes(a.NonRetryableExitCodes, p.Child("nonRetryableExitCodes"))...)
 	return errs
 }
 
 // validateGPUPlacement checks a workload that runs either on a GPU pool
-// (with at least one GPU) or on CPU nodes (with none).
-func validateGPUPlacement(pool *gpupool.Spec, r Resources, p field.Path) field.ErrorList {
+// (with at least one GPU) or on CPU nodes (with none); parallel pods run at
+// once.
+func validateGPUPlacement(pool *gpupool.Resolved, r Resources, parallel int, p field.Path) field.ErrorList {
 	if pool == nil {
 		if r.GPUs > 0 {
 			return field.ErrorList{field.Required(p.Child("pool"), "the GPU pool to run on when resources.gpus > 0")}
@@ -86,6 +86,7 @@ func validateGPUPlacement(pool *gpupool.Spec, r Resources, p field.Path) field.E
 	if r.GPUs == 0 {
 		errs = append(errs, field.Invalid(p.Child("resources").Child("gpus"), "0 GPUs on GPU pool %q would hold a GPU node without using it; request at least 1 GPU, or remove pool to run on CPU nodes", pool.Name))
 	}
+	errs = append(errs, validateGang(pool, parallel*r.GPUs, fmt.Sprintf("%d pods × %d GPUs", parallel, r.GPUs), p.Child("resources").Child("gpus"))...)
 	return append(errs, validateFit(pool, r, p.Child("resources"))...)
 }
 
@@ -157,29 +158,22 @@ func checkpointedJobArgs(a *CheckpointedJobArgs) *batchv1.JobArgs {
 // upgrades (AKS MLOps best practices "Plan for node evictions and maintenance").
 type CheckpointedJob struct {
 	pulumi.ResourceState
+	// Object is the Job's name and namespace.
+	Object
+}
 
-	// Name is the Job name.
-	Name pulumi.StringOutput `pulumi:"name"`
-	// Namespace is the Job namespace.
-	Namespace pulumi.StringOutput `pulumi:"namespace"`
+var checkpointedJobKind = kind[CheckpointedJobArgs, *CheckpointedJobArgs]{
+	token: CheckpointedJobType, what: "CheckpointedJobArgs", children: jobChildren(checkpointedJobArgs),
 }
 
 // NewCheckpointedJob registers a CheckpointedJob (token
 // aksml:workloads:CheckpointedJob) and its Job child `name-job`.
 func NewCheckpointedJob(ctx *pulumi.Context, name string, args *CheckpointedJobArgs, opts ...pulumi.ResourceOption) (*CheckpointedJob, error) {
-	if args == nil {
-		return nil, errors.New("workloads: CheckpointedJobArgs are required")
-	}
-	a := *args
-	a.Default(name)
-	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
-		return nil, err
-	}
 	c := &CheckpointedJob{}
-	job, err := newJobComponent(ctx, CheckpointedJobType, name, c, &a.Common, checkpointedJobArgs(&a), opts)
-	if err != nil {
+	if err := checkpointedJobKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
 		return nil, err
 	}
-	c.Name, c.Namespace = job.Metadata.Name().Elem(), job.Metadata.Namespace().Elem()
-	return c, registerOutputs(ctx, c, c.Name, c.Namespace)
+	return c, nil
 }
+
+func (a *CheckpointedJobArgs) targetPool() *gpupool.Resolved { return a.Pool }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
 )
 
 const jobType = "kubernetes:batch/v1:Job"
@@ -238,8 +239,7 @@ func TestCheckpointedJobOutputs(t *testing.T) {
 
 func TestCheckpointedJobRefusesBeforeRegistering(t *testing.T) {
 	m, err := run(t, func(ctx *pulumi.Context) error {
-		pool := spotPool()
-		pool.Workload = "inference"
+		pool, _ := gpupool.ResolveOne(with(spotPool(), func(s *gpupool.Spec) { s.Workload = "inference" }).Spec, field.NewPath("serve.pool"))
 		_, err := NewCheckpointedJob(ctx, "serve", &CheckpointedJobArgs{Common: common(), Pool: pool})
 		return err
 	})
@@ -249,6 +249,7 @@ func TestCheckpointedJobRefusesBeforeRegistering(t *testing.T) {
 
 func TestCheckpointedJobDoesNotMutateArgs(t *testing.T) {
 	a := &CheckpointedJobArgs{Common: common(), Pool: a100Pool()}
+	pool := a.Pool.Spec
 	mustRun(t, func(ctx *pulumi.Context) error {
 		_, err := NewCheckpointedJob(ctx, "train", a)
 		return err
@@ -256,7 +257,7 @@ func TestCheckpointedJobDoesNotMutateArgs(t *testing.T) {
 	assert.Empty(t, a.Name)
 	assert.Empty(t, a.CheckpointPVC)
 	assert.Zero(t, a.BackoffLimit)
-	assert.Empty(t, a.Pool.Priority)
+	assert.Equal(t, pool, a.Pool.Spec, "the resolved pool is used as it is")
 }
 
 func TestWorkloadIdentityNeedsServiceAccount(t *testing.T) {

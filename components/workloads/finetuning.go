@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -200,11 +199,19 @@ func workspaceArgs(a *FineTuningWorkspaceArgs) *apiextensions.CustomResourceArgs
 // FineTuningWorkspace is a KAITO Workspace that fine-tunes a preset model.
 type FineTuningWorkspace struct {
 	pulumi.ResourceState
+	// Object is the Workspace's name and namespace.
+	Object
+}
 
-	// Name is the Workspace name.
-	Name pulumi.StringOutput `pulumi:"name"`
-	// Namespace is the Workspace namespace.
-	Namespace pulumi.StringOutput `pulumi:"namespace"`
+var fineTuningWorkspaceKind = kind[FineTuningWorkspaceArgs, *FineTuningWorkspaceArgs]{
+	token: FineTuningWorkspaceType, what: "FineTuningWorkspaceArgs",
+	children: func(ctx *pulumi.Context, name string, a *FineTuningWorkspaceArgs, c pulumi.ComponentResource, opts []pulumi.ResourceOption) (metaOutput, error) {
+		ws, err := apiextensions.NewCustomResource(ctx, name+"-workspace", workspaceArgs(a), childOptions(c, opts)...)
+		if err != nil {
+			return nil, err
+		}
+		return ws.Metadata, nil
+	},
 }
 
 // NewFineTuningWorkspace registers a FineTuningWorkspace (token
@@ -212,22 +219,14 @@ type FineTuningWorkspace struct {
 // `name-workspace`. KAITO (the AKS add-on or a compatible install) must be
 // present.
 func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args *FineTuningWorkspaceArgs, opts ...pulumi.ResourceOption) (*FineTuningWorkspace, error) {
-	if args == nil {
-		return nil, errors.New("workloads: FineTuningWorkspaceArgs are required")
-	}
-	a := *args
-	a.Default(name)
-	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
-		return nil, err
-	}
 	c := &FineTuningWorkspace{}
-	if err := ctx.RegisterComponentResource(FineTuningWorkspaceType, name, c, componentOptions(a.Provider, opts)...); err != nil {
+	if err := fineTuningWorkspaceKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
 		return nil, err
 	}
-	ws, err := apiextensions.NewCustomResource(ctx, name+"-workspace", workspaceArgs(&a), childOptions(c, opts)...)
-	if err != nil {
-		return nil, err
-	}
-	c.Name, c.Namespace = ws.Metadata.Name().Elem(), ws.Metadata.Namespace().Elem()
-	return c, registerOutputs(ctx, c, c.Name, c.Namespace)
+	return c, nil
 }
+
+func (a *FineTuningWorkspaceArgs) provider() *kubernetes.Provider { return a.Provider }
+
+// targetPool is nil: KAITO provisions its own GPU nodes.
+func (a *FineTuningWorkspaceArgs) targetPool() *gpupool.Resolved { return nil }

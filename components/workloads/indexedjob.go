@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"errors"
 	"strconv"
 
 	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
@@ -18,7 +17,7 @@ import (
 type IndexedJobArgs struct {
 	Common
 	// Pool is the GPU pool the workers run on; nil runs CPU workers.
-	Pool *gpupool.Spec
+	Pool *gpupool.Resolved
 	// Completions is the number of shards (one pod per index). Required,
 	// 1..100000.
 	Completions int
@@ -46,7 +45,6 @@ type IndexedJobArgs struct {
 
 // Default fills unset fields with their documented defaults.
 func (a *IndexedJobArgs) Default(name string) {
-	a.Pool = defaultedPool(a.Pool)
 	a.applyDefaults(name, commonDefaults{gpu: a.Pool != nil, checkpoint: true, shm: DefaultShmSize})
 	a.Parallelism = orDefault(a.Parallelism, a.Completions)
 	a.BackoffLimitPerIndex = orDefault(a.BackoffLimitPerIndex, DefaultBackoffLimitPerIndex)
@@ -61,7 +59,7 @@ func (a *IndexedJobArgs) Validate(p field.Path) field.ErrorList {
 	// must stay a DNS label.
 	maxName := 63 - 1 - len(strconv.Itoa(max(a.Completions-1, 0)))
 	errs := a.validate(p, a.Pool != nil, maxName)
-	errs = append(errs, validateGPUPlacement(a.Pool, a.Resources, p)...)
+	errs = append(errs, validateGPUPlacement(a.Pool, a.Resources, a.Parallelism, p)...)
 	if a.Completions < 1 || a.Completions > MaxIndexedCompletions {
 		errs = append(errs, field.Invalid(p.Child("completions"), "%d is out of range; use 1..%d shards", a.Completions, MaxIndexedCompletions))
 	}
@@ -137,29 +135,22 @@ func indexedJobArgs(a *IndexedJobArgs) *batchv1.JobArgs {
 // batch Job it gets no PodDisruptionBudget (AKS MLOps best practices).
 type IndexedJob struct {
 	pulumi.ResourceState
+	// Object is the Job's name and namespace.
+	Object
+}
 
-	// Name is the Job name.
-	Name pulumi.StringOutput `pulumi:"name"`
-	// Namespace is the Job namespace.
-	Namespace pulumi.StringOutput `pulumi:"namespace"`
+var indexedJobKind = kind[IndexedJobArgs, *IndexedJobArgs]{
+	token: IndexedJobType, what: "IndexedJobArgs", children: jobChildren(indexedJobArgs),
 }
 
 // NewIndexedJob registers an IndexedJob (token aksml:workloads:IndexedJob)
 // and its Job child `name-job`.
 func NewIndexedJob(ctx *pulumi.Context, name string, args *IndexedJobArgs, opts ...pulumi.ResourceOption) (*IndexedJob, error) {
-	if args == nil {
-		return nil, errors.New("workloads: IndexedJobArgs are required")
-	}
-	a := *args
-	a.Default(name)
-	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
-		return nil, err
-	}
 	c := &IndexedJob{}
-	job, err := newJobComponent(ctx, IndexedJobType, name, c, &a.Common, indexedJobArgs(&a), opts)
-	if err != nil {
+	if err := indexedJobKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
 		return nil, err
 	}
-	c.Name, c.Namespace = job.Metadata.Name().Elem(), job.Metadata.Namespace().Elem()
-	return c, registerOutputs(ctx, c, c.Name, c.Namespace)
+	return c, nil
 }
+
+func (a *IndexedJobArgs) targetPool() *gpupool.Resolved { return a.Pool }

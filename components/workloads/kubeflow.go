@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"fmt"
 	"net"
 	"regexp"
 	"slices"
@@ -66,7 +67,7 @@ func (n *NCCL) applyDefaults() {
 	}
 }
 
-func (n *NCCL) validate(pool *gpupool.Spec, p field.Path) field.ErrorList {
+func (n *NCCL) validate(pool *gpupool.Resolved, p field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if !ifnameRE.MatchString(n.SocketIfname) {
 		errs = append(errs, field.Invalid(p.Child("socketIfname"), "%q is not an interface name; use the pod interface, e.g. eth0", n.SocketIfname))
@@ -107,7 +108,7 @@ func ncclEnv(n NCCL, torch bool) []envVar {
 type Distributed struct {
 	// Pool is the GPU pool the replicas run on. Required; pools for
 	// inference serving are refused.
-	Pool *gpupool.Spec
+	Pool *gpupool.Resolved
 	// TotalGPUs is the GPU count of the whole job. Required: it must equal
 	// the GPU replicas × Resources.GPUs, so that replica counts and GPUs
 	// stay aligned (AKS MLOps best practices).
@@ -133,7 +134,6 @@ type Distributed struct {
 }
 
 func (d *Distributed) applyDefaults() {
-	d.Pool = defaultedPool(d.Pool)
 	d.NCCL.applyDefaults()
 	d.BackoffLimit = orDefault(d.BackoffLimit, DefaultBackoffLimit)
 	d.ActiveDeadlineSeconds = orDefault(d.ActiveDeadlineSeconds, DefaultActiveDeadlineSeconds)
@@ -154,6 +154,9 @@ func (d *Distributed) validate(c *Common, gpuReplicas, replicas int, p field.Pat
 	}
 	if c.Resources.GPUs < 1 {
 		errs = append(errs, field.Invalid(p.Child("resources").Child("gpus"), "%d GPUs per replica; distributed GPU training requests at least 1", c.Resources.GPUs))
+	}
+	if d.Pool != nil {
+		errs = append(errs, validateGang(d.Pool, gpuReplicas*c.Resources.GPUs, fmt.Sprintf("%d GPU replicas × %d GPUs", gpuReplicas, c.Resources.GPUs), p.Child("replicas"))...)
 	}
 	if d.TotalGPUs != gpuReplicas*c.Resources.GPUs {
 		errs = append(errs, field.Invalid(p.Child("totalGPUs"), "%d GPUs requested but %d GPU replicas × %d GPUs per replica = %d; align the replica count with the GPUs the framework uses", d.TotalGPUs, gpuReplicas, c.Resources.GPUs, gpuReplicas*c.Resources.GPUs))
@@ -284,14 +287,27 @@ func ncclNetworkPolicyArgs(c *Common, d *Distributed) *networkingv1.NetworkPolic
 
 // newKubeflowJob registers the custom resource and its NetworkPolicy below
 // c (passing on the component's options opts) and returns the resource's
-// name and namespace outputs.
-func newKubeflowJob(ctx *pulumi.Context, c pulumi.Resource, common *Common, name, role string, cr *apiextensions.CustomResourceArgs, np *networkingv1.NetworkPolicyArgs, opts []pulumi.ResourceOption) (pulumi.StringOutput, pulumi.StringOutput, error) {
-	job, err := apiextensions.NewCustomResource(ctx, name+"-"+role, cr, append(childOptions(c, opts), kueueOptions(common, kubeflowSuspendPath)...)...)
-	if err != nil {
-		return pulumi.StringOutput{}, pulumi.StringOutput{}, err
+// kubeflowChildren registers the kubeflow.org/v1 job `name-<role>` built by
+// cr (Kueue owns runPolicy.suspend) and its NCCL NetworkPolicy
+// `name-netpol`, the children of PyTorchJob and TFJob.
+func kubeflowChildren[A any, P interface {
+	workloadArgs[A]
+	common() *Common
+	distributed() *Distributed
+}](role string, cr func(P) *apiextensions.CustomResourceArgs) func(*pulumi.Context, string, P, pulumi.ComponentResource, []pulumi.ResourceOption) (metaOutput, error) {
+	return func(ctx *pulumi.Context, name string, a P, c pulumi.ComponentResource, opts []pulumi.ResourceOption) (metaOutput, error) {
+		job, err := apiextensions.NewCustomResource(ctx, name+"-"+role, cr(a), append(childOptions(c, opts), kueueOptions(a.common(), kubeflowSuspendPath)...)...)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := networkingv1.NewNetworkPolicy(ctx, name+"-netpol", ncclNetworkPolicyArgs(a.common(), a.distributed()), childOptions(c, opts)...); err != nil {
+			return nil, err
+		}
+		return job.Metadata, nil
 	}
-	if _, err := networkingv1.NewNetworkPolicy(ctx, name+"-netpol", np, childOptions(c, opts)...); err != nil {
-		return pulumi.StringOutput{}, pulumi.StringOutput{}, err
-	}
-	return job.Metadata.Name().Elem(), job.Metadata.Namespace().Elem(), nil
 }
+
+// distributed returns d; PyTorchJob and TFJob embed Distributed.
+func (d *Distributed) distributed() *Distributed { return d }
+
+func (d *Distributed) targetPool() *gpupool.Resolved { return d.Pool }

@@ -1,8 +1,7 @@
 package workloads
 
 import (
-	"errors"
-
+	"fmt"
 	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
@@ -18,7 +17,7 @@ type MIGTrialArgs struct {
 	Common
 	// Pool is the MIG-enabled GPU pool. Required; a pool without MIG is
 	// refused.
-	Pool *gpupool.Spec
+	Pool *gpupool.Resolved
 	// MIGDevices is the number of MIG instances (pool.MIGResourceName(),
 	// e.g. nvidia.com/mig-1g.10gb) requested. Default 1 (seed).
 	MIGDevices int
@@ -36,7 +35,6 @@ type MIGTrialArgs struct {
 
 // Default fills unset fields with their documented defaults.
 func (a *MIGTrialArgs) Default(name string) {
-	a.Pool = defaultedPool(a.Pool)
 	a.applyDefaults(name, commonDefaults{gpu: true, shm: DefaultMIGTrialShmSize})
 	if a.Resources.CPU == "" {
 		a.Resources.CPU = DefaultMIGTrialCPU
@@ -65,6 +63,7 @@ func (a *MIGTrialArgs) Validate(p field.Path) field.ErrorList {
 				errs = append(errs, field.Invalid(p.Child("migDevices"), "%d instances of %s do not fit on one %s node (%d); lower migDevices", a.MIGDevices, a.Pool.MIGResourceName(), sku.VMSize, perGPU*sku.GPUsPerNode))
 			}
 		}
+		errs = append(errs, validateGang(a.Pool, a.MIGDevices, fmt.Sprintf("%d MIG instances", a.MIGDevices), p.Child("migDevices"))...)
 		errs = append(errs, validateFit(a.Pool, Resources{CPU: a.Resources.CPU, Memory: a.Resources.Memory}, p.Child("resources"))...)
 	}
 	if a.Resources.GPUs != 0 {
@@ -82,7 +81,7 @@ func (a *MIGTrialArgs) Validate(p field.Path) field.ErrorList {
 // nodes (DriverOnly or None stacks). With the Managed stack AKS partitions
 // the GPUs itself and sets no such labels, so the trial selects the pool
 // by name instead.
-func migNodeSelector(pool *gpupool.Spec) map[string]string {
+func migNodeSelector(pool *gpupool.Resolved) map[string]string {
 	sel := map[string]string{gpupool.AcceleratorLabel: gpupool.AcceleratorValue}
 	if layout, ok := pool.Labels()[gpupool.MIGConfigLabel]; ok {
 		sel[gpupool.MIGConfigLabel] = layout
@@ -130,11 +129,8 @@ func migTrialArgs(a *MIGTrialArgs) *batchv1.JobArgs {
 // MIGTrial is a hyperparameter-trial Job on a MIG instance.
 type MIGTrial struct {
 	pulumi.ResourceState
-
-	// Name is the Job name.
-	Name pulumi.StringOutput `pulumi:"name"`
-	// Namespace is the Job namespace.
-	Namespace pulumi.StringOutput `pulumi:"namespace"`
+	// Object is the Job's name and namespace.
+	Object
 	// MIGResource is the extended resource requested, e.g. nvidia.com/mig-1g.10gb.
 	MIGResource pulumi.StringOutput `pulumi:"migResource"`
 }
@@ -142,20 +138,18 @@ type MIGTrial struct {
 // NewMIGTrial registers a MIGTrial (token aksml:workloads:MIGTrial) and its
 // Job child `name-job`.
 func NewMIGTrial(ctx *pulumi.Context, name string, args *MIGTrialArgs, opts ...pulumi.ResourceOption) (*MIGTrial, error) {
-	if args == nil {
-		return nil, errors.New("workloads: MIGTrialArgs are required")
-	}
-	a := *args
-	a.Default(name)
-	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
-		return nil, err
-	}
 	c := &MIGTrial{}
-	job, err := newJobComponent(ctx, MIGTrialType, name, c, &a.Common, migTrialArgs(&a), opts)
-	if err != nil {
+	kind := kind[MIGTrialArgs, *MIGTrialArgs]{
+		token: MIGTrialType, what: "MIGTrialArgs", children: jobChildren(migTrialArgs),
+		outputs: func(a *MIGTrialArgs) pulumi.Map {
+			c.MIGResource = pulumi.String(a.Pool.MIGResourceName()).ToStringOutput()
+			return pulumi.Map{"migResource": c.MIGResource}
+		},
+	}
+	if err := kind.build(ctx, name, args, c, &c.Object, opts); err != nil {
 		return nil, err
 	}
-	c.Name, c.Namespace = job.Metadata.Name().Elem(), job.Metadata.Namespace().Elem()
-	c.MIGResource = pulumi.String(a.Pool.MIGResourceName()).ToStringOutput()
-	return c, ctx.RegisterResourceOutputs(c, pulumi.Map{"name": c.Name, "namespace": c.Namespace, "migResource": c.MIGResource})
+	return c, nil
 }
+
+func (a *MIGTrialArgs) targetPool() *gpupool.Resolved { return a.Pool }

@@ -108,7 +108,7 @@ func merge(maps ...map[string]string) map[string]string {
 
 // poolNodeSelector selects the nodes of pool: accelerator=nvidia, the
 // pool's workload label (gpu-spot on spot pools) and its AKS pool name.
-func poolNodeSelector(pool *gpupool.Spec) map[string]string {
+func poolNodeSelector(pool *gpupool.Resolved) map[string]string {
 	labels := pool.Labels()
 	return map[string]string{
 		gpupool.AcceleratorLabel: labels[gpupool.AcceleratorLabel],
@@ -319,7 +319,7 @@ func podTemplate(p podSpec) corev1.PodTemplateSpecArgs {
 // gpuPodSpec fills the placement of a pod on a GPU pool: node selector,
 // tolerations for every taint of the pool (sku=gpu, and the spot taint on
 // spot pools), and nvidia.com/gpu × gpus.
-func gpuPodSpec(p podSpec, pool *gpupool.Spec, gpus int) podSpec {
+func gpuPodSpec(p podSpec, pool *gpupool.Resolved, gpus int) podSpec {
 	p.nodeSelector = poolNodeSelector(pool)
 	p.tolerations = pool.Taints()
 	if gpus > 0 {

@@ -1,8 +1,6 @@
 package workloads
 
 import (
-	"errors"
-
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apiextensions"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
@@ -55,11 +53,13 @@ func pyTorchJobArgs(a *PyTorchJobArgs) *apiextensions.CustomResourceArgs {
 // NetworkPolicy.
 type PyTorchJob struct {
 	pulumi.ResourceState
+	// Object is the PyTorchJob's name (and its pods' training-job label)
+	// and namespace.
+	Object
+}
 
-	// Name is the PyTorchJob name (and its pods' training-job label).
-	Name pulumi.StringOutput `pulumi:"name"`
-	// Namespace is the PyTorchJob namespace.
-	Namespace pulumi.StringOutput `pulumi:"namespace"`
+var pyTorchJobKind = kind[PyTorchJobArgs, *PyTorchJobArgs]{
+	token: PyTorchJobType, what: "PyTorchJobArgs", children: kubeflowChildren("pytorchjob", pyTorchJobArgs),
 }
 
 // NewPyTorchJob registers a PyTorchJob (token aksml:workloads:PyTorchJob),
@@ -67,22 +67,9 @@ type PyTorchJob struct {
 // `name-netpol`. Pass pulumi.DependsOn with the TrainingOperator when the
 // same stack installs it.
 func NewPyTorchJob(ctx *pulumi.Context, name string, args *PyTorchJobArgs, opts ...pulumi.ResourceOption) (*PyTorchJob, error) {
-	if args == nil {
-		return nil, errors.New("workloads: PyTorchJobArgs are required")
-	}
-	a := *args
-	a.Default(name)
-	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
-		return nil, err
-	}
 	c := &PyTorchJob{}
-	if err := ctx.RegisterComponentResource(PyTorchJobType, name, c, componentOptions(a.Provider, opts)...); err != nil {
+	if err := pyTorchJobKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
 		return nil, err
 	}
-	var err error
-	c.Name, c.Namespace, err = newKubeflowJob(ctx, c, &a.Common, name, "pytorchjob", pyTorchJobArgs(&a), ncclNetworkPolicyArgs(&a.Common, &a.Distributed), opts)
-	if err != nil {
-		return nil, err
-	}
-	return c, registerOutputs(ctx, c, c.Name, c.Namespace)
+	return c, nil
 }

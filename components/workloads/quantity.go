@@ -8,3 +8,6 @@ func parseQuantity(s string) (float64, bool) { return field.ParseQuantity(s) }
 
 // gib is one GiB in bytes.
 const gib = 1 << 30
+
+// mib is one MiB in bytes.
+const mib = 1 << 20

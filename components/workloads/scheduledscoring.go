@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -180,32 +179,30 @@ func scheduledScoringArgs(a *ScheduledScoringArgs) *batchv1.CronJobArgs {
 // ScheduledScoring is a nightly batch-scoring CronJob on CPU nodes.
 type ScheduledScoring struct {
 	pulumi.ResourceState
+	// Object is the CronJob's name and namespace.
+	Object
+}
 
-	// Name is the CronJob name.
-	Name pulumi.StringOutput `pulumi:"name"`
-	// Namespace is the CronJob namespace.
-	Namespace pulumi.StringOutput `pulumi:"namespace"`
+var scheduledScoringKind = kind[ScheduledScoringArgs, *ScheduledScoringArgs]{
+	token: ScheduledScoringType, what: "ScheduledScoringArgs",
+	children: func(ctx *pulumi.Context, name string, a *ScheduledScoringArgs, c pulumi.ComponentResource, opts []pulumi.ResourceOption) (metaOutput, error) {
+		cj, err := batchv1.NewCronJob(ctx, name+"-cronjob", scheduledScoringArgs(a), childOptions(c, opts)...)
+		if err != nil {
+			return nil, err
+		}
+		return cj.Metadata, nil
+	},
 }
 
 // NewScheduledScoring registers a ScheduledScoring (token
 // aksml:workloads:ScheduledScoring) and its CronJob child `name-cronjob`.
 func NewScheduledScoring(ctx *pulumi.Context, name string, args *ScheduledScoringArgs, opts ...pulumi.ResourceOption) (*ScheduledScoring, error) {
-	if args == nil {
-		return nil, errors.New("workloads: ScheduledScoringArgs are required")
-	}
-	a := *args
-	a.Default(name)
-	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
-		return nil, err
-	}
 	c := &ScheduledScoring{}
-	if err := ctx.RegisterComponentResource(ScheduledScoringType, name, c, componentOptions(a.Provider, opts)...); err != nil {
+	if err := scheduledScoringKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
 		return nil, err
 	}
-	cj, err := batchv1.NewCronJob(ctx, name+"-cronjob", scheduledScoringArgs(&a), childOptions(c, opts)...)
-	if err != nil {
-		return nil, err
-	}
-	c.Name, c.Namespace = cj.Metadata.Name().Elem(), cj.Metadata.Namespace().Elem()
-	return c, registerOutputs(ctx, c, c.Name, c.Namespace)
+	return c, nil
 }
+
+// targetPool is nil: scheduled scoring runs on CPU nodes.
+func (a *ScheduledScoringArgs) targetPool() *gpupool.Resolved { return nil }

@@ -1,8 +1,6 @@
 package workloads
 
 import (
-	"errors"
-
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apiextensions"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
@@ -91,32 +89,21 @@ func tfJobArgs(a *TFJobArgs) *apiextensions.CustomResourceArgs {
 // TFJob is a distributed TensorFlow training job with its NetworkPolicy.
 type TFJob struct {
 	pulumi.ResourceState
+	// Object is the TFJob's name (and its pods' training-job label) and
+	// namespace.
+	Object
+}
 
-	// Name is the TFJob name (and its pods' training-job label).
-	Name pulumi.StringOutput `pulumi:"name"`
-	// Namespace is the TFJob namespace.
-	Namespace pulumi.StringOutput `pulumi:"namespace"`
+var tfJobKind = kind[TFJobArgs, *TFJobArgs]{
+	token: TFJobType, what: "TFJobArgs", children: kubeflowChildren("tfjob", tfJobArgs),
 }
 
 // NewTFJob registers a TFJob (token aksml:workloads:TFJob), its
 // kubeflow.org/v1 TFJob `name-tfjob` and NetworkPolicy `name-netpol`.
 func NewTFJob(ctx *pulumi.Context, name string, args *TFJobArgs, opts ...pulumi.ResourceOption) (*TFJob, error) {
-	if args == nil {
-		return nil, errors.New("workloads: TFJobArgs are required")
-	}
-	a := *args
-	a.Default(name)
-	if err := a.Validate(field.NewPath(name)).ToAggregate(); err != nil {
-		return nil, err
-	}
 	c := &TFJob{}
-	if err := ctx.RegisterComponentResource(TFJobType, name, c, componentOptions(a.Provider, opts)...); err != nil {
+	if err := tfJobKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
 		return nil, err
 	}
-	var err error
-	c.Name, c.Namespace, err = newKubeflowJob(ctx, c, &a.Common, name, "tfjob", tfJobArgs(&a), ncclNetworkPolicyArgs(&a.Common, &a.Distributed), opts)
-	if err != nil {
-		return nil, err
-	}
-	return c, registerOutputs(ctx, c, c.Name, c.Namespace)
+	return c, nil
 }

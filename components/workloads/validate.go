@@ -244,27 +244,32 @@ func (c *Common) validate(p field.Path, gpu bool, maxNameLen int) field.ErrorLis
 	return errs
 }
 
-// validateTrainingPool checks the target GPU pool: the pool's own rules
-// (spot is refused for inference serving), and that it is not a serving
-// pool.
-func validateTrainingPool(pool *gpupool.Spec, p field.Path) field.ErrorList {
-	if pool == nil {
-		return field.ErrorList{field.Required(p, "the gpupool.Spec of the GPU pool the workload runs on")}
+// validateTrainingPool checks the target GPU pool: resolved by
+// gpupool.Resolve (which validated it once; its problems are not repeated
+// here, the constructor stops on them), and not a serving pool.
+func validateTrainingPool(pool *gpupool.Resolved, p field.Path) field.ErrorList {
+	switch {
+	case pool == nil:
+		return field.ErrorList{field.Required(p, "the GPU pool the workload runs on (gpupool.Resolve or gpupool.ResolveOne of its spec)")}
+	case !pool.IsResolved():
+		return field.ErrorList{field.Invalid(p, "is not a resolved pool; pass the result of gpupool.Resolve or gpupool.ResolveOne, which defaults and validates the pool")}
+	case pool.Workload == gpupool.WorkloadInference:
+		return field.ErrorList{field.Invalid(p.Child("workload"), "pool %q is for real-time inference serving; run training on a training, fine-tuning or batch-inference pool", pool.Name)}
 	}
-	errs := pool.Validate(p)
-	if pool.Workload == gpupool.WorkloadInference {
-		errs = append(errs, field.Invalid(p.Child("workload"), "pool %q is for real-time inference serving; run training on a training, fine-tuning or batch-inference pool", pool.Name))
-	}
-	return errs
+	return nil
 }
 
 // validateFit checks that one pod fits on one node of the pool's SKU:
-// GPUs per pod at most the SKU's GPUs per node, CPU and memory below the
-// VM's (allocatable is lower still), and whole GPUs not requested from a
-// mixed-strategy MIG pool, which exposes only MIG instances.
-func validateFit(pool *gpupool.Spec, r Resources, p field.Path) field.ErrorList {
+// GPUs per pod at most the SKU's GPUs per node, CPU and memory below what
+// a node offers to pods once AKS has reserved its share
+// (gpupool.NodeAllocatable, "Node resource reservations in AKS",
+// https://learn.microsoft.com/en-us/azure/aks/node-resource-reservations;
+// equal is refused too, the node's DaemonSets need some), and whole GPUs
+// not requested from a mixed-strategy MIG pool, which exposes only MIG
+// instances.
+func validateFit(pool *gpupool.Resolved, r Resources, p field.Path) field.ErrorList {
 	sku, ok := pool.SKU()
-	if !ok {
+	if !ok || !pool.IsResolved() {
 		return nil
 	}
 	var errs field.ErrorList
@@ -274,13 +279,40 @@ func validateFit(pool *gpupool.Spec, r Resources, p field.Path) field.ErrorList 
 	if pool.MIGEnabled() && pool.MIG.Strategy == gpupool.MIGStrategyMixed && r.GPUs > 0 {
 		errs = append(errs, field.Invalid(p.Child("gpus"), "pool %q exposes MIG instances (%s), not whole GPUs; use MIGTrial or a pool without MIG", pool.Name, pool.MIGResourceName()))
 	}
-	if cpu, ok := parseQuantity(r.CPU); ok && cpu > float64(sku.VCPUs) {
-		errs = append(errs, field.Invalid(p.Child("cpu"), "%s CPUs do not fit on one %s node (%d vCPUs, less once AKS reserves its share)", r.CPU, sku.VMSize, sku.VCPUs))
+	return append(errs, ValidateAllocatable(r, sku.VMSize, pool.Allocatable, p)...)
+}
+
+// ValidateAllocatable checks that cpu and memory requests r stay below
+// what one node of vmSize offers to pods (alloc, gpupool.NodeAllocatable):
+// a request equal to or above it can never be scheduled, because AKS
+// reserves part of the VM for the kubelet and the node's own DaemonSets
+// need the rest. Requests that do not parse are left to their own checks.
+func ValidateAllocatable(r Resources, vmSize string, alloc gpupool.Allocatable, p field.Path) field.ErrorList {
+	var errs field.ErrorList
+	shape, _ := gpupool.LookupVMShape(vmSize)
+	if cpu, ok := parseQuantity(r.CPU); ok && alloc.CPUMilli > 0 && cpu*1000 >= float64(alloc.CPUMilli) {
+		errs = append(errs, field.Invalid(p.Child("cpu"), "%s CPUs can never be scheduled on a %s node: of its %d vCPUs it offers %dm to pods once AKS reserves its share, and the node's DaemonSets need part of that; request less than %dm, or use a larger VM size", r.CPU, vmSize, shape.VCPUs, alloc.CPUMilli, alloc.CPUMilli))
 	}
-	if mem, ok := parseQuantity(r.Memory); ok && mem > float64(sku.MemoryGiB)*gib {
-		errs = append(errs, field.Invalid(p.Child("memory"), "%s does not fit on one %s node (%d GiB, less once AKS reserves its share)", r.Memory, sku.VMSize, sku.MemoryGiB))
+	if mem, ok := parseQuantity(r.Memory); ok && alloc.MemoryMiB > 0 && mem >= float64(alloc.MemoryMiB)*mib {
+		errs = append(errs, field.Invalid(p.Child("memory"), "%s can never be scheduled on a %s node: of its %dGi it offers %dMi to pods once AKS reserves its share, and the node's DaemonSets need part of that; request less than %dMi, or use a larger VM size", r.Memory, vmSize, shape.MemoryGiB, alloc.MemoryMiB, alloc.MemoryMiB))
 	}
 	return errs
+}
+
+// validateGang checks that the units a workload needs at once (replicas ×
+// GPUs per replica, parallel shards × GPUs per shard, or MIG instances; the
+// pool's unit, gpupool.Resolved.Capacity) fit in what the pool holds at its
+// node ceiling: a gang larger than that is never admitted whole (Kueue
+// admits a workload all or nothing) nor scheduled. what describes the gang.
+func validateGang(pool *gpupool.Resolved, units int, what string, p field.Path) field.ErrorList {
+	if !pool.IsResolved() || !pool.Sized || units <= pool.Capacity {
+		return nil
+	}
+	ceiling := "maxCount"
+	if pool.IsManaged() {
+		ceiling = "count"
+	}
+	return field.ErrorList{field.Invalid(p, "%s = %d %s at once, but pool %q holds %d at most (%s %d); lower the replicas or GPUs, or raise %s.%s", what, units, pool.GPUResource, pool.Name, pool.Capacity, ceiling, pool.MaxNodes(), pool.Path, ceiling)}
 }
 
 // validateExitCodes checks declared non-retryable exit codes: 1..255,
@@ -320,3 +352,17 @@ func sortedKeys(m map[string]string) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// GangUnits is the GPU units (in the pool's unit) a defaulted
+// CheckpointedJob needs at once: its one pod's GPUs.
+func (a *CheckpointedJobArgs) GangUnits() int { return a.Resources.GPUs }
+
+// GangUnits is the GPU units a defaulted IndexedJob needs at once: its
+// parallel shards × GPUs per shard (Kueue admits the Job's parallelism).
+func (a *IndexedJobArgs) GangUnits() int { return a.Parallelism * a.Resources.GPUs }
+
+// GangUnits is the MIG instances a defaulted MIGTrial needs.
+func (a *MIGTrialArgs) GangUnits() int { return a.MIGDevices }
+
+// GangUnits is the GPUs of the whole job (all replicas at once).
+func (d *Distributed) GangUnits() int { return d.TotalGPUs }

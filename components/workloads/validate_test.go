@@ -101,10 +101,10 @@ func TestValidation(t *testing.T) {
 		{"shm leaving 1Gi to the process", checkpointed(func(a *CheckpointedJobArgs) { a.Resources.Memory = "9Gi" }), nil},
 		{"shm not a quantity", checkpointed(func(a *CheckpointedJobArgs) { a.ShmSize = "lots" }), []string{"train.shmSize"}},
 		{"spot pool with an inference workload", checkpointed(func(a *CheckpointedJobArgs) {
-			a.Pool.Priority, a.Pool.Workload = gpupool.PrioritySpot, gpupool.WorkloadInference
-		}), []string{"train.pool.priority: Spot is not allowed", "train.pool.workload: pool \"a100\" is for real-time inference serving"}},
+			a.Pool = with(a.Pool, func(s *gpupool.Spec) { s.Priority, s.Workload = gpupool.PrioritySpot, gpupool.WorkloadInference })
+		}), []string{"train.pool.workload: pool \"a100\" is for real-time inference serving"}},
 		{"serving pool", checkpointed(func(a *CheckpointedJobArgs) { a.Pool = inferencePool() }), []string{"train.pool.workload"}},
-		{"invalid pool", checkpointed(func(a *CheckpointedJobArgs) { a.Pool.VMSize = "Standard_NV6" }), []string{"train.pool.vmSize", "visualisation only"}},
+		{"unresolved pool", checkpointed(func(a *CheckpointedJobArgs) { a.Pool = &gpupool.Resolved{Spec: a.Pool.Spec} }), []string{"train.pool: is not a resolved pool; pass the result of gpupool.Resolve"}},
 		{"tag-only image with RequireDigest", checkpointed(func(a *CheckpointedJobArgs) { a.RequireDigest = true }),
 			[]string{"train.image: \"pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime\" is not pinned by digest"}},
 		{"digest image with RequireDigest", checkpointed(func(a *CheckpointedJobArgs) {
@@ -189,8 +189,8 @@ func TestValidation(t *testing.T) {
 		{"unknown clean pod policy", pytorch(func(a *PyTorchJobArgs) { a.CleanPodPolicy = "Sometimes" }), []string{"pt.cleanPodPolicy"}},
 		{"bad egress CIDR", pytorch(func(a *PyTorchJobArgs) { a.AllowEgressCIDRs = []string{"10.0.8.0"} }), []string{"pt.allowEgressCIDRs[0]"}},
 		{"serving workload on spot", pytorch(func(a *PyTorchJobArgs) {
-			a.Pool.Priority, a.Pool.Workload = gpupool.PrioritySpot, gpupool.WorkloadInference
-		}), []string{"pt.pool.priority: Spot is not allowed for workload \"inference\""}},
+			a.Pool = with(a.Pool, func(s *gpupool.Spec) { s.Priority, s.Workload = gpupool.PrioritySpot, gpupool.WorkloadInference })
+		}), []string{"pt.pool.workload: pool \"a100\" is for real-time inference serving"}},
 		{"no pool", pytorch(func(a *PyTorchJobArgs) { a.Pool = nil }), []string{"pt.pool: is required"}},
 		{"Kubeflow name starting with a digit", pytorch(func(a *PyTorchJobArgs) { a.Name = "1st-run" }), []string{"pt.name", "must start with a letter"}},
 		{"Kubeflow name too long for its Services", pytorch(func(a *PyTorchJobArgs) { a.Name = strings.Repeat("a", 55) }), []string{"pt.name", "at most 54"}},
@@ -307,4 +307,49 @@ func TestParseQuantity(t *testing.T) {
 		assert.Equal(t, tt.ok, ok, tt.in)
 		assert.InDelta(t, tt.want, got, 1e-9, tt.in)
 	}
+}
+
+// TestSchedulability checks the checks that refuse work that can never be
+// scheduled, each with a passing neighbour: requests at or above a node's
+// allocatable CPU and memory, and a gang larger than the pool.
+func TestSchedulability(t *testing.T) {
+	t4 := resolved(gpupool.Spec{Name: "t4", VMSize: "Standard_NC4as_T4_v3", Workload: gpupool.WorkloadTraining, MaxCount: 2})
+	tests := []struct {
+		name string
+		args func(a *CheckpointedJobArgs)
+		want string // "" valid
+	}{
+		// NC4as_T4_v3: 4 vCPUs, 3860m allocatable; 28 GiB, 28672-5050-100 MiB.
+		{"cpu equal to the VM's vCPUs", func(a *CheckpointedJobArgs) { a.Resources.CPU = "4" }, "train.resources.cpu: 4 CPUs can never be scheduled on a Standard_NC4as_T4_v3 node: of its 4 vCPUs it offers 3860m"},
+		{"cpu equal to allocatable", func(a *CheckpointedJobArgs) { a.Resources.CPU = "3860m" }, "request less than 3860m"},
+		{"cpu below allocatable", func(a *CheckpointedJobArgs) { a.Resources.CPU = "3500m" }, ""},
+		{"memory equal to the VM's", func(a *CheckpointedJobArgs) { a.Resources.Memory = "28Gi" }, "train.resources.memory: 28Gi can never be scheduled on a Standard_NC4as_T4_v3 node: of its 28Gi it offers 23522Mi"},
+		{"memory below allocatable", func(a *CheckpointedJobArgs) { a.Resources.Memory = "20Gi" }, ""},
+		{"job on a managed pool at count 0", func(a *CheckpointedJobArgs) {
+			zero := 0
+			a.Pool = with(t4, func(s *gpupool.Spec) { s.GPUStack, s.MaxCount, s.Count = gpupool.GPUStackManaged, 0, &zero })
+		}, `train.resources.gpus: 1 pods × 1 GPUs = 1 nvidia.com/gpu at once, but pool "t4" holds 0 at most (count 0); lower the replicas or GPUs, or raise pool.count`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &CheckpointedJobArgs{Common: common(), Pool: t4}
+			a.Resources = Resources{CPU: "3", Memory: "16Gi", GPUs: 1}
+			tt.args(a)
+			a.Default("train")
+			err := a.Validate(field.NewPath("train")).ToAggregate()
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+
+	// A PyTorchJob gang larger than the pool, and one that fits.
+	a := &PyTorchJobArgs{Common: common(), Distributed: Distributed{Pool: t4, TotalGPUs: 3}, Replicas: 3}
+	a.Resources = Resources{CPU: "3", Memory: "16Gi", GPUs: 1}
+	a.Default("pt")
+	require.ErrorContains(t, a.Validate(field.NewPath("pt")).ToAggregate(), `pt.replicas: 3 GPU replicas × 1 GPUs = 3 nvidia.com/gpu at once, but pool "t4" holds 2 at most (maxCount 2)`)
+	a.Replicas, a.TotalGPUs = 2, 2
+	require.NoError(t, a.Validate(field.NewPath("pt")).ToAggregate())
 }

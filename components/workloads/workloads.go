@@ -1,10 +1,13 @@
 package workloads
 
 import (
+	"fmt"
+
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 )
 
@@ -214,31 +217,106 @@ func kueueOptions(c *Common, path string) []pulumi.ResourceOption {
 	return []pulumi.ResourceOption{pulumi.IgnoreChanges([]string{path})}
 }
 
-// defaultedPool returns a defaulted deep copy of pool, or nil.
-func defaultedPool(pool *gpupool.Spec) *gpupool.Spec {
-	if pool == nil {
-		return nil
-	}
-	p := *pool
-	if pool.MIG != nil {
-		mig := *pool.MIG
-		p.MIG = &mig
-	}
-	p.Default()
-	return &p
+// workloadArgs are the args of a workload kind: defaulted, validated, and
+// the provider and resolved pool (nil for none) they use.
+type workloadArgs[A any] interface {
+	*A
+	Default(name string)
+	Validate(p field.Path) field.ErrorList
+	provider() *kubernetes.Provider
+	targetPool() *gpupool.Resolved
 }
 
-// newJobComponent registers the component c with token and its batch/v1
-// Job child `name-job` built from jobArgs (Kueue owns spec.suspend), the
-// shape the Job-based kinds share.
-func newJobComponent(ctx *pulumi.Context, token, name string, c pulumi.ComponentResource, common *Common, jobArgs *batchv1.JobArgs, opts []pulumi.ResourceOption) (*batchv1.Job, error) {
-	if err := ctx.RegisterComponentResource(token, name, c, componentOptions(common.Provider, opts)...); err != nil {
+// prepare returns a defaulted, validated copy of args, the first steps of
+// every workload constructor (what names the args in the nil error). A
+// resolved pool with problems (reported by gpupool.Resolve) stops the
+// constructor too, before anything is registered.
+func prepare[A any, P workloadArgs[A]](name, what string, args P) (P, error) {
+	if args == nil {
+		return nil, fmt.Errorf("workloads: %s are required", what)
+	}
+	a := P(new(A))
+	*a = *args
+	a.Default(name)
+	errs := a.Validate(field.NewPath(name))
+	if pool := a.targetPool(); pool != nil {
+		errs = append(errs, pool.Problems...)
+	}
+	if err := errs.ToAggregate(); err != nil {
 		return nil, err
 	}
-	return batchv1.NewJob(ctx, name+"-job", jobArgs, append(childOptions(c, opts), kueueOptions(common, jobSuspendPath)...)...)
+	return a, nil
 }
 
-// registerOutputs registers the flat outputs every workload component has.
-func registerOutputs(ctx *pulumi.Context, c pulumi.ComponentResource, name, namespace pulumi.StringOutput) error {
-	return ctx.RegisterResourceOutputs(c, pulumi.Map{"name": name, "namespace": namespace})
+// kind is one workload component: its type token, what its args are
+// called, the children it registers and the outputs it has beyond name and
+// namespace. Every constructor of this package is kind.build.
+type kind[A any, P workloadArgs[A]] struct {
+	token, what string
+	// children registers the kind's objects below c and returns the
+	// metadata of the main one.
+	children func(ctx *pulumi.Context, name string, a P, c pulumi.ComponentResource, opts []pulumi.ResourceOption) (metaOutput, error)
+	outputs  func(P) pulumi.Map
+}
+
+// build prepares args, registers the component c with the kind's token and
+// its children, fills obj with the main object's name and namespace and
+// registers the outputs.
+func (k kind[A, P]) build(ctx *pulumi.Context, name string, args P, c pulumi.ComponentResource, obj *Object, opts []pulumi.ResourceOption) error {
+	a, err := prepare(name, k.what, args)
+	if err != nil {
+		return err
+	}
+	if err := ctx.RegisterComponentResource(k.token, name, c, componentOptions(a.provider(), opts)...); err != nil {
+		return err
+	}
+	meta, err := k.children(ctx, name, a, c, opts)
+	if err != nil {
+		return err
+	}
+	obj.Name, obj.Namespace = meta.Name().Elem(), meta.Namespace().Elem()
+	out := pulumi.Map{"name": obj.Name, "namespace": obj.Namespace}
+	if k.outputs != nil {
+		for key, v := range k.outputs(a) {
+			out[key] = v
+		}
+	}
+	return ctx.RegisterResourceOutputs(c, out)
+}
+
+// jobChildren registers the batch/v1 Job child `name-job` built by job
+// (Kueue owns spec.suspend), the child of every Job-based kind.
+func jobChildren[A any, P interface {
+	workloadArgs[A]
+	common() *Common
+}](job func(P) *batchv1.JobArgs) func(*pulumi.Context, string, P, pulumi.ComponentResource, []pulumi.ResourceOption) (metaOutput, error) {
+	return func(ctx *pulumi.Context, name string, a P, c pulumi.ComponentResource, opts []pulumi.ResourceOption) (metaOutput, error) {
+		j, err := batchv1.NewJob(ctx, name+"-job", job(a), append(childOptions(c, opts), kueueOptions(a.common(), jobSuspendPath)...)...)
+		if err != nil {
+			return nil, err
+		}
+		return j.Metadata, nil
+	}
+}
+
+// metaOutput is the metadata output of a Kubernetes object, typed or
+// custom: what kind.build reads the name and namespace from.
+type metaOutput interface {
+	Name() pulumi.StringPtrOutput
+	Namespace() pulumi.StringPtrOutput
+}
+
+// common returns c; the container kinds embed Common and so have it.
+func (c *Common) common() *Common { return c }
+
+// provider returns the Kubernetes provider of the container kinds.
+func (c *Common) provider() *kubernetes.Provider { return c.Provider }
+
+// Object is the Kubernetes object a workload component created: the
+// outputs every workload component has.
+type Object struct {
+	// Name is the object name.
+	Name pulumi.StringOutput `pulumi:"name"`
+	// Namespace is the object namespace.
+	Namespace pulumi.StringOutput `pulumi:"namespace"`
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 )
 
@@ -184,30 +185,44 @@ func tolerationStrings(t *testing.T, podSpec any) []string {
 	return out
 }
 
+// resolved resolves a pool spec as a stack would (gpupool.ResolveOne),
+// with its errors reported under "pool".
+func resolved(s gpupool.Spec) *gpupool.Resolved {
+	r, _ := gpupool.ResolveOne(s, field.NewPath("pool"))
+	return r
+}
+
+// with returns pool re-resolved after f changed its spec.
+func with(pool *gpupool.Resolved, f func(*gpupool.Spec)) *gpupool.Resolved {
+	s := pool.Spec
+	f(&s)
+	return resolved(s)
+}
+
 // Pools used by the tests.
-func spotPool() *gpupool.Spec {
-	return &gpupool.Spec{Name: "spott4", VMSize: "Standard_NC4as_T4_v3", Workload: gpupool.WorkloadFineTuning, Priority: gpupool.PrioritySpot, MaxCount: 4}
+func spotPool() *gpupool.Resolved {
+	return resolved(gpupool.Spec{Name: "spott4", VMSize: "Standard_NC4as_T4_v3", Workload: gpupool.WorkloadFineTuning, Priority: gpupool.PrioritySpot, MaxCount: 4})
 }
 
-func a100Pool() *gpupool.Spec {
-	return &gpupool.Spec{Name: "a100", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 4}
+func a100Pool() *gpupool.Resolved {
+	return resolved(gpupool.Spec{Name: "a100", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 4})
 }
 
-func a100x4Pool() *gpupool.Spec {
-	return &gpupool.Spec{Name: "a100x4", VMSize: "Standard_NC96ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 2}
+func a100x4Pool() *gpupool.Resolved {
+	return resolved(gpupool.Spec{Name: "a100x4", VMSize: "Standard_NC96ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 2})
 }
 
-func nd96Pool() *gpupool.Spec {
-	return &gpupool.Spec{Name: "nd96", VMSize: "Standard_ND96asr_v4", Workload: gpupool.WorkloadTraining, MaxCount: 2}
+func nd96Pool() *gpupool.Resolved {
+	return resolved(gpupool.Spec{Name: "nd96", VMSize: "Standard_ND96asr_v4", Workload: gpupool.WorkloadTraining, MaxCount: 4})
 }
 
-func migPool() *gpupool.Spec {
-	return &gpupool.Spec{Name: "mig", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 2,
-		MIG: &gpupool.MIGSpec{Strategy: gpupool.MIGStrategyMixed, Profile: gpupool.MIG1g}}
+func migPool() *gpupool.Resolved {
+	return resolved(gpupool.Spec{Name: "mig", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 2,
+		MIG: &gpupool.MIGSpec{Strategy: gpupool.MIGStrategyMixed, Profile: gpupool.MIG1g}})
 }
 
-func inferencePool() *gpupool.Spec {
-	return &gpupool.Spec{Name: "serve", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadInference, MaxCount: 2}
+func inferencePool() *gpupool.Resolved {
+	return resolved(gpupool.Spec{Name: "serve", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadInference, MaxCount: 2})
 }
 
 // common returns valid Common settings for GPU training.

@@ -9,6 +9,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/workloads"
 )
@@ -54,11 +55,16 @@ func program(ctx *pulumi.Context) error {
 		opts = append(opts, pulumi.DependsOn([]pulumi.Resource{op}))
 	}
 	namespace := orDefault(cfg.Get("namespace"), defaultNamespace)
-	pool := gpupool.Spec{
+	// The workload takes a resolved pool: gpupool.ResolveOne defaults and
+	// validates it once, as a stack resolves its aksml:gpuPools.
+	pool, perrs := gpupool.ResolveOne(gpupool.Spec{
 		Name:     orDefault(cfg.Get("poolName"), defaultPoolName),
 		VMSize:   orDefault(cfg.Get("vmSize"), defaultVMSize),
 		Workload: gpupool.WorkloadTraining,
 		MaxCount: defaultMaxCount,
+	}, field.NewPath("pool"))
+	if err := perrs.ToAggregate(); err != nil {
+		return err
 	}
 	job, err := workloads.NewPyTorchJob(ctx, "pytorch-nccl-example", &workloads.PyTorchJobArgs{
 		Common: workloads.Common{
@@ -71,7 +77,7 @@ func program(ctx *pulumi.Context) error {
 			Resources:     workloads.Resources{CPU: "4", Memory: "16Gi", GPUs: gpusPerReplica},
 		},
 		Distributed: workloads.Distributed{
-			Pool:      &pool,
+			Pool:      pool,
 			TotalGPUs: replicas * gpusPerReplica,
 		},
 		Replicas: replicas,

@@ -9,6 +9,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/workloads"
 )
@@ -32,12 +33,17 @@ func program(ctx *pulumi.Context) error {
 		return err
 	}
 	namespace := orDefault(cfg.Get("namespace"), defaultNamespace)
-	pool := gpupool.Spec{
+	// The workload takes a resolved pool: gpupool.ResolveOne defaults and
+	// validates it once, as a stack resolves its aksml:gpuPools.
+	pool, perrs := gpupool.ResolveOne(gpupool.Spec{
 		Name:     orDefault(cfg.Get("poolName"), defaultPoolName),
 		VMSize:   orDefault(cfg.Get("vmSize"), defaultVMSize),
 		Workload: gpupool.WorkloadFineTuning,
 		Priority: gpupool.PrioritySpot,
 		MaxCount: defaultMaxCount,
+	}, field.NewPath("pool"))
+	if err := perrs.ToAggregate(); err != nil {
+		return err
 	}
 	job, err := workloads.NewCheckpointedJob(ctx, "finetune", &workloads.CheckpointedJobArgs{
 		Common: workloads.Common{
@@ -50,7 +56,7 @@ func program(ctx *pulumi.Context) error {
 			Resources:     workloads.Resources{CPU: "3", Memory: "16Gi", GPUs: 1},
 			MetricsPort:   cfg.GetInt("metricsPort"),
 		},
-		Pool:                  &pool,
+		Pool:                  pool,
 		NonRetryableExitCodes: []int{2},
 	})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
@@ -238,7 +239,8 @@ func newPeerFixture(t *testing.T) *kueueFixture {
 // would for an `aksml:workloads` entry with that priority.
 func buildPeerJobs(t *testing.T, cfg *stacks.Config) map[string]*unstructured.Unstructured {
 	t.Helper()
-	pool := &cfg.GPUPools[0]
+	pool, perrs := gpupool.ResolveOne(cfg.GPUPools[0], field.NewPath("aksml:gpuPools").Index(0))
+	require.Empty(t, perrs)
 	program := func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
 		for _, j := range peerJobs {
 			common := workloads.Common{

@@ -26,6 +26,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
@@ -307,9 +308,11 @@ func (f *kueueFixture) isolateCohort(t *testing.T, cohort string) {
 // Kueue LocalQueue), and returns each registered Job object by name.
 func buildScenarioJobs(t *testing.T, cfg *stacks.Config) map[string]*unstructured.Unstructured {
 	t.Helper()
-	pools := map[string]*gpupool.Spec{}
-	for i := range cfg.GPUPools {
-		pools[cfg.GPUPools[i].Name] = &cfg.GPUPools[i]
+	resolved, perrs := gpupool.Resolve(cfg.GPUPools, field.NewPath("aksml:gpuPools"))
+	require.Empty(t, perrs)
+	pools := map[string]*gpupool.Resolved{}
+	for i := range resolved {
+		pools[resolved[i].Name] = &resolved[i]
 	}
 	program := func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
 		for _, j := range scenarioJobs {

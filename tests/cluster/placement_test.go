@@ -25,6 +25,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
@@ -287,10 +288,13 @@ func formatPodPools(ctx context.Context, t *testing.T, env *Env, pods []corev1.P
 // on the pool's nodes at once.
 func teamPoolJobs(t *testing.T, stack string, cfg *stacks.Config) []placement {
 	t.Helper()
-	pools := map[string]*gpupool.Spec{}
-	for i := range cfg.GPUPools {
-		pools[cfg.GPUPools[i].Name] = &cfg.GPUPools[i]
+	resolved, perrs := gpupool.Resolve(cfg.GPUPools, field.NewPath("aksml:gpuPools"))
+	require.Empty(t, perrs)
+	pools := map[string]*gpupool.Resolved{}
+	for i := range resolved {
+		pools[resolved[i].Name] = &resolved[i]
 	}
+
 	type want struct{ team, pool string }
 	var wants []want
 	for _, team := range cfg.Teams {
@@ -344,7 +348,7 @@ func teamPoolJobs(t *testing.T, stack string, cfg *stacks.Config) []placement {
 		obj, err := toObject(r)
 		require.NoError(t, err)
 		pool := strings.TrimPrefix(obj.GetName(), "place-")
-		out = append(out, expectPlacement(obj, pools[pool]))
+		out = append(out, expectPlacement(obj, &pools[pool].Spec))
 	}
 	require.Len(t, out, len(wants), "one Job per team and pool")
 	return out

@@ -1,0 +1,69 @@
+package queues
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+)
+
+// TestNewQueuesLeavesCallerSpecs proves that NewQueues and ValidateTeams
+// default copies: the caller's MIG spec (a pointer inside gpupool.Spec)
+// keeps its unset strategy. Before gpupool.Resolve, queues copied Spec
+// shallowly and wrote the default strategy into the caller's MIGSpec.
+func TestNewQueuesLeavesCallerSpecs(t *testing.T) {
+	pools := testPools()
+	pools = append(pools, gpupool.Spec{Name: "nomig", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 1, MIG: &gpupool.MIGSpec{}})
+	mig := pools[len(pools)-1].MIG
+	_, _, err := run(t, &QueuesArgs{Teams: testTeams(), Pools: pools})
+	require.NoError(t, err)
+	assert.Equal(t, gpupool.MIGStrategy(""), mig.Strategy, "NewQueues wrote into the caller's MIG spec")
+	assert.Nil(t, pools[0].MinCount, "NewQueues wrote into the caller's spec")
+
+	require.Empty(t, ValidateTeams(testTeams(), pools, SchedulerSpec{}, DefaultPaths()))
+	assert.Equal(t, gpupool.MIGStrategy(""), mig.Strategy, "ValidateTeams wrote into the caller's MIG spec")
+}
+
+// TestNewQueuesTakesResolved checks that a resolved layer is used as it is:
+// its problems stop NewQueues before anything is registered, and a clean one
+// builds the same objects as raw config.
+func TestNewQueuesTakesResolved(t *testing.T) {
+	paths := DefaultPaths()
+	pools, perrs := gpupool.Resolve(testPools(), paths.Pools)
+	require.Empty(t, perrs)
+	r, errs := Resolve(testTeams(), pools, SchedulerSpec{}, paths)
+	require.Empty(t, errs)
+	m, _, err := run(t, &QueuesArgs{Resolved: r})
+	require.NoError(t, err)
+	raw, _, err := run(t, kueueArgs())
+	require.NoError(t, err)
+	assert.Equal(t, len(raw.all), len(m.all))
+
+	bad := *r
+	bad.Problems = field.ErrorList{field.Invalid(paths.Teams.Index(0), "broken")}
+	m, _, err = run(t, &QueuesArgs{Resolved: &bad})
+	require.ErrorContains(t, err, "aksml:teams[0]: broken")
+	assert.Empty(t, m.all)
+}
+
+func TestResolvedQueue(t *testing.T) {
+	paths := DefaultPaths()
+	pools, _ := gpupool.Resolve(testPools(), paths.Pools)
+	r, errs := Resolve(testTeams(), pools, SchedulerSpec{}, paths)
+	require.Empty(t, errs)
+	q, ok := r.Queue("team-b")
+	require.True(t, ok)
+	assert.Equal(t, "team-b", q.Namespace)
+	assert.Equal(t, LocalQueueName, q.QueueName)
+	// team-b: 2 nominal on a100, unlimited borrowing of what team-a lends there (3).
+	assert.Equal(t, 5, q.Admissible[gpupool.GPUResource])
+	_, ok = r.Queue("nobody")
+	assert.False(t, ok)
+
+	v, _ := Resolve(volcanoTeams(), pools, SchedulerSpec{System: SystemVolcano}, paths)
+	q, _ = v.Queue("team-a")
+	assert.Equal(t, ClusterQueueName("team-a"), q.QueueName)
+}
