@@ -347,6 +347,7 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 		AzureMonitorWorkspaceID: mon.WorkspaceID,
 		Spec:                    spec,
 		TeamNamespaces:          p.teamNames(),
+		WorkloadDurations:       p.cfg.workloadDurations(),
 	}, pulumi.Parent(p.cluster))
 	if err != nil {
 		return err
@@ -374,7 +375,8 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 			Selector:  gpustack.DCGMExporterLabels(),
 			PortName:  gpustack.DCGMExporterPortName,
 		},
-		TeamNamespaces: p.teamNames(),
+		TeamNamespaces:    p.teamNames(),
+		WorkloadDurations: p.cfg.workloadDurations(),
 		// The DCGM PodMonitor goes into gpustack's namespace; the team
 		// namespaces must exist for the training monitors' selectors.
 		DependsOn: append(p.gpustack.Resources(), p.queues.Resources()...),

@@ -11,6 +11,7 @@ import (
 	"github.com/aksml/aksml/components/cluster"
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
 	"github.com/aksml/aksml/components/tenancy"
@@ -83,6 +84,14 @@ type WorkloadSpec struct {
 	// then be a defined level. Not for FineTuningWorkspace (a KAITO
 	// Workspace has no priority).
 	Priority string `json:"priority,omitempty"`
+	// ExpectedDuration is how long one run should take, a duration in whole
+	// minutes ("4h", "90m"), 5m to 720h: an active run older than this
+	// raises WorkloadDurationOverrun (a rule per workload in both alert
+	// routes). Default none (no rule). Job kinds only (CheckpointedJob,
+	// IndexedJob, MIGTrial, ScheduledScoring per run); see
+	// components/observability for why PyTorchJob, TFJob and
+	// FineTuningWorkspace are not supported.
+	ExpectedDuration string `json:"expectedDuration,omitempty"`
 	// InstanceType, Preset, InputURLs, OutputImage and OutputImagePushSecret
 	// configure a FineTuningWorkspace (KAITO, AKS MLOps best practices).
 	InstanceType          string   `json:"instanceType,omitempty"`
@@ -233,12 +242,49 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		}
 		seen[id] = i
 		errs = append(errs, c.validateOperator(w, p)...)
+		errs = append(errs, validateExpectedDuration(w, p.Child("expectedDuration"))...)
 		errs = append(errs, c.buildWorkload(w, pulumi.String(w.Team), nil).Validate(p)...)
 	}
 	if c.TrainingOperator.Enabled && c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator) {
 		errs = append(errs, field.Invalid(key("trainingOperator").Child("enabled"), "aksml:existingCluster.installed says the cluster already runs the Training Operator; two installs would fight over its CRDs and webhook, so set enabled: false or remove trainingOperator from installed"))
 	}
 	return errs
+}
+
+// durationKinds are the workload kinds whose runs are batch/v1 Jobs, which
+// kube-state-metrics reports with a start time (kube_job_status_start_time).
+var durationKinds = []WorkloadKind{KindCheckpointedJob, KindIndexedJob, KindMIGTrial, KindScheduledScoring}
+
+// validateExpectedDuration checks a workload's expectedDuration: its
+// format and range, and that the kind runs as a Job whose start time
+// kube-state-metrics exports.
+func validateExpectedDuration(w WorkloadSpec, path field.Path) field.ErrorList {
+	if w.ExpectedDuration == "" {
+		return nil
+	}
+	if !slices.Contains(durationKinds, w.Kind) {
+		return field.ErrorList{field.Invalid(path, "%s runs no batch/v1 Job, so no metric records when its run started (kube-state-metrics has no PyTorchJob, TFJob or KAITO Workspace start time, and replaced pods reset theirs); remove expectedDuration, or bound the run with the job's own deadline", w.Kind)}
+	}
+	_, errs := observability.ParseExpectedDuration(w.ExpectedDuration, path)
+	return errs
+}
+
+// workloadDurations returns the expected durations of the declared
+// workloads, for the WorkloadDurationOverrun rules. Invalid entries were
+// rejected by Validate.
+func (c *Config) workloadDurations() []observability.WorkloadDuration {
+	var out []observability.WorkloadDuration
+	for _, w := range c.Workloads {
+		if w.ExpectedDuration == "" {
+			continue
+		}
+		d, errs := observability.ParseExpectedDuration(w.ExpectedDuration, key("workloads"))
+		if len(errs) > 0 {
+			continue
+		}
+		out = append(out, observability.WorkloadDuration{Namespace: w.Team, Name: w.Name, CronJob: w.Kind == KindScheduledScoring, Expected: d})
+	}
+	return out
 }
 
 // validatePriority checks that a workload names a defined priority level
