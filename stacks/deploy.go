@@ -377,6 +377,7 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 		},
 		TeamNamespaces:    p.teamNames(),
 		WorkloadDurations: p.cfg.workloadDurations(),
+		KueueNamespace:    p.cfg.kueueNamespace(),
 		// The DCGM PodMonitor goes into gpustack's namespace; the team
 		// namespaces must exist for the training monitors' selectors.
 		DependsOn: append(p.gpustack.Resources(), p.queues.Resources()...),
@@ -386,6 +387,18 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 	}
 	p.outputs["grafanaDashboard"] = mon.DashboardJSON
 	return nil
+}
+
+// kueueNamespace is the namespace of the Kueue aksml installs, whose
+// metrics the observability layer scrapes, or "" when aksml does not
+// install Kueue (Volcano, none, or a Kueue the cluster already runs, whose
+// Service labels aksml does not know).
+func (c *Config) kueueNamespace() string {
+	s := c.Scheduler
+	if s.Kueue() && s.InstallKueue != nil && *s.InstallKueue {
+		return queues.KueueNamespace
+	}
+	return ""
 }
 
 // trainingOperator installs the Kubeflow Training Operator when enabled.

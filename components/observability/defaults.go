@@ -165,6 +165,36 @@ const (
 	AMANamespace = "kube-system"
 )
 
+// Kueue's metrics endpoint as the Kueue v0.17.0 Helm chart (release
+// "kueue", sigs.k8s.io/kueue charts/kueue) serves it: the Service
+// kueue-controller-manager-metrics-service (templates/manager/auth_proxy_service.yaml)
+// labelled app.kubernetes.io/component=metrics-service and
+// app.kubernetes.io/name=kueue, port `https` (8443), HTTPS with a
+// self-signed certificate and controller-runtime's authentication and
+// authorization filter (cmd/kueue/main.go: SecureServing,
+// filters.WithAuthenticationAndAuthorization). The scraper presents its
+// service account token, as the chart's own ServiceMonitor does
+// (templates/prometheus/monitor.yaml: bearerTokenFile, insecureSkipVerify);
+// the metrics add-on's ama-metrics service account may GET /metrics
+// (ClusterRole ama-metrics-reader, Azure/prometheus-collector
+// otelcollector/deploy/addon-chart templates/ama-metrics-clusterRole.yaml:
+// nonResourceURLs ["/metrics"]).
+const (
+	// KueueServiceMonitorName is the ServiceMonitor aksml creates in
+	// Kueue's namespace.
+	KueueServiceMonitorName = "kueue-metrics"
+	// KueueMetricsPortName is the metrics Service's port name.
+	KueueMetricsPortName = "https"
+	// KueueMetricsComponentLabel / Value and KueueNameLabel / Value select
+	// the metrics Service.
+	KueueMetricsComponentLabel = "app.kubernetes.io/component"
+	KueueMetricsComponentValue = "metrics-service"
+	KueueNameLabel             = "app.kubernetes.io/name"
+	KueueNameValue             = "kueue"
+	// ServiceAccountTokenFile is the scraper's own service account token.
+	ServiceAccountTokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+)
+
 // Names of the other Kubernetes objects NewMonitors creates.
 const (
 	// TrainingPodMonitorName is the name of the training PodMonitor.

@@ -117,6 +117,27 @@
 //     Spec.ManagedDCGMScrapeConfig to false and merge the job from the
 //     Monitors.ManagedDCGMScrapeConfig output into it.
 //
+// # Kueue metrics
+//
+// With MonitorsArgs.KueueNamespace (the stack sets it when aksml installs
+// Kueue from its chart) a ServiceMonitor `kueue-metrics` in that namespace
+// (group Spec.PodMonitorGroup, the one the DCGM PodMonitor uses) scrapes
+// Kueue's metrics Service as the Kueue v0.17.0 chart creates it
+// (kueue-controller-manager-metrics-service, labels
+// app.kubernetes.io/component=metrics-service and app.kubernetes.io/name=kueue,
+// port `https` 8443). The endpoint is HTTPS behind controller-runtime's
+// authentication and authorization filter, so the endpoint presents the
+// scraper's service account token (bearerTokenFile) and does not verify
+// Kueue's self-signed certificate, as Kueue's own chart ServiceMonitor
+// does; the metrics add-on's ama-metrics identity may GET /metrics (its
+// ClusterRole ama-metrics-reader, Azure/prometheus-collector
+// addon-chart templates/ama-metrics-clusterRole.yaml). Only kueue_* series
+// are kept. Network policies do not block it: aksml puts NetworkPolicies
+// only in team namespaces (components/tenancy) and on distributed jobs,
+// none in kueue-system or on the ama-metrics pods in kube-system, and the
+// Kueue chart ships none. A Kueue that the cluster already runs is not
+// scraped (its Service labels are unknown to aksml).
+//
 // # Training metrics
 //
 // The training PodMonitor selects pods labelled aksml.io/metrics=true (set by

@@ -53,6 +53,12 @@ type MonitorsArgs struct {
 	// WorkloadDurations adds one WorkloadDurationOverrun rule per workload
 	// to the PrometheusRule. Default none.
 	WorkloadDurations []WorkloadDuration
+	// KueueNamespace, when set, is the namespace of a Kueue that aksml
+	// installed from Kueue's chart (release "kueue"); a ServiceMonitor
+	// there scrapes its metrics endpoint, which GangWorkloadsPending reads.
+	// Default "": no Kueue scrape (Kueue not installed by aksml, or
+	// Volcano).
+	KueueNamespace string
 	// DependsOn are resources the monitors must wait for, e.g. the
 	// component that creates the exporter's namespace. Children of a
 	// component do not inherit its DependsOn, so it is applied to each
@@ -75,6 +81,9 @@ type Monitors struct {
 	ManagedDCGMScrapeConfig pulumi.StringOutput
 	// TrainingPodMonitorName is the training PodMonitor's name.
 	TrainingPodMonitorName pulumi.StringOutput
+	// KueueServiceMonitorName is the Kueue metrics ServiceMonitor's name,
+	// "" without MonitorsArgs.KueueNamespace.
+	KueueServiceMonitorName pulumi.StringOutput
 	// PrometheusRuleName is the PrometheusRule's name, "" unless
 	// Spec.PrometheusRule.
 	PrometheusRuleName pulumi.StringOutput
@@ -152,6 +161,16 @@ func NewMonitors(ctx *pulumi.Context, name string, args *MonitorsArgs, opts ...p
 	}
 	c.TrainingPodMonitorName = objectName(tpm.Metadata)
 
+	c.KueueServiceMonitorName = pulumi.String("").ToStringOutput()
+	if a.KueueNamespace != "" {
+		sm, err := newCustomResource(ctx, name+"-kueue", a.Spec.PodMonitorGroup.apiVersion(), "ServiceMonitor",
+			KueueServiceMonitorName, a.KueueNamespace, a.Spec.Labels, kueueServiceMonitorSpec(a.Spec), parent)
+		if err != nil {
+			return nil, err
+		}
+		c.KueueServiceMonitorName = objectName(sm.Metadata)
+	}
+
 	c.PrometheusRuleName = pulumi.String("").ToStringOutput()
 	if a.Spec.PrometheusRule {
 		pr, err := newCustomResource(ctx, name+"-rules", PrometheusRuleAPIVersion, "PrometheusRule",
@@ -178,6 +197,7 @@ func NewMonitors(ctx *pulumi.Context, name string, args *MonitorsArgs, opts ...p
 		"dcgmPodMonitorName":      c.DCGMPodMonitorName,
 		"managedDcgmScrapeConfig": c.ManagedDCGMScrapeConfig,
 		"trainingPodMonitorName":  c.TrainingPodMonitorName,
+		"kueueServiceMonitorName": c.KueueServiceMonitorName,
 		"prometheusRuleName":      c.PrometheusRuleName,
 		"dashboardConfigMapName":  c.DashboardConfigMapName,
 		"dashboardJson":           c.DashboardJSON,

@@ -206,6 +206,9 @@ func (a *MonitorsArgs) validate(path field.Path) field.ErrorList {
 	errs = append(errs, a.DCGMExporter.Validate(path.Child("DCGMExporter"))...)
 	errs = append(errs, validateTeamNamespaces(a.TeamNamespaces, path.Child("TeamNamespaces"))...)
 	errs = append(errs, ValidateWorkloadDurations(a.WorkloadDurations, path.Child("WorkloadDurations"))...)
+	if a.KueueNamespace != "" {
+		errs = append(errs, validateNamespace(a.KueueNamespace, path.Child("KueueNamespace"))...)
+	}
 	for i, st := range a.GPUStacks {
 		if !slices.Contains(gpupool.GPUStacks, st) {
 			errs = append(errs, field.NotSupported(path.Child("GPUStacks").Index(i), st, gpupool.GPUStacks))
