@@ -215,6 +215,10 @@ type Spec struct {
 	// MaintenanceWindow is the planned maintenance window; nil means AKS
 	// may upgrade at any time the channels allow.
 	MaintenanceWindow *MaintenanceWindow `json:"maintenanceWindow,omitempty"`
+	// Logs configures Container Insights and the control-plane audit logs
+	// to a Log Analytics workspace (created or brought). Default both on,
+	// to a created law-<cluster>.
+	Logs LogsSpec `json:"logs,omitempty"`
 }
 
 // Default fills unset fields with their documented defaults.
@@ -228,6 +232,7 @@ func (s *Spec) Default() {
 	if s.DNSPrefix == "" {
 		s.DNSPrefix = defaultDNSPrefix(s.Name)
 	}
+	s.Logs.Default(s.Name)
 	if s.UpgradeChannel == "" {
 		s.UpgradeChannel = DefaultUpgradeChannel
 	}
@@ -356,6 +361,7 @@ func (s Spec) clone() Spec {
 		w := *s.MaintenanceWindow
 		c.MaintenanceWindow = &w
 	}
+	c.Logs.AuditCategories = append([]string(nil), s.Logs.AuditCategories...)
 	return c
 }
 
