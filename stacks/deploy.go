@@ -134,6 +134,12 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 	p.outputs["resourceGroupName"] = cl.ResourceGroupName
 	p.outputs["oidcIssuerUrl"] = cl.OIDCIssuerURL
 	p.outputs["kubeconfig"] = cl.Kubeconfig
+	if cl.RegistryLoginServer != "" {
+		p.outputs["registryId"] = cl.RegistryID
+		// A plain string, so guardrail AKSML-SEC-003 can compare images
+		// with it at preview.
+		p.outputs["registryLoginServer"] = pulumi.String(cl.RegistryLoginServer)
+	}
 
 	// Always registered, even with no pools: Managed/None pools live in one
 	// deployment stack per cluster, and removing the last of them must be a

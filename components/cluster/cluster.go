@@ -73,6 +73,12 @@ type Cluster struct {
 	// LogAnalyticsWorkspaceID is the workspace Container Insights and the
 	// audit logs go to (created or configured), "" with both off.
 	LogAnalyticsWorkspaceID pulumi.StringOutput
+	// RegistryID is the container registry's ARM ID, "" without one.
+	RegistryID pulumi.StringOutput
+	// RegistryLoginServer is the registry's login server
+	// (<name>.azurecr.io), "" without one; workload images in prod must
+	// start with it (guardrail AKSML-SEC-003).
+	RegistryLoginServer string
 	// Kubeconfig is the user kubeconfig, secret. On Entra ID clusters it
 	// runs kubelogin (see the package doc).
 	Kubeconfig pulumi.StringOutput
@@ -192,6 +198,14 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 		return nil, err
 	}
 
+	c.RegistryID = pulumi.String("").ToStringOutput()
+	if spec.Registry != nil {
+		c.RegistryLoginServer = spec.Registry.LoginServer()
+		if c.RegistryID, err = registry(ctx, name, spec, rgName, mc, args.Tags, azureOpts); err != nil {
+			return nil, err
+		}
+	}
+
 	c.Name = mc.Name
 	c.LogAnalyticsWorkspaceID = workspaceID
 	c.ResourceID = mc.ID().ToStringOutput()
@@ -220,6 +234,7 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 		"nodeResourceGroup":       c.NodeResourceGroup,
 		"identityPrincipalId":     c.IdentityPrincipalID,
 		"logAnalyticsWorkspaceId": c.LogAnalyticsWorkspaceID,
+		"registryId":              c.RegistryID,
 		"kubeconfig":              c.Kubeconfig,
 	}); err != nil {
 		return nil, err

@@ -98,6 +98,26 @@
 // templates when logs are off, so turning logs off deletes what they
 // created (components/armdeploy).
 //
+// # Container registry (Spec.Registry)
+//
+// With registry.name aksml creates an Azure Container Registry
+// (Microsoft.ContainerRegistry/registries API 2023-07-01, azure-rest-api-specs
+// specification/containerregistry/resource-manager/Microsoft.ContainerRegistry/stable/2023-07-01/containerregistry.json:
+// sku.name, properties.adminUserEnabled false) in the stack
+// `<name>-registry` (the containerregistry SDK module is not served at
+// v2.88.0); registry names are 5-50 alphanumerics and unique across Azure
+// (<name>.azurecr.io), so there is no default. With registry.id an existing
+// registry is used. Either way the kubelet identity
+// (identityProfile.kubeletidentity.objectId) gets AcrPull
+// (7f951dda-4ed3-4680-a7ca-43fe172d538d, "Azure built-in roles",
+// https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/containers#acrpull)
+// on the registry through a typed authorization role assignment, as
+// "Authenticate with ACR from AKS"
+// (https://learn.microsoft.com/azure/aks/cluster-container-registry-integration)
+// describes for `az aks update --attach-acr`. Image scanning is not done
+// here: it is Microsoft Defender for Containers' vulnerability assessment,
+// a subscription plan outside the stack.
+//
 // Mode Automatic (AKS Automatic) is a validation error: it needs the
 // managed cluster sku name Automatic, which only the SDK's
 // 2024-09-02-preview API has, and aksml keeps the cluster on a GA API.

@@ -141,3 +141,76 @@ func TestInvalidLogsRegisterNothing(t *testing.T) {
 	require.ErrorContains(t, err, "aksml:cluster.logs.logAnalyticsWorkspaceId")
 	assert.Empty(t, m.resources)
 }
+
+func TestRegistryCreatedWithAcrPull(t *testing.T) {
+	s := devSpec()
+	s.Registry = &RegistrySpec{Name: "acrAksmlDev"}
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	reg := stackByName(t, m, "aks-registry")
+	tpl := templateJSON(t, reg)
+	assert.Contains(t, tpl, `"type":"Microsoft.ContainerRegistry/registries"`)
+	assert.Contains(t, tpl, `"apiVersion":"2023-07-01"`)
+	assert.Contains(t, tpl, `"adminUserEnabled":false`)
+	params := reg.inputs["parameters"].ObjectValue()
+	assert.Equal(t, "acrAksmlDev", params["registryName"].ObjectValue()["value"].StringValue())
+	assert.Equal(t, "Standard", params["sku"].ObjectValue()["value"].StringValue())
+
+	ras := m.byType(":RoleAssignment")
+	require.Len(t, ras, 1)
+	in := ras[0].inputs
+	assert.Equal(t, "aks-acrpull", ras[0].name)
+	assert.Equal(t, "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.ContainerRegistry/registries/acrAksmlDev", in["scope"].StringValue())
+	assert.Equal(t, "/subscriptions/sub/providers/Microsoft.Authorization/roleDefinitions/7f951dda-4ed3-4680-a7ca-43fe172d538d", in["roleDefinitionId"].StringValue(), "AcrPull")
+	assert.Equal(t, "acraksmldev.azurecr.io", s.Registry.LoginServer())
+}
+
+func TestRegistryBrought(t *testing.T) {
+	id := "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-acr/providers/Microsoft.ContainerRegistry/registries/sharedacr01"
+	s := devSpec()
+	s.Registry = &RegistrySpec{ID: id}
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	for _, r := range m.byType(":DeploymentStackAtResourceGroup") {
+		assert.NotEqual(t, "aks-registry", r.name, "an existing registry is not created")
+	}
+	ras := m.byType(":RoleAssignment")
+	require.Len(t, ras, 1)
+	assert.Equal(t, id, ras[0].inputs["scope"].StringValue())
+	assert.Equal(t, "sharedacr01.azurecr.io", s.Registry.LoginServer())
+}
+
+func TestRegistryValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		r       RegistrySpec
+		wantErr []string
+	}{
+		{name: "created", r: RegistrySpec{Name: "acrml01"}},
+		{name: "brought", r: RegistrySpec{ID: "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.ContainerRegistry/registries/acrml01"}},
+		{name: "neither", r: RegistrySpec{}, wantErr: []string{"x: is required: name (a registry to create) or id"}},
+		{name: "hyphen", r: RegistrySpec{Name: "acr-ml"}, wantErr: []string{`x.name: "acr-ml" is not a container registry name: use 5-50 letters and digits`, "unique across Azure"}},
+		{name: "too short", r: RegistrySpec{Name: "acr"}, wantErr: []string{`x.name: "acr"`}},
+		{name: "both", r: RegistrySpec{Name: "acrml01", ID: "/x"}, wantErr: []string{"x.id: names an existing registry", "x.sku: applies to a registry aksml creates"}},
+		{name: "bad id", r: RegistrySpec{ID: "/subscriptions/nope/registries/acr"}, wantErr: []string{`x.id: "/subscriptions/nope/registries/acr" is not a container registry resource ID`}},
+		{name: "bad sku", r: RegistrySpec{Name: "acrml01", SKU: "Gold"}, wantErr: []string{`x.sku: "Gold" is not supported`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.r
+			r.Default()
+			if tc.name == "both" {
+				r.SKU = "Basic"
+			}
+			errs := r.Validate(field.NewPath("x"))
+			if len(tc.wantErr) == 0 {
+				assert.Empty(t, errs)
+				return
+			}
+			msg := errs.ToAggregate().Error()
+			for _, w := range tc.wantErr {
+				assert.Contains(t, msg, w)
+			}
+		})
+	}
+}

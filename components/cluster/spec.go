@@ -219,6 +219,10 @@ type Spec struct {
 	// to a Log Analytics workspace (created or brought). Default both on,
 	// to a created law-<cluster>.
 	Logs LogsSpec `json:"logs,omitempty"`
+	// Registry is the container registry for model and training images,
+	// created or brought, with AcrPull for the kubelet identity. Default
+	// none.
+	Registry *RegistrySpec `json:"registry,omitempty"`
 }
 
 // Default fills unset fields with their documented defaults.
@@ -233,6 +237,9 @@ func (s *Spec) Default() {
 		s.DNSPrefix = defaultDNSPrefix(s.Name)
 	}
 	s.Logs.Default(s.Name)
+	if s.Registry != nil {
+		s.Registry.Default()
+	}
 	if s.UpgradeChannel == "" {
 		s.UpgradeChannel = DefaultUpgradeChannel
 	}
@@ -362,6 +369,10 @@ func (s Spec) clone() Spec {
 		c.MaintenanceWindow = &w
 	}
 	c.Logs.AuditCategories = append([]string(nil), s.Logs.AuditCategories...)
+	if s.Registry != nil {
+		r := *s.Registry
+		c.Registry = &r
+	}
 	return c
 }
 
