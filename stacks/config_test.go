@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/aksml/aksml/components/observability"
 )
 
 // testSubnetID is a subnet ARM ID for the network cases.
@@ -226,6 +229,18 @@ func TestParseInvalid(t *testing.T) {
 		{name: "shm larger than memory", mutate: func(m map[string]any) {
 			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "4Gi", "gpus": 1}, "shmSize": "8Gi"}}
 		}, wantErr: []string{"aksml:workloads[0].shmSize"}},
+		{name: "expected duration not a duration", mutate: func(m map[string]any) {
+			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "16Gi", "gpus": 1}, "expectedDuration": "soon"}}
+		}, wantErr: []string{`aksml:workloads[0].expectedDuration: "soon" is not a duration`}},
+		{name: "expected duration out of range", mutate: func(m map[string]any) {
+			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "16Gi", "gpus": 1}, "expectedDuration": "1000h"}}
+		}, wantErr: []string{"aksml:workloads[0].expectedDuration: 1000h is out of range; use 5m to 720h"}},
+		{name: "expected duration on a PyTorchJob", mutate: func(m map[string]any) {
+			m["trainingOperator"] = map[string]any{"enabled": true}
+			w := pytorchWorkload()
+			w["expectedDuration"] = "4h"
+			m["workloads"] = []any{w}
+		}, wantErr: []string{"aksml:workloads[0].expectedDuration: PyTorchJob runs no batch/v1 Job"}},
 		// managed GPU pools and monitoring
 		{name: "managed pool with the autoscaler's keys", mutate: func(m map[string]any) { at(m, "gpuPools", 0)["gpuStack"] = "Managed" },
 			wantErr: []string{"aksml:gpuPools[0].count: is required", "ManagedGPUExperiencePreview", "aksml:gpuPools[0].maxCount: is not allowed on a gpuStack Managed pool"}},
@@ -405,6 +420,21 @@ func kaitoWorkload() map[string]any {
 	return map[string]any{"kind": "FineTuningWorkspace", "name": "phi", "team": "team-a", "instanceType": "Standard_NC24ads_A100_v4",
 		"preset": "phi-3-mini-4k-instruct", "inputURLs": []any{"https://example.com/data.json"},
 		"outputImage": "myregistry.azurecr.io/adapters/phi:v1", "outputImagePushSecret": "acr-push"}
+}
+
+func TestWorkloadDurations(t *testing.T) {
+	tree := baseTree(t)
+	tree["workloads"] = []any{
+		map[string]any{"kind": "CheckpointedJob", "name": "pretrain", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "16Gi", "gpus": 1}, "expectedDuration": "4h"},
+		map[string]any{"kind": "ScheduledScoring", "name": "nightly", "team": "team-b", "image": "busybox:1.36", "schedule": "0 2 * * *", "resources": map[string]any{"cpu": "1", "memory": "2Gi"}, "expectedDuration": "90m"},
+		map[string]any{"kind": "CheckpointedJob", "name": "other", "team": "team-a", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "16Gi", "gpus": 1}},
+	}
+	c, err := Parse("dev", rawConfig(t, tree))
+	require.NoError(t, err)
+	assert.Equal(t, []observability.WorkloadDuration{
+		{Namespace: "team-a", Name: "pretrain", Expected: 4 * time.Hour},
+		{Namespace: "team-b", Name: "nightly", CronJob: true, Expected: 90 * time.Minute},
+	}, c.workloadDurations(), "a rule per workload that declares one")
 }
 
 // TestOperatorsDeclaredOrInstalled accepts Kubeflow and KAITO workloads

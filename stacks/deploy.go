@@ -137,6 +137,12 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 	p.outputs["resourceGroupName"] = cl.ResourceGroupName
 	p.outputs["oidcIssuerUrl"] = cl.OIDCIssuerURL
 	p.outputs["kubeconfig"] = cl.Kubeconfig
+	if cl.RegistryLoginServer != "" {
+		p.outputs["registryId"] = cl.RegistryID
+		// A plain string, so guardrail AKSML-SEC-003 can compare images
+		// with it at preview.
+		p.outputs["registryLoginServer"] = pulumi.String(cl.RegistryLoginServer)
+	}
 
 	// Always registered, even with no pools: Managed/None pools live in one
 	// deployment stack per cluster, and removing the last of them must be a
@@ -346,6 +352,7 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 		AzureMonitorWorkspaceID: mon.WorkspaceID,
 		Spec:                    spec,
 		TeamNamespaces:          p.teamNames(),
+		WorkloadDurations:       p.cfg.workloadDurations(),
 	}, pulumi.Parent(p.cluster))
 	if err != nil {
 		return err
@@ -361,11 +368,13 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 		return nil
 	}
 	mon, err := observability.NewMonitors(ctx, "observability", &observability.MonitorsArgs{
-		Provider:       p.provider,
-		Spec:           spec,
-		GPUStacks:      gpupool.Stacks(p.res.pools),
-		DCGMExporter:   observability.DCGMExporter(p.res.gpuStack.Exporter()),
-		TeamNamespaces: p.teamNames(),
+		Provider:          p.provider,
+		Spec:              spec,
+		GPUStacks:         gpupool.Stacks(p.res.pools),
+		DCGMExporter:      observability.DCGMExporter(p.res.gpuStack.Exporter()),
+		TeamNamespaces:    p.teamNames(),
+		WorkloadDurations: p.cfg.workloadDurations(),
+		KueueNamespace:    p.cfg.kueueNamespace(),
 		// The DCGM PodMonitor goes into gpustack's namespace; the team
 		// namespaces must exist for the training monitors' selectors.
 		DependsOn: append(p.gpustack.Resources(), p.queues.Resources()...),
@@ -375,6 +384,18 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 	}
 	p.outputs["grafanaDashboard"] = mon.DashboardJSON
 	return nil
+}
+
+// kueueNamespace is the namespace of the Kueue aksml installs, whose
+// metrics the observability layer scrapes, or "" when aksml does not
+// install Kueue (Volcano, none, or a Kueue the cluster already runs, whose
+// Service labels aksml does not know).
+func (c *Config) kueueNamespace() string {
+	s := c.Scheduler
+	if s.Kueue() && s.InstallKueue != nil && *s.InstallKueue {
+		return queues.KueueNamespace
+	}
+	return ""
 }
 
 // trainingOperator installs the Kubeflow Training Operator when enabled.

@@ -13,6 +13,7 @@ import (
 	"github.com/aksml/aksml/components/cluster"
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/workloads"
@@ -51,6 +52,14 @@ type WorkloadSpec struct {
 	// Pool is the GPU pool (aksml:gpuPools name) the workload runs on, for
 	// the kinds that take one (see workloadKinds).
 	Pool string `json:"pool,omitempty"`
+	// ExpectedDuration is how long one run should take, a duration in whole
+	// minutes ("4h", "90m"), 5m to 720h: an active run older than this
+	// raises WorkloadDurationOverrun (a rule per workload in both alert
+	// routes). Default none (no rule). Job kinds only (CheckpointedJob,
+	// IndexedJob, MIGTrial, ScheduledScoring per run); see
+	// components/observability for why PyTorchJob, TFJob and
+	// FineTuningWorkspace are not supported.
+	ExpectedDuration string `json:"expectedDuration,omitempty"`
 	// Config is the kind's own settings, decoded from the same object into
 	// the kind's config type (e.g. *pyTorchJobConfig).
 	Config any `json:"-"`
@@ -318,6 +327,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		}
 		seen[id] = i
 		errs = append(errs, c.validateOperator(w, p)...)
+		errs = append(errs, validateExpectedDuration(w, p.Child("expectedDuration"))...)
 		args := c.buildWorkload(w, pulumi.String(w.Team), nil)
 		errs = append(errs, args.Validate(p)...)
 		errs = append(errs, c.validateSchedulable(w, args, p)...)
@@ -419,4 +429,40 @@ func (c *Config) validateSchedulable(w WorkloadSpec, args workloadArgs, p field.
 		return nil
 	}
 	return workloads.ValidateAllocatable(cs.Resources, vm, alloc, p.Child("resources"))
+}
+
+// durationKinds are the workload kinds whose runs are batch/v1 Jobs, which
+// kube-state-metrics reports with a start time (kube_job_status_start_time).
+var durationKinds = []WorkloadKind{KindCheckpointedJob, KindIndexedJob, KindMIGTrial, KindScheduledScoring}
+
+// validateExpectedDuration checks a workload's expectedDuration: its
+// format and range, and that the kind runs as a Job whose start time
+// kube-state-metrics exports.
+func validateExpectedDuration(w WorkloadSpec, path field.Path) field.ErrorList {
+	if w.ExpectedDuration == "" {
+		return nil
+	}
+	if !slices.Contains(durationKinds, w.Kind) {
+		return field.ErrorList{field.Invalid(path, "%s runs no batch/v1 Job, so no metric records when its run started (kube-state-metrics has no PyTorchJob, TFJob or KAITO Workspace start time, and replaced pods reset theirs); remove expectedDuration, or bound the run with the job's own deadline", w.Kind)}
+	}
+	_, errs := observability.ParseExpectedDuration(w.ExpectedDuration, path)
+	return errs
+}
+
+// workloadDurations returns the expected durations of the declared
+// workloads, for the WorkloadDurationOverrun rules. Invalid entries were
+// rejected by Validate.
+func (c *Config) workloadDurations() []observability.WorkloadDuration {
+	var out []observability.WorkloadDuration
+	for _, w := range c.Workloads {
+		if w.ExpectedDuration == "" {
+			continue
+		}
+		d, errs := observability.ParseExpectedDuration(w.ExpectedDuration, key("workloads"))
+		if len(errs) > 0 {
+			continue
+		}
+		out = append(out, observability.WorkloadDuration{Namespace: w.Team, Name: w.Name, CronJob: w.Kind == KindScheduledScoring, Expected: d})
+	}
+	return out
 }

@@ -186,7 +186,7 @@ func TestProdStack(t *testing.T) {
 		}
 	}
 	assert.Empty(t, byType(st, "batch/v1:Job"), "prod declares no example workloads")
-	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 4, "GPU pool stack, Azure Monitor stack, alert rule group and team identities")
+	assert.Len(t, byType(st, ":DeploymentStackAtResourceGroup"), 7, "GPU pool stack, Azure Monitor stack, alert rule group, team identities, Log Analytics workspace (empty: prod brings its workspace), Container Insights + audit, registry")
 }
 
 // TestPoolWritesAreSerial checks, from the dependencies the stacks

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 
 	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -208,4 +209,16 @@ func toInput(v any) pulumi.Input {
 		return in
 	}
 	return pulumi.Any(v)
+}
+
+// RoleDefinitionID is the ID of the built-in role roleGUID in the
+// subscription of the ARM ID scopeID, as role assignments take it:
+// /subscriptions/<sub>/providers/Microsoft.Authorization/roleDefinitions/<guid>.
+func RoleDefinitionID(scopeID, roleGUID string) string {
+	parts := strings.Split(scopeID, "/")
+	sub := ""
+	if len(parts) > 2 {
+		sub = parts[2]
+	}
+	return "/subscriptions/" + sub + "/providers/Microsoft.Authorization/roleDefinitions/" + roleGUID
 }

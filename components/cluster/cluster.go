@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
 	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
@@ -69,6 +70,15 @@ type Cluster struct {
 	// (control plane) identity, which the CSI drivers use to provision
 	// volumes; grant it roles on resources outside the node resource group.
 	IdentityPrincipalID pulumi.StringOutput
+	// LogAnalyticsWorkspaceID is the workspace Container Insights and the
+	// audit logs go to (created or configured), "" with both off.
+	LogAnalyticsWorkspaceID pulumi.StringOutput
+	// RegistryID is the container registry's ARM ID, "" without one.
+	RegistryID pulumi.StringOutput
+	// RegistryLoginServer is the registry's login server
+	// (<name>.azurecr.io), "" without one; workload images in prod must
+	// start with it (guardrail AKSML-SEC-003).
+	RegistryLoginServer string
 	// Kubeconfig is the user kubeconfig, secret. On Entra ID clusters it
 	// runs kubelogin (see the package doc).
 	Kubeconfig pulumi.StringOutput
@@ -118,7 +128,32 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 		rgName = rg.Name
 	}
 
+	// The workspace stack is registered for as long as the cluster lives
+	// (empty when no workspace is created), so that dropping the workspace
+	// deletes it rather than detaching it (components/armdeploy).
+	logs := spec.Logs
+	wsStack, err := armdeploy.NewTemplateStack(ctx, name+"-logs", &armdeploy.Args{
+		ResourceGroupName: rgName,
+		Template:          WorkspaceTemplate(logs.CreatesWorkspace(), args.Tags),
+		Parameters:        workspaceParams(spec),
+		Description:       "aksml Log Analytics workspace for Container Insights and control-plane audit logs. Removing it from this template deletes it; deleting the stack detaches it.",
+		Tags:              args.Tags,
+	}, azureOpts...)
+	if err != nil {
+		return nil, err
+	}
+	workspaceID := pulumi.String(logs.LogAnalyticsWorkspaceID).ToStringOutput()
+	if logs.CreatesWorkspace() {
+		workspaceID = armdeploy.OutputString(wsStack, logOutWorkspaceID)
+	}
+	if !logs.Wanted() {
+		workspaceID = pulumi.String("").ToStringOutput()
+	}
+
 	mcArgs := ManagedClusterArgs(spec, rgName, args.Tags)
+	if logs.insights() {
+		SetContainerInsights(mcArgs, workspaceID)
+	}
 	SetNodeSubnet(mcArgs, args.NodeSubnetID)
 	if args.Transform != nil {
 		args.Transform(mcArgs)
@@ -149,7 +184,30 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 		}
 	}
 
+	insightsParams := map[string]any{logParamLocation: spec.Location, logParamClusterName: mc.Name}
+	if logs.Wanted() {
+		insightsParams[logParamWorkspaceID] = workspaceID
+	}
+	if _, err := armdeploy.NewTemplateStack(ctx, name+"-insights", &armdeploy.Args{
+		ResourceGroupName: rgName,
+		Template:          InsightsTemplate(logs.insights(), logs.audit(), logs.AuditCategories, args.Tags),
+		Parameters:        insightsParams,
+		Description:       "aksml Container Insights data collection rule and association, and the control-plane audit diagnostic setting of the AKS cluster.",
+		Tags:              args.Tags,
+	}, pulumi.Parent(c)); err != nil {
+		return nil, err
+	}
+
+	c.RegistryID = pulumi.String("").ToStringOutput()
+	if spec.Registry != nil {
+		c.RegistryLoginServer = spec.Registry.LoginServer()
+		if c.RegistryID, err = registry(ctx, name, spec, rgName, mc, args.Tags, azureOpts); err != nil {
+			return nil, err
+		}
+	}
+
 	c.Name = mc.Name
+	c.LogAnalyticsWorkspaceID = workspaceID
 	c.ResourceID = mc.ID().ToStringOutput()
 	c.ResourceGroupName = rgName
 	c.OIDCIssuerURL = mc.OidcIssuerProfile.IssuerURL().Elem()
@@ -169,13 +227,15 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	c.Provider = provider
 
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
-		"name":                c.Name,
-		"resourceId":          c.ResourceID,
-		"resourceGroupName":   c.ResourceGroupName,
-		"oidcIssuerUrl":       c.OIDCIssuerURL,
-		"nodeResourceGroup":   c.NodeResourceGroup,
-		"identityPrincipalId": c.IdentityPrincipalID,
-		"kubeconfig":          c.Kubeconfig,
+		"name":                    c.Name,
+		"resourceId":              c.ResourceID,
+		"resourceGroupName":       c.ResourceGroupName,
+		"oidcIssuerUrl":           c.OIDCIssuerURL,
+		"nodeResourceGroup":       c.NodeResourceGroup,
+		"identityPrincipalId":     c.IdentityPrincipalID,
+		"logAnalyticsWorkspaceId": c.LogAnalyticsWorkspaceID,
+		"registryId":              c.RegistryID,
+		"kubeconfig":              c.Kubeconfig,
 	}); err != nil {
 		return nil, err
 	}
@@ -423,4 +483,17 @@ func userKubeconfig(ctx *pulumi.Context, s Spec, resourceGroupName, clusterName 
 		return string(raw), nil
 	}).(pulumi.StringOutput)
 	return pulumi.ToSecret(decoded).(pulumi.StringOutput)
+}
+
+// workspaceParams are the workspace template's parameter values; only a
+// created workspace takes them.
+func workspaceParams(s Spec) map[string]any {
+	if !s.Logs.CreatesWorkspace() {
+		return nil
+	}
+	return map[string]any{
+		logParamWorkspaceName: s.Logs.LogAnalyticsWorkspaceName,
+		logParamLocation:      s.Location,
+		logParamRetention:     s.Logs.RetentionInDays,
+	}
 }

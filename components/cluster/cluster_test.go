@@ -235,6 +235,17 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 	state := args.Inputs.Copy()
 	id := args.Name + "-id"
 	switch {
+	case strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup"):
+		// Every declared template output resolves to "deployed:<key>".
+		outputs := resource.PropertyMap{}
+		if tpl := args.Inputs["template"]; tpl.IsObject() {
+			if decl := tpl.ObjectValue()["outputs"]; decl.IsObject() {
+				for k := range decl.ObjectValue() {
+					outputs[k] = resource.NewObjectProperty(resource.PropertyMap{"type": resource.NewStringProperty("String"), "value": resource.NewStringProperty("deployed:" + string(k))})
+				}
+			}
+		}
+		state["outputs"] = resource.NewObjectProperty(outputs)
 	case strings.HasSuffix(args.TypeToken, ":ManagedCluster"):
 		state["name"] = args.Inputs["resourceName"]
 		state["nodeResourceGroup"] = resource.NewStringProperty("MC_rg_" + args.Inputs["resourceName"].StringValue())

@@ -52,6 +52,72 @@
 // collection rule that sends them to an Azure Monitor workspace belongs to
 // the observability layer.
 //
+// # Logs and audit (Spec.Logs)
+//
+// Container Insights and the control plane's audit logs go to one Log
+// Analytics workspace, created or brought:
+//
+//   - Workspace (created): Microsoft.OperationalInsights/workspaces API
+//     2022-10-01 (azure-rest-api-specs specification/operationalinsights/
+//     resource-manager/Microsoft.OperationalInsights/stable/2022-10-01/Workspaces.json:
+//     sku.name PerGB2018, retentionInDays), in the deployment stack
+//     `<name>-logs` before the cluster (the operationalinsights SDK module
+//     is not served at v2.88.0). Its ID is read back from the template
+//     output; a configured ID is validated at preview.
+//   - Container Insights: addonProfiles.omsagent (ManagedClusterAddonProfile,
+//     2024-10-01 managedClusters.json: enabled, config string map; this
+//     API version's azureMonitorProfile has only `metrics`) with config
+//     logAnalyticsWorkspaceResourceID and useAADAuth "true", the keys
+//     Microsoft's managed-identity onboarding template sets
+//     (microsoft/Docker-Provider scripts/onboarding/aks/onboarding-using-msi-auth/existingClusterOnboarding.json,
+//     linked from "Enable monitoring for Kubernetes clusters using ARM",
+//     https://learn.microsoft.com/azure/azure-monitor/containers/kubernetes-monitoring-enable-arm).
+//     Managed-identity mode needs the data collection rule
+//     MSCI-<region>-<cluster> (cut to 64) and its association
+//     ContainerInsightsExtension on the cluster, as that template
+//     creates; legacy (key) authentication is retired ("Legacy
+//     authentication for Container Insights",
+//     https://learn.microsoft.com/azure/azure-monitor/containers/container-insights-authentication).
+//     The rule (Microsoft.Insights 2024-03-11 dataCollection.json:
+//     dataSources.extensions with extensionName ContainerInsights, stream
+//     Microsoft-ContainerInsights-Group-Default, destinations.logAnalytics)
+//     and the association are in the stack `<name>-insights`, registered
+//     after the cluster, as `az aks create --enable-addons monitoring`
+//     creates them after the cluster.
+//   - Audit: a diagnostic setting `aksml-audit` on the cluster
+//     (Microsoft.Insights/diagnosticSettings 2021-05-01-preview,
+//     specification/monitor/resource-manager/Microsoft.Insights/preview/2021-05-01-preview/diagnosticsSettings_API.json:
+//     workspaceId, logs[].category/enabled, logAnalyticsDestinationType
+//     Dedicated) in the same stack, with kube-audit-admin and guard by
+//     default ("Monitor Azure Kubernetes Service (AKS)",
+//     https://learn.microsoft.com/azure/aks/monitor-aks: resource log
+//     categories; kube-audit-admin leaves out get and list and costs less
+//     than kube-audit).
+//
+// Both stacks are registered for as long as the cluster lives, with empty
+// templates when logs are off, so turning logs off deletes what they
+// created (components/armdeploy).
+//
+// # Container registry (Spec.Registry)
+//
+// With registry.name aksml creates an Azure Container Registry
+// (Microsoft.ContainerRegistry/registries API 2023-07-01, azure-rest-api-specs
+// specification/containerregistry/resource-manager/Microsoft.ContainerRegistry/stable/2023-07-01/containerregistry.json:
+// sku.name, properties.adminUserEnabled false) in the stack
+// `<name>-registry` (the containerregistry SDK module is not served at
+// v2.88.0); registry names are 5-50 alphanumerics and unique across Azure
+// (<name>.azurecr.io), so there is no default. With registry.id an existing
+// registry is used. Either way the kubelet identity
+// (identityProfile.kubeletidentity.objectId) gets AcrPull
+// (7f951dda-4ed3-4680-a7ca-43fe172d538d, "Azure built-in roles",
+// https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/containers#acrpull)
+// on the registry through a typed authorization role assignment, as
+// "Authenticate with ACR from AKS"
+// (https://learn.microsoft.com/azure/aks/cluster-container-registry-integration)
+// describes for `az aks update --attach-acr`. Image scanning is not done
+// here: it is Microsoft Defender for Containers' vulnerability assessment,
+// a subscription plan outside the stack.
+//
 // Mode Automatic (AKS Automatic) is a validation error: it needs the
 // managed cluster sku name Automatic, which only the SDK's
 // 2024-09-02-preview API has, and aksml keeps the cluster on a GA API.

@@ -215,6 +215,14 @@ type Spec struct {
 	// MaintenanceWindow is the planned maintenance window; nil means AKS
 	// may upgrade at any time the channels allow.
 	MaintenanceWindow *MaintenanceWindow `json:"maintenanceWindow,omitempty"`
+	// Logs configures Container Insights and the control-plane audit logs
+	// to a Log Analytics workspace (created or brought). Default both on,
+	// to a created law-<cluster>.
+	Logs LogsSpec `json:"logs,omitempty"`
+	// Registry is the container registry for model and training images,
+	// created or brought, with AcrPull for the kubelet identity. Default
+	// none.
+	Registry *RegistrySpec `json:"registry,omitempty"`
 }
 
 // Default fills unset fields with their documented defaults.
@@ -227,6 +235,10 @@ func (s *Spec) Default() {
 	}
 	if s.DNSPrefix == "" {
 		s.DNSPrefix = defaultDNSPrefix(s.Name)
+	}
+	s.Logs.Default(s.Name)
+	if s.Registry != nil {
+		s.Registry.Default()
 	}
 	if s.UpgradeChannel == "" {
 		s.UpgradeChannel = DefaultUpgradeChannel
@@ -355,6 +367,11 @@ func (s Spec) clone() Spec {
 	if s.MaintenanceWindow != nil {
 		w := *s.MaintenanceWindow
 		c.MaintenanceWindow = &w
+	}
+	c.Logs.AuditCategories = append([]string(nil), s.Logs.AuditCategories...)
+	if s.Registry != nil {
+		r := *s.Registry
+		c.Registry = &r
 	}
 	return c
 }

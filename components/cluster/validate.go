@@ -84,6 +84,10 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, validateEntraID(*s.EntraID, s.LocalAccountsDisabled(), path.Child("entraID"))...)
 	}
 	errs = append(errs, validateAPIServer(s.APIServer, path.Child("apiServer"))...)
+	errs = append(errs, s.Logs.Validate(path.Child("logs"))...)
+	if s.Registry != nil {
+		errs = append(errs, s.Registry.Validate(path.Child("registry"))...)
+	}
 	if s.Defender.Enabled {
 		wp := path.Child("defender").Child("logAnalyticsWorkspaceId")
 		switch {

@@ -399,10 +399,5 @@ func resourceGroupID(id string) string {
 // roleDefinitionID is the Monitoring Data Reader role definition in the
 // subscription of the workspace resourceID.
 func roleDefinitionID(workspaceID string) string {
-	parts := strings.Split(workspaceID, "/")
-	sub := ""
-	if len(parts) > 2 {
-		sub = parts[2]
-	}
-	return "/subscriptions/" + sub + "/providers/Microsoft.Authorization/roleDefinitions/" + MonitoringDataReaderRoleID
+	return armdeploy.RoleDefinitionID(workspaceID, MonitoringDataReaderRoleID)
 }

@@ -88,6 +88,32 @@ const (
 	kubeflowReplicaTypePodLabel = "training.kubeflow.org/replica-type"
 )
 
+// Kubernetes and Kueue metrics the alerts read. kube_* come from
+// kube-state-metrics (on AKS, the metrics add-on's kube-state-metrics
+// target); kueue_* from Kueue's metrics endpoint (KueueServiceMonitorName).
+const (
+	// MetricKueuePendingWorkloads is Kueue's gauge of pending workloads per
+	// cluster_queue and status (active, inadmissible), exported by Kueue
+	// v0.17.0 (sigs.k8s.io/kueue pkg/metrics: kueue_pending_workloads).
+	MetricKueuePendingWorkloads = "kueue_pending_workloads"
+	// MetricJobFailedPods is the number of failed pods of a Job.
+	MetricJobFailedPods = "kube_job_status_failed"
+	// MetricContainerRestarts counts a container's restarts in its pod.
+	MetricContainerRestarts = "kube_pod_container_status_restarts_total"
+	// MetricNodeCondition is a node condition (condition, status labels).
+	MetricNodeCondition = "kube_node_status_condition"
+	// MetricJobStartTime is a Job's status.startTime (Unix seconds).
+	MetricJobStartTime = "kube_job_status_start_time"
+	// MetricJobActive is a Job's number of active pods.
+	MetricJobActive = "kube_job_status_active"
+)
+
+// GPUHealthConditions are the node conditions AKS sets on AKS-managed GPU
+// nodes when GPU software is unhealthy (AKS-managed GPU nodes,
+// https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes, "GPU health
+// signals").
+var GPUHealthConditions = []string{"UnhealthyNvidiaDevicePlugin", "UnhealthyNvidiaDCGMServices"}
+
 // DCGM exporter metrics the alerts and dashboard read (AKS MLOps best practices "Collect NVIDIA GPU metrics" and dashboard queries).
 const (
 	// MetricGPUUtil is GPU utilisation in percent.
@@ -139,6 +165,36 @@ const (
 	AMANamespace = "kube-system"
 )
 
+// Kueue's metrics endpoint as the Kueue v0.17.0 Helm chart (release
+// "kueue", sigs.k8s.io/kueue charts/kueue) serves it: the Service
+// kueue-controller-manager-metrics-service (templates/manager/auth_proxy_service.yaml)
+// labelled app.kubernetes.io/component=metrics-service and
+// app.kubernetes.io/name=kueue, port `https` (8443), HTTPS with a
+// self-signed certificate and controller-runtime's authentication and
+// authorization filter (cmd/kueue/main.go: SecureServing,
+// filters.WithAuthenticationAndAuthorization). The scraper presents its
+// service account token, as the chart's own ServiceMonitor does
+// (templates/prometheus/monitor.yaml: bearerTokenFile, insecureSkipVerify);
+// the metrics add-on's ama-metrics service account may GET /metrics
+// (ClusterRole ama-metrics-reader, Azure/prometheus-collector
+// otelcollector/deploy/addon-chart templates/ama-metrics-clusterRole.yaml:
+// nonResourceURLs ["/metrics"]).
+const (
+	// KueueServiceMonitorName is the ServiceMonitor aksml creates in
+	// Kueue's namespace.
+	KueueServiceMonitorName = "kueue-metrics"
+	// KueueMetricsPortName is the metrics Service's port name.
+	KueueMetricsPortName = "https"
+	// KueueMetricsComponentLabel / Value and KueueNameLabel / Value select
+	// the metrics Service.
+	KueueMetricsComponentLabel = "app.kubernetes.io/component"
+	KueueMetricsComponentValue = "metrics-service"
+	KueueNameLabel             = "app.kubernetes.io/name"
+	KueueNameValue             = "kueue"
+	// ServiceAccountTokenFile is the scraper's own service account token.
+	ServiceAccountTokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+)
+
 // Names of the other Kubernetes objects NewMonitors creates.
 const (
 	// TrainingPodMonitorName is the name of the training PodMonitor.
@@ -183,6 +239,10 @@ const (
 	// DefaultGPUMemoryThresholdPercent: framebuffer use above this is "near
 	// capacity" (AKS MLOps best practices: GPU memory near capacity).
 	DefaultGPUMemoryThresholdPercent = 90
+	// DefaultPodReplacementThreshold: this many replaced pods (or
+	// container restarts) of one job within ReplacementWindow raise the
+	// repeated-replacement alerts.
+	DefaultPodReplacementThreshold = 3
 	// DefaultPodMonitorGroup is the Azure Monitor managed Prometheus CRD
 	// group the seed's PodMonitors use.
 	DefaultPodMonitorGroup = MonitorGroupAzure
@@ -200,6 +260,18 @@ const (
 	// PendingFor is how long workloads or pods may stay pending before the
 	// pending alerts fire (AKS MLOps best practices: alert on sustained pending pods).
 	PendingFor = 30 * time.Minute
+	// ReplacementWindow is the window in which PodReplacementThreshold
+	// replacements or restarts raise the repeated-replacement alerts.
+	ReplacementWindow = time.Hour
+	// GPUHealthFor is how long a GPU health condition must hold before
+	// GPUNodeUnhealthy fires (the node problem detector re-checks
+	// periodically; a transient flip during a driver restart is ignored).
+	GPUHealthFor = 5 * time.Minute
+	// MinExpectedDuration and MaxExpectedDuration bound a workload's
+	// expectedDuration: shorter than the rule interval plus a scrape cannot
+	// be observed; longer than 30 days is not an estimate.
+	MinExpectedDuration = 5 * time.Minute
+	MaxExpectedDuration = 30 * 24 * time.Hour
 	// RuleGroupInterval is the evaluation interval of the rule groups (PT1M).
 	RuleGroupInterval = time.Minute
 	// AlertAutoResolveAfter is how long an Azure alert stays resolved-pending

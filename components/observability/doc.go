@@ -117,6 +117,27 @@
 //     Spec.ManagedDCGMScrapeConfig to false and merge the job from the
 //     Monitors.ManagedDCGMScrapeConfig output into it.
 //
+// # Kueue metrics
+//
+// With MonitorsArgs.KueueNamespace (the stack sets it when aksml installs
+// Kueue from its chart) a ServiceMonitor `kueue-metrics` in that namespace
+// (group Spec.PodMonitorGroup, the one the DCGM PodMonitor uses) scrapes
+// Kueue's metrics Service as the Kueue v0.17.0 chart creates it
+// (kueue-controller-manager-metrics-service, labels
+// app.kubernetes.io/component=metrics-service and app.kubernetes.io/name=kueue,
+// port `https` 8443). The endpoint is HTTPS behind controller-runtime's
+// authentication and authorization filter, so the endpoint presents the
+// scraper's service account token (bearerTokenFile) and does not verify
+// Kueue's self-signed certificate, as Kueue's own chart ServiceMonitor
+// does; the metrics add-on's ama-metrics identity may GET /metrics (its
+// ClusterRole ama-metrics-reader, Azure/prometheus-collector
+// addon-chart templates/ama-metrics-clusterRole.yaml). Only kueue_* series
+// are kept. Network policies do not block it: aksml puts NetworkPolicies
+// only in team namespaces (components/tenancy) and on distributed jobs,
+// none in kueue-system or on the ama-metrics pods in kube-system, and the
+// Kueue chart ships none. A Kueue that the cluster already runs is not
+// scraped (its Service labels are unknown to aksml).
+//
 // # Training metrics
 //
 // The training PodMonitor selects pods labelled aksml.io/metrics=true (set by
@@ -149,15 +170,43 @@
 //
 // Rules returns the rule table: GPUUnderutilized, GPUMemoryNearCapacity,
 // GPUXIDError, TrainingThroughputStalled, TrainingCheckpointOverdue,
-// JobFailed, GangWorkloadsPending and PodsPending, each with a severity and
-// annotations that say what to do. The job and pod rules read
-// kube-state-metrics (kube_job_failed, kube_pod_status_phase; on AKS the
-// add-on's default kube-state-metrics target, whose ingestion keep-list
-// must include them) and GangWorkloadsPending reads Kueue's
-// kueue_pending_workloads, which requires Kueue's metrics endpoint to be
+// JobFailed, GangWorkloadsPending, PodsPending, JobPodsReplacedRepeatedly,
+// ContainersRestartingRepeatedly, GPUNodeUnhealthy and one
+// WorkloadDurationOverrun per WorkloadDuration, each with a severity and
+// annotations that say what to do. The job, pod and node rules read
+// kube-state-metrics (on AKS the add-on's default kube-state-metrics
+// target, whose ingestion keep-list must include them): kube_job_failed,
+// kube_pod_status_phase, kube_job_status_failed,
+// kube_pod_container_status_restarts_total, kube_node_status_condition,
+// kube_job_status_start_time and kube_job_status_active.
+// GangWorkloadsPending reads Kueue's kueue_pending_workloads (registered by
+// Kueue v0.17.0, sigs.k8s.io/kueue pkg/metrics/metrics.go, labels
+// cluster_queue and status), which requires Kueue's metrics endpoint to be
 // scraped. JobFailed uses the Job's Failed condition (kube_job_failed)
 // rather than kube_job_status_failed, which counts failed pods and so also
-// fires for jobs that retried and then succeeded.
+// fires for jobs that retried and then succeeded; that count is what
+// JobPodsReplacedRepeatedly reads instead, over an hour.
+//
+// GPUNodeUnhealthy: AKS-managed GPU nodes
+// (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes, "GPU health
+// signals") set the node conditions UnhealthyNvidiaDevicePlugin and
+// UnhealthyNvidiaDCGMServices through the node problem detector ("GPU
+// health monitoring in Node Problem Detector (NPD) in AKS nodes",
+// https://learn.microsoft.com/azure/aks/gpu-health-monitoring); True is
+// the alarm. On DriverOnly and None pools nothing sets them and the rule
+// stays silent.
+//
+// WorkloadDurationOverrun is one rule per workload because the threshold
+// must live in the rule: no exporter turns a per-workload setting into a
+// series (kube-state-metrics exports Job labels and annotations only when
+// allow-listed in its --metric-labels-allowlist, which the AKS add-on
+// exposes only through its own settings ConfigMap; Kueue's metrics are per
+// queue). It compares the Job's status.startTime (kube_job_status_start_time;
+// Kubernetes sets it when a suspended Job is resumed, so Kueue queueing time
+// is not counted, "Jobs", https://kubernetes.io/docs/concepts/workloads/controllers/job/#suspending-a-job)
+// with the expected duration while the Job has active pods. PyTorchJob,
+// TFJob and KAITO Workspaces run no batch/v1 Job, so the stack rejects
+// expectedDuration on them.
 //
 // Removing NewAlertRules deletes its deployment stack but, as documented in
 // components/armdeploy, leaves the rule group behind unless its resource

@@ -50,6 +50,15 @@ type MonitorsArgs struct {
 	// training alert rules to these namespaces. Default none: any namespace
 	// (the pod label aksml.io/metrics=true still opts pods in).
 	TeamNamespaces []string
+	// WorkloadDurations adds one WorkloadDurationOverrun rule per workload
+	// to the PrometheusRule. Default none.
+	WorkloadDurations []WorkloadDuration
+	// KueueNamespace, when set, is the namespace of a Kueue that aksml
+	// installed from Kueue's chart (release "kueue"); a ServiceMonitor
+	// there scrapes its metrics endpoint, which GangWorkloadsPending reads.
+	// Default "": no Kueue scrape (Kueue not installed by aksml, or
+	// Volcano).
+	KueueNamespace string
 	// DependsOn are resources the monitors must wait for, e.g. the
 	// component that creates the exporter's namespace. Children of a
 	// component do not inherit its DependsOn, so it is applied to each
@@ -72,6 +81,9 @@ type Monitors struct {
 	ManagedDCGMScrapeConfig pulumi.StringOutput
 	// TrainingPodMonitorName is the training PodMonitor's name.
 	TrainingPodMonitorName pulumi.StringOutput
+	// KueueServiceMonitorName is the Kueue metrics ServiceMonitor's name,
+	// "" without MonitorsArgs.KueueNamespace.
+	KueueServiceMonitorName pulumi.StringOutput
 	// PrometheusRuleName is the PrometheusRule's name, "" unless
 	// Spec.PrometheusRule.
 	PrometheusRuleName pulumi.StringOutput
@@ -149,11 +161,21 @@ func NewMonitors(ctx *pulumi.Context, name string, args *MonitorsArgs, opts ...p
 	}
 	c.TrainingPodMonitorName = objectName(tpm.Metadata)
 
+	c.KueueServiceMonitorName = pulumi.String("").ToStringOutput()
+	if a.KueueNamespace != "" {
+		sm, err := newCustomResource(ctx, name+"-kueue", a.Spec.PodMonitorGroup.apiVersion(), "ServiceMonitor",
+			KueueServiceMonitorName, a.KueueNamespace, a.Spec.Labels, kueueServiceMonitorSpec(a.Spec), parent)
+		if err != nil {
+			return nil, err
+		}
+		c.KueueServiceMonitorName = objectName(sm.Metadata)
+	}
+
 	c.PrometheusRuleName = pulumi.String("").ToStringOutput()
 	if a.Spec.PrometheusRule {
 		pr, err := newCustomResource(ctx, name+"-rules", PrometheusRuleAPIVersion, "PrometheusRule",
 			PrometheusRuleName, a.Namespace, a.Spec.Labels,
-			prometheusRuleSpec(Rules(a.Spec, a.TeamNamespaces)), parent)
+			prometheusRuleSpec(Rules(a.Spec, a.TeamNamespaces, a.WorkloadDurations...)), parent)
 		if err != nil {
 			return nil, err
 		}
@@ -175,6 +197,7 @@ func NewMonitors(ctx *pulumi.Context, name string, args *MonitorsArgs, opts ...p
 		"dcgmPodMonitorName":      c.DCGMPodMonitorName,
 		"managedDcgmScrapeConfig": c.ManagedDCGMScrapeConfig,
 		"trainingPodMonitorName":  c.TrainingPodMonitorName,
+		"kueueServiceMonitorName": c.KueueServiceMonitorName,
 		"prometheusRuleName":      c.PrometheusRuleName,
 		"dashboardConfigMapName":  c.DashboardConfigMapName,
 		"dashboardJson":           c.DashboardJSON,
@@ -248,6 +271,9 @@ type AlertRulesArgs struct {
 	// TeamNamespaces limits the job, pod and training rules to these
 	// namespaces, as for MonitorsArgs. Default none: any namespace.
 	TeamNamespaces []string
+	// WorkloadDurations adds one WorkloadDurationOverrun rule per workload,
+	// as for MonitorsArgs. Default none.
+	WorkloadDurations []WorkloadDuration
 }
 
 // AlertRules is the Azure-layer observability: the alert Rules as an Azure
@@ -279,8 +305,8 @@ const (
 // parameters('azureMonitorWorkspaceId') (and the cluster when
 // withClusterScope), filtered to parameters('clusterName'), evaluated every
 // minute, with Rules and the action groups. It outputs the rule group's
-// name and ID.
-func RuleGroupTemplate(s Spec, teamNamespaces []string, withClusterScope bool) map[string]any {
+// name and ID. durations add one WorkloadDurationOverrun rule each.
+func RuleGroupTemplate(s Spec, teamNamespaces []string, withClusterScope bool, durations ...WorkloadDuration) map[string]any {
 	scopes := []any{fmt.Sprintf("[parameters('%s')]", paramWorkspaceID)}
 	if withClusterScope {
 		scopes = append(scopes, fmt.Sprintf("[parameters('%s')]", paramClusterResourceID))
@@ -291,12 +317,12 @@ func RuleGroupTemplate(s Spec, teamNamespaces []string, withClusterScope bool) m
 		"name":       "[" + ruleGroupNameExpr + "]",
 		"location":   fmt.Sprintf("[parameters('%s')]", paramLocation),
 		"properties": map[string]any{
-			"description": "aksml GPU and training alerts (AKS MLOps best practices): GPU under-utilisation, GPU memory, XID errors, stalled throughput, failed jobs, pending workloads and pods, checkpoints older than the RPO.",
+			"description": "aksml GPU and training alerts (AKS MLOps best practices): GPU under-utilisation, GPU memory, XID errors, stalled throughput, failed jobs, pending workloads and pods, checkpoints older than the RPO, repeated pod replacement, AKS GPU health conditions, jobs past their expected duration.",
 			"scopes":      scopes,
 			"clusterName": fmt.Sprintf("[parameters('%s')]", paramClusterName),
 			"enabled":     true,
 			"interval":    isoDuration(RuleGroupInterval),
-			"rules":       azureRules(Rules(s, teamNamespaces), s.ActionGroupIDs),
+			"rules":       azureRules(Rules(s, teamNamespaces, durations...), s.ActionGroupIDs),
 		},
 	}
 	return armdeploy.Template([]map[string]any{group}, map[string]any{
@@ -333,7 +359,7 @@ func NewAlertRules(ctx *pulumi.Context, name string, args *AlertRulesArgs, opts 
 	}
 	stack, err := armdeploy.NewTemplateStack(ctx, name+"-rulegroup", &armdeploy.Args{
 		ResourceGroupName: a.ResourceGroupName,
-		Template:          RuleGroupTemplate(a.Spec, a.TeamNamespaces, a.ClusterResourceID != nil),
+		Template:          RuleGroupTemplate(a.Spec, a.TeamNamespaces, a.ClusterResourceID != nil, a.WorkloadDurations...),
 		Parameters:        params,
 		Description:       "aksml managed Prometheus alert rules",
 	}, pulumi.Parent(c))

@@ -128,6 +128,7 @@ func TestMonitorsDriverOnlyPool(t *testing.T) {
 	assert.Equal(t, MonitorsType, res["obs"].typ)
 	assert.NotContains(t, res, "obs-managed-dcgm", "no managed pool, no add-on scrape config")
 	assert.NotContains(t, res, "obs-rules", "PrometheusRule is opt-in")
+	assert.NotContains(t, res, "obs-kueue", "no Kueue namespace, no Kueue scrape")
 
 	dcgm := res["obs-dcgm"]
 	assert.Equal(t, "kubernetes:azmonitoring.coreos.com/v1:PodMonitor", dcgm.typ)
@@ -292,14 +293,43 @@ func TestMonitorsUseTheProvider(t *testing.T) {
 	assert.Equal(t, 3, children, "DCGM and training PodMonitors, dashboard ConfigMap")
 }
 
+func TestMonitorsScrapeKueue(t *testing.T) {
+	var name any
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		mon, err := NewMonitors(ctx, "obs", &MonitorsArgs{KueueNamespace: "kueue-system"})
+		if err != nil {
+			return err
+		}
+		name = await(t, ctx, mon.KueueServiceMonitorName)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "kueue-metrics", name)
+	sm := m.byName()["obs-kueue"]
+	assert.Equal(t, "kubernetes:azmonitoring.coreos.com/v1:ServiceMonitor", sm.typ)
+	assert.Equal(t, "kueue-system", path(t, sm.inputs, "metadata", "namespace"))
+	assert.Equal(t, map[string]any{"app.kubernetes.io/component": "metrics-service", "app.kubernetes.io/name": "kueue"},
+		path(t, sm.inputs, "spec", "selector", "matchLabels"), "the Kueue v0.17.0 chart's metrics Service labels")
+	ep := path(t, sm.inputs, "spec", "endpoints", 0)
+	assert.Equal(t, "https", path(t, ep, "port"))
+	assert.Equal(t, "https", path(t, ep, "scheme"))
+	assert.Equal(t, "/var/run/secrets/kubernetes.io/serviceaccount/token", path(t, ep, "bearerTokenFile"), "Kueue's endpoint requires an authorized token")
+	assert.Equal(t, true, path(t, ep, "tlsConfig", "insecureSkipVerify"))
+	assert.Equal(t, "kueue_.*", path(t, ep, "metricRelabelings", 0, "regex"))
+	assert.Equal(t, "30s", path(t, ep, "interval"))
+}
+
 func TestMonitorsInvalidArgsRegisterNothing(t *testing.T) {
 	m, err := run(t, func(ctx *pulumi.Context) error {
-		_, err := NewMonitors(ctx, "obs", &MonitorsArgs{Spec: Spec{RPO: "1m"}, Namespace: "Bad_NS"})
+		_, err := NewMonitors(ctx, "obs", &MonitorsArgs{Spec: Spec{RPO: "1m"}, Namespace: "Bad_NS", KueueNamespace: "Kueue System",
+			WorkloadDurations: []WorkloadDuration{{Namespace: "team-a", Name: "x", Expected: 0}}})
 		return err
 	})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "aksml:observability.rpo: 1m is out of range")
 	assert.Contains(t, err.Error(), "MonitorsArgs.Namespace")
+	assert.Contains(t, err.Error(), "MonitorsArgs.KueueNamespace")
+	assert.Contains(t, err.Error(), "MonitorsArgs.WorkloadDurations[0].Expected")
 	assert.Empty(t, m.byName())
 
 	_, err = run(t, func(ctx *pulumi.Context) error {

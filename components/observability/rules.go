@@ -48,9 +48,39 @@ type Rule struct {
 	Description string
 }
 
-// Rules returns the alert rules for a defaulted Spec (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops): "alert on sustained GPU under-utilization, GPU memory near capacity, XID errors, stalled training throughput, failed jobs, pending gang-scheduled workloads and checkpoints not completed within the recovery-point objective"). teamNamespaces, when set, limits the job, pod and training
-// rules to those namespaces; GPU and Kueue rules are cluster-wide.
-func Rules(s Spec, teamNamespaces []string) []Rule {
+// WorkloadDuration is a workload's expected run time: a
+// WorkloadDurationOverrun rule is rendered for it, with its own threshold.
+type WorkloadDuration struct {
+	// Namespace is the workload's namespace (its team's). Required.
+	Namespace string
+	// Name is the Job's name, or the CronJob's name when CronJob is true.
+	// Required.
+	Name string
+	// CronJob matches the Jobs a CronJob creates (`<name>-<minutes>`)
+	// instead of one Job named Name.
+	CronJob bool
+	// Expected is how long one run may stay active; longer raises the
+	// alert. MinExpectedDuration to MaxExpectedDuration.
+	Expected time.Duration
+}
+
+// Rules returns the alert rules for a defaulted Spec (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops): "alert on sustained GPU under-utilization, GPU memory near capacity, XID errors, stalled training throughput, failed jobs, pending gang-scheduled workloads and checkpoints not completed within the recovery-point objective"), the
+// repeated-replacement and AKS GPU health rules, and one
+// WorkloadDurationOverrun rule per entry of durations. teamNamespaces, when
+// set, limits the job, pod and training rules to those namespaces; GPU,
+// node and Kueue rules are cluster-wide.
+func Rules(s Spec, teamNamespaces []string, durations ...WorkloadDuration) []Rule {
+	rules := baseRules(s, teamNamespaces)
+	rules = append(rules, replacementRules(s, teamNamespaces)...)
+	rules = append(rules, gpuHealthRule())
+	for _, d := range durations {
+		rules = append(rules, durationOverrunRule(d))
+	}
+	return rules
+}
+
+// baseRules are the rules the AKS MLOps best practices name.
+func baseRules(s Spec, teamNamespaces []string) []Rule {
 	ns := namespaceMatcher(teamNamespaces)
 	rpo := s.RPODuration()
 	return []Rule{
@@ -115,7 +145,7 @@ func Rules(s Spec, teamNamespaces []string) []Rule {
 		},
 		{
 			Alert:    "GangWorkloadsPending",
-			Expr:     "sum by (cluster_queue) (kueue_pending_workloads) > 0",
+			Expr:     fmt.Sprintf("sum by (cluster_queue) (%s) > 0", MetricKueuePendingWorkloads),
 			For:      PendingFor,
 			Severity: SeverityWarning,
 			Summary:  "Kueue ClusterQueue {{ $labels.cluster_queue }} has had pending workloads for 30 minutes",
@@ -131,6 +161,91 @@ func Rules(s Spec, teamNamespaces []string) []Rule {
 			Description: "The pod was admitted but cannot be scheduled. " +
 				"Read its events: missing GPU toleration or node selector, the autoscaler hitting maxCount, regional GPU quota or spot capacity exhausted, or an unbound volume.",
 		},
+	}
+}
+
+// replacementRules fire when a job's pods are replaced, or its containers
+// restarted, again and again (AKS MLOps best practices: pods restarted or
+// replaced repeatedly point at a crash loop, bad node or eviction storm).
+// Two kube-state-metrics series cover the two ways a training pod comes
+// back: kube_job_status_failed counts the failed pods the Job controller
+// replaced (restartPolicy Never, as aksml's Jobs use; failures that a
+// podFailurePolicy Ignore rule matches, such as spot evictions, are not
+// counted by the Job controller and so not here), and
+// kube_pod_container_status_restarts_total counts in-place container
+// restarts (restartPolicy OnFailure, as Kubeflow PyTorchJob and TFJob
+// replicas use).
+func replacementRules(s Spec, teamNamespaces []string) []Rule {
+	window := promDuration(ReplacementWindow)
+	n := s.PodReplacementThreshold
+	return []Rule{
+		{
+			Alert: "JobPodsReplacedRepeatedly",
+			Expr: fmt.Sprintf("sum by (namespace, job_name) (increase(%s%s[%s])) >= %d",
+				MetricJobFailedPods, namespaceMatcher(teamNamespaces), window, n),
+			Severity: SeverityWarning,
+			Summary:  "Job {{ $labels.namespace }}/{{ $labels.job_name }} had {{ $value }} failed pods replaced in the last hour",
+			Description: "The Job controller keeps replacing failed pods of this job, so it burns GPU hours and backoffLimit without progress. " +
+				"Read the last failed pod's logs and events (`kubectl get pods -l batch.kubernetes.io/job-name=<job>`): fix a crash (OOMKilled: raise memory or shrink the batch), " +
+				"a bad node (cordon it) or a broken checkpoint restore, then resubmit.",
+		},
+		{
+			Alert: "ContainersRestartingRepeatedly",
+			Expr: fmt.Sprintf("sum by (namespace, pod) (increase(%s%s[%s])) >= %d",
+				MetricContainerRestarts, namespaceMatcher(teamNamespaces), window, n),
+			Severity: SeverityWarning,
+			Summary:  "Pod {{ $labels.namespace }}/{{ $labels.pod }} restarted its containers {{ $value }} times in the last hour",
+			Description: "A training replica is restarting in place (crash loop). Each restart reloads the last checkpoint and re-forms the NCCL group, so the job makes no progress. " +
+				"Read `kubectl logs --previous` of the pod; fix the cause (out of memory, NCCL timeout, failing storage mount) or delete the job.",
+		},
+	}
+}
+
+// gpuHealthRule fires while an AKS-managed GPU node reports a GPU health
+// condition (AKS-managed GPU nodes, https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes:
+// "GPU health signals: NPD signals that surface GPU-specific node
+// conditions such as UnhealthyNvidiaDevicePlugin and
+// UnhealthyNvidiaDCGMServices"). kube-state-metrics exports every node
+// condition as kube_node_status_condition{condition, status}; these
+// conditions assert unhealthiness, so status="true" is the alarm.
+func gpuHealthRule() Rule {
+	return Rule{
+		Alert: "GPUNodeUnhealthy",
+		Expr: fmt.Sprintf(`max by (node, condition) (%s{condition=~"%s",status="true"}) == 1`,
+			MetricNodeCondition, strings.Join(GPUHealthConditions, "|")),
+		For:      GPUHealthFor,
+		Severity: SeverityCritical,
+		Summary:  "GPU node {{ $labels.node }} reports {{ $labels.condition }}",
+		Description: "AKS's node problem detector reports that the NVIDIA device plugin or the DCGM services on this managed GPU node are unhealthy, so its GPUs cannot be scheduled or monitored. " +
+			"Cordon and drain the node (`kubectl cordon`, `kubectl drain --ignore-daemonsets`) so the autoscaler replaces it, and check that the jobs on it resumed from their last checkpoint.",
+	}
+}
+
+// durationOverrunRule fires while one run of the workload has been active
+// for longer than its expected duration. It reads kube-state-metrics:
+// kube_job_status_start_time is the Job's status.startTime, which the Job
+// controller sets when the Job is resumed (for a Kueue-suspended Job: when
+// it is admitted) and resets on every resume, so queueing time does not
+// count; kube_job_status_active > 0 keeps finished Jobs out.
+func durationOverrunRule(d WorkloadDuration) Rule {
+	sel := fmt.Sprintf(`namespace=%q,job_name=%q`, d.Namespace, d.Name)
+	what := "Job " + d.Namespace + "/" + d.Name
+	if d.CronJob {
+		// A CronJob names its Jobs <cronjob>-<scheduled time in minutes>;
+		// Kubernetes names are DNS labels, without regex metacharacters
+		// other than '-', which is literal outside brackets.
+		sel = fmt.Sprintf(`namespace=%q,job_name=~"%s-[0-9]+"`, d.Namespace, d.Name)
+		what = "A run of CronJob " + d.Namespace + "/" + d.Name
+	}
+	expected := promDuration(d.Expected)
+	return Rule{
+		Alert: "WorkloadDurationOverrun",
+		Expr: fmt.Sprintf("(time() - max by (namespace, job_name) (%s{%s})) > %d and on (namespace, job_name) max by (namespace, job_name) (%s{%s}) > 0",
+			MetricJobStartTime, sel, int64(d.Expected/time.Second), MetricJobActive, sel),
+		Severity: SeverityWarning,
+		Summary:  what + " ({{ $labels.job_name }}) has run longer than its expected " + expected,
+		Description: "The job has been active for longer than the expectedDuration its workload declares, so it is slow, stuck or retrying. " +
+			"Check TrainingThroughputStalled and the pods' logs; if the job is healthy but the estimate was wrong, raise expectedDuration.",
 	}
 }
 

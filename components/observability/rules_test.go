@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/aksml/aksml/components/field"
 )
 
 func defaultSpec() Spec {
@@ -42,6 +44,9 @@ func TestRulesCoverTheSeedAlerts(t *testing.T) {
 		{"JobFailed", []string{`kube_job_failed{condition="true"} > 0`}, 0, SeverityCritical},
 		{"GangWorkloadsPending", []string{"kueue_pending_workloads", "> 0"}, 30 * time.Minute, SeverityWarning},
 		{"PodsPending", []string{`kube_pod_status_phase{phase="Pending"}`, "> 0"}, 30 * time.Minute, SeverityWarning},
+		{"JobPodsReplacedRepeatedly", []string{"sum by (namespace, job_name) (increase(kube_job_status_failed[1h])) >= 3"}, 0, SeverityWarning},
+		{"ContainersRestartingRepeatedly", []string{"sum by (namespace, pod) (increase(kube_pod_container_status_restarts_total[1h])) >= 3"}, 0, SeverityWarning},
+		{"GPUNodeUnhealthy", []string{`max by (node, condition) (kube_node_status_condition{condition=~"UnhealthyNvidiaDevicePlugin|UnhealthyNvidiaDCGMServices",status="true"}) == 1`}, 5 * time.Minute, SeverityCritical},
 	}
 	require.Len(t, rules, len(tests), "every rule is asserted")
 	for _, tc := range tests {
@@ -74,6 +79,85 @@ func TestRulesFollowSpecAndNamespaces(t *testing.T) {
 	assert.Contains(t, rules["JobFailed"].Expr, `kube_job_failed{condition="true",namespace=~"team-a|team-b"} > 0`)
 	assert.Contains(t, rules["PodsPending"].Expr, `kube_pod_status_phase{phase="Pending",namespace=~"team-a|team-b"}`)
 	assert.NotContains(t, rules["GPUXIDError"].Expr, "namespace", "GPU rules are cluster-wide")
+	assert.Contains(t, rules["JobPodsReplacedRepeatedly"].Expr, `kube_job_status_failed{namespace=~"team-a|team-b"}[1h]`)
+	assert.Contains(t, rules["ContainersRestartingRepeatedly"].Expr, `kube_pod_container_status_restarts_total{namespace=~"team-a|team-b"}[1h]`)
+	assert.NotContains(t, rules["GPUNodeUnhealthy"].Expr, "namespace", "node conditions are cluster-wide")
+
+	s.PodReplacementThreshold = 5
+	assert.Contains(t, rulesByName(Rules(s, nil))["JobPodsReplacedRepeatedly"].Expr, ">= 5")
+}
+
+func TestGangWorkloadsPendingReadsKueueMetric(t *testing.T) {
+	// The metric name Kueue v0.17.0 registers (pkg/metrics: Subsystem
+	// "kueue", Name "pending_workloads"); KueueServiceMonitor scrapes it.
+	r := rulesByName(Rules(defaultSpec(), nil))["GangWorkloadsPending"]
+	assert.Equal(t, "sum by (cluster_queue) (kueue_pending_workloads) > 0", r.Expr)
+}
+
+func TestDurationOverrunRulePerWorkload(t *testing.T) {
+	rules := Rules(defaultSpec(), []string{"team-a"},
+		WorkloadDuration{Namespace: "team-a", Name: "llm-pretrain", Expected: 4 * time.Hour},
+		WorkloadDuration{Namespace: "team-a", Name: "nightly", CronJob: true, Expected: 90 * time.Minute},
+	)
+	var overrun []Rule
+	for _, r := range rules {
+		if r.Alert == "WorkloadDurationOverrun" {
+			overrun = append(overrun, r)
+		}
+	}
+	require.Len(t, overrun, 2, "one rule per workload, each with its own threshold")
+	assert.Equal(t, `(time() - max by (namespace, job_name) (kube_job_status_start_time{namespace="team-a",job_name="llm-pretrain"})) > 14400 and on (namespace, job_name) max by (namespace, job_name) (kube_job_status_active{namespace="team-a",job_name="llm-pretrain"}) > 0`, overrun[0].Expr)
+	assert.Contains(t, overrun[0].Summary, "expected 4h")
+	assert.Contains(t, overrun[1].Expr, `job_name=~"nightly-[0-9]+"`)
+	assert.Contains(t, overrun[1].Expr, "> 5400 and on")
+	assert.Contains(t, overrun[1].Summary, "CronJob team-a/nightly")
+
+	assert.Len(t, Rules(defaultSpec(), nil), len(rules)-2, "no durations, no overrun rules")
+}
+
+func TestValidateWorkloadDurations(t *testing.T) {
+	ok := []WorkloadDuration{{Namespace: "team-a", Name: "job", Expected: time.Hour}}
+	assert.Empty(t, ValidateWorkloadDurations(ok, field.NewPath("d")))
+
+	bad := []WorkloadDuration{
+		{Namespace: "Team A", Name: "job", Expected: time.Hour},
+		{Namespace: "team-a", Name: "Job_1", Expected: time.Hour},
+		{Namespace: "team-a", Name: "short", Expected: time.Minute},
+		{Namespace: "team-a", Name: "short", Expected: time.Hour},
+	}
+	errs := ValidateWorkloadDurations(bad, field.NewPath("d"))
+	require.Len(t, errs, 4)
+	msg := errs.ToAggregate().Error()
+	for _, want := range []string{"d[0].Namespace", "d[1].Name", "d[2].Expected: 1m0s is out of range; use 5m to 720h", "d[3]: team-a/short has two expected durations"} {
+		assert.Contains(t, msg, want)
+	}
+}
+
+func TestParseExpectedDuration(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    time.Duration
+		wantErr string
+	}{
+		{"4h", 4 * time.Hour, ""},
+		{"90m", 90 * time.Minute, ""},
+		{"four hours", 0, `"four hours" is not a duration`},
+		{"1m", 0, "out of range"},
+		{"800h", 0, "out of range"},
+		{"90m30s", 0, "not whole minutes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			d, errs := ParseExpectedDuration(tc.in, field.NewPath("x"))
+			if tc.wantErr == "" {
+				assert.Empty(t, errs)
+				assert.Equal(t, tc.want, d)
+				return
+			}
+			require.Len(t, errs, 1)
+			assert.Contains(t, errs[0].Error(), tc.wantErr)
+		})
+	}
 }
 
 func TestDurations(t *testing.T) {

@@ -258,3 +258,32 @@ func stringSlice(s []string) []any {
 	}
 	return out
 }
+
+// kueueServiceMonitorSpec is the spec of the ServiceMonitor for Kueue's
+// metrics Service (see KueueServiceMonitorName): HTTPS on port `https`
+// with the scraper's service account token; the certificate is Kueue's
+// self-signed serving certificate, so it is not verified (as in Kueue's
+// chart). Only Kueue's own series (kueue_*) are kept, so the controller's
+// Go runtime and controller-runtime series are not paid for.
+func kueueServiceMonitorSpec(s Spec) map[string]any {
+	return map[string]any{
+		"selector": map[string]any{"matchLabels": map[string]any{
+			KueueMetricsComponentLabel: KueueMetricsComponentValue,
+			KueueNameLabel:             KueueNameValue,
+		}},
+		"endpoints": []any{map[string]any{
+			"port":            KueueMetricsPortName,
+			"path":            MetricsPath,
+			"scheme":          "https",
+			"interval":        s.ScrapeInterval,
+			"scrapeTimeout":   s.ScrapeTimeout,
+			"bearerTokenFile": ServiceAccountTokenFile,
+			"tlsConfig":       map[string]any{"insecureSkipVerify": true},
+			"metricRelabelings": []any{map[string]any{
+				"sourceLabels": []any{"__name__"},
+				"regex":        "kueue_.*",
+				"action":       "keep",
+			}},
+		}},
+	}
+}

@@ -36,6 +36,11 @@ type Spec struct {
 	// GPUMemoryThresholdPercent: framebuffer use above it raises
 	// GPUMemoryNearCapacity. Default 90; 50 to 99.
 	GPUMemoryThresholdPercent int `json:"gpuMemoryThresholdPercent,omitempty"`
+	// PodReplacementThreshold: this many failed pods replaced, or
+	// container restarts, of one job within an hour raise
+	// JobPodsReplacedRepeatedly / ContainersRestartingRepeatedly. Default 3;
+	// 1 to 100.
+	PodReplacementThreshold int `json:"podReplacementThreshold,omitempty"`
 	// ScrapeInterval and ScrapeTimeout apply to every scrape target, as
 	// durations in h, m and s ("30s", "1m"), 1s to 5m. Defaults 30s and 10s
 	// (seed PodMonitor); the timeout may not exceed the interval.
@@ -122,6 +127,9 @@ func (s *Spec) Default() {
 	}
 	if s.GPUMemoryThresholdPercent == 0 {
 		s.GPUMemoryThresholdPercent = DefaultGPUMemoryThresholdPercent
+	}
+	if s.PodReplacementThreshold == 0 {
+		s.PodReplacementThreshold = DefaultPodReplacementThreshold
 	}
 	if s.ScrapeInterval == "" {
 		s.ScrapeInterval = DefaultScrapeInterval

@@ -42,6 +42,9 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 	if s.GPUMemoryThresholdPercent < 50 || s.GPUMemoryThresholdPercent > 99 {
 		errs = append(errs, field.Invalid(path.Child("gpuMemoryThresholdPercent"), "%d is out of range; use 50 to 99 (percent of GPU framebuffer in use)", s.GPUMemoryThresholdPercent))
 	}
+	if s.PodReplacementThreshold < 1 || s.PodReplacementThreshold > 100 {
+		errs = append(errs, field.Invalid(path.Child("podReplacementThreshold"), "%d is out of range; use 1 to 100 (replaced pods or container restarts of one job per hour)", s.PodReplacementThreshold))
+	}
 
 	interval, ierrs := validatePromDuration(s.ScrapeInterval, path.Child("scrapeInterval"))
 	timeout, terrs := validatePromDuration(s.ScrapeTimeout, path.Child("scrapeTimeout"))
@@ -202,6 +205,10 @@ func (a *MonitorsArgs) validate(path field.Path) field.ErrorList {
 	errs = append(errs, validateNamespace(a.Namespace, path.Child("Namespace"))...)
 	errs = append(errs, a.DCGMExporter.Validate(path.Child("DCGMExporter"))...)
 	errs = append(errs, validateTeamNamespaces(a.TeamNamespaces, path.Child("TeamNamespaces"))...)
+	errs = append(errs, ValidateWorkloadDurations(a.WorkloadDurations, path.Child("WorkloadDurations"))...)
+	if a.KueueNamespace != "" {
+		errs = append(errs, validateNamespace(a.KueueNamespace, path.Child("KueueNamespace"))...)
+	}
 	for i, st := range a.GPUStacks {
 		if !slices.Contains(gpupool.GPUStacks, st) {
 			errs = append(errs, field.NotSupported(path.Child("GPUStacks").Index(i), st, gpupool.GPUStacks))
@@ -243,7 +250,48 @@ func (a *AlertRulesArgs) validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.Required(path.Child("Location"), "the Azure region of the rule group, e.g. the Azure Monitor workspace's region"))
 	}
 	errs = append(errs, validateTeamNamespaces(a.TeamNamespaces, path.Child("TeamNamespaces"))...)
+	errs = append(errs, ValidateWorkloadDurations(a.WorkloadDurations, path.Child("WorkloadDurations"))...)
 	return errs
+}
+
+// ValidateWorkloadDurations checks the per-workload expected durations;
+// path indexes them (the stack passes each workload's own key instead, see
+// ValidateExpectedDuration).
+func ValidateWorkloadDurations(ds []WorkloadDuration, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, d := range ds {
+		p := path.Index(i)
+		errs = append(errs, validateNamespace(d.Namespace, p.Child("Namespace"))...)
+		if d.Name == "" || len(d.Name) > 63 || !dns1123LabelRE.MatchString(d.Name) {
+			errs = append(errs, field.Invalid(p.Child("Name"), "%q is not a Job or CronJob name; use at most 63 lowercase letters, digits and '-'", d.Name))
+		}
+		if d.Expected < MinExpectedDuration || d.Expected > MaxExpectedDuration {
+			errs = append(errs, field.Invalid(p.Child("Expected"), "%s is out of range; use %s to %s", d.Expected, promDuration(MinExpectedDuration), promDuration(MaxExpectedDuration)))
+		}
+		id := d.Namespace + "/" + d.Name
+		if seen[id] {
+			errs = append(errs, field.Invalid(p, "%s has two expected durations; keep one", id))
+		}
+		seen[id] = true
+	}
+	return errs
+}
+
+// ParseExpectedDuration parses a workload's expectedDuration, a Go
+// duration in whole minutes such as "4h" or "90m", between
+// MinExpectedDuration and MaxExpectedDuration. The error says what to write.
+func ParseExpectedDuration(v string, path field.Path) (time.Duration, field.ErrorList) {
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return 0, field.ErrorList{field.Invalid(path, "%q is not a duration; write it like \"4h\" or \"90m\"", v)}
+	case d < MinExpectedDuration || d > MaxExpectedDuration:
+		return 0, field.ErrorList{field.Invalid(path, "%s is out of range; use %s to %s", v, promDuration(MinExpectedDuration), promDuration(MaxExpectedDuration))}
+	case d%time.Minute != 0:
+		return 0, field.ErrorList{field.Invalid(path, "%s is not whole minutes; round it to minutes", v)}
+	}
+	return d, nil
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -22,6 +22,7 @@ func TestSpecDefault(t *testing.T) {
 	assert.Equal(t, "30m", s.RPO)
 	assert.Equal(t, 20, s.GPUIdleThresholdPercent)
 	assert.Equal(t, 90, s.GPUMemoryThresholdPercent)
+	assert.Equal(t, 3, s.PodReplacementThreshold)
 	assert.Equal(t, "30s", s.ScrapeInterval)
 	assert.Equal(t, "10s", s.ScrapeTimeout)
 	assert.Equal(t, MonitorGroupAzure, s.PodMonitorGroup)
@@ -58,6 +59,7 @@ func TestSpecValidate(t *testing.T) {
 		{name: "rpo too long", mutate: func(s *Spec) { s.RPO = "200h" }, wantErr: []string{"aksml:observability.rpo: 200h is out of range"}},
 		{name: "rpo fraction of second", mutate: func(s *Spec) { s.RPO = "10m0.5s" }, wantErr: []string{"aksml:observability.rpo: 10m0.5s has a fraction of a second"}},
 		{name: "idle threshold", mutate: func(s *Spec) { s.GPUIdleThresholdPercent = 100 }, wantErr: []string{"aksml:observability.gpuIdleThresholdPercent: 100 is out of range"}},
+		{name: "replacement threshold", mutate: func(s *Spec) { s.PodReplacementThreshold = 101 }, wantErr: []string{"aksml:observability.podReplacementThreshold: 101 is out of range"}},
 		{name: "memory threshold", mutate: func(s *Spec) { s.GPUMemoryThresholdPercent = 30 }, wantErr: []string{"aksml:observability.gpuMemoryThresholdPercent: 30 is out of range"}},
 		{name: "scrape interval syntax", mutate: func(s *Spec) { s.ScrapeInterval = "30" }, wantErr: []string{`aksml:observability.scrapeInterval: "30" is not a scrape duration`}},
 		{name: "scrape timeout over interval", mutate: func(s *Spec) { s.ScrapeTimeout = "1m" }, wantErr: []string{"aksml:observability.scrapeTimeout: 1m is longer than scrapeInterval 30s"}},

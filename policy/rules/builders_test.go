@@ -200,7 +200,7 @@ func gpuContainer(name string) obj {
 	rl := func() obj { return obj{"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": 1.0} }
 	return obj{
 		"name":      name,
-		"image":     "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime" + digest,
+		"image":     "myacr.azurecr.io/pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime" + digest,
 		"resources": obj{"requests": rl(), "limits": rl()},
 		"env": arr{
 			obj{"name": "NCCL_SOCKET_IFNAME", "value": "eth0"},
@@ -417,8 +417,9 @@ func goodStack(env string) *Stack {
 			scoringCronJob("team-a", "score"),
 		},
 		Outputs: map[string]Output{
-			"kubeconfig":  {Value: "apiVersion: v1\n", Secret: true},
-			"clusterName": {Value: "aks"},
+			"kubeconfig":          {Value: "apiVersion: v1\n", Secret: true},
+			"clusterName":         {Value: "aks"},
+			"registryLoginServer": {Value: "myacr.azurecr.io"},
 		},
 	}
 }

@@ -95,7 +95,7 @@ func All() []Rule {
 		ruleNetAPIServer, ruleNetPrivateAPIReach, ruleNetStorageRoute, ruleNetInfiniBandZones,
 		ruleStorageCheckpointRetain,
 		ruleQueueCapacity, ruleQueueFlavorPools, ruleQueueSingleSystem, ruleQueuePriorityClasses,
-		ruleSecretKubeconfigOutput, ruleSecretProviderKubeconfig,
+		ruleSecretKubeconfigOutput, ruleSecretProviderKubeconfig, ruleSecretRegistryImages,
 		ruleARMSerialPools, ruleARMAutoscaledNoCount, ruleARMManagedCount,
 		ruleMonPrometheusWired, ruleMonRuleGroupScope,
 		ruleTenancyDefaultDeny, ruleTenancyGroupBinding,

@@ -217,6 +217,19 @@ var violations = []ruleCase{
 			set(s, "team-a-score", "myacr.azurecr.io/scorer:3.1.0", "spec", "jobTemplate", "spec", "template", "spec", "containers", 0, "image")
 		},
 		want: []string{"CronJob team-a/score", "not pinned by digest"}},
+	{id: "AKSML-SEC-003", name: "prod training image from a public registry", env: EnvProd,
+		mutate: func(s *Stack) {
+			set(s, "team-a-train", "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime"+digest, at(trainer, "image")...)
+		},
+		want: []string{"Job team-a/train", "not in the stack's registry myacr.azurecr.io"}},
+	{id: "AKSML-SEC-003", name: "prod stack without a registry", env: EnvProd,
+		mutate: func(s *Stack) { delete(s.Outputs, "registryLoginServer") },
+		want:   []string{"declares no container registry", "aksml:cluster.registry"}},
+	{id: "AKSML-SEC-003", name: "registry name only as a prefix", env: EnvProd,
+		mutate: func(s *Stack) {
+			set(s, "team-a-score", "myacr.azurecr.io.evil.example/scorer:3.1.0"+digest, "spec", "jobTemplate", "spec", "template", "spec", "containers", 0, "image")
+		},
+		want: []string{"CronJob team-a/score", "not in the stack's registry"}},
 	{id: "AKSML-POD-007", name: "latest tag",
 		mutate: func(s *Stack) {
 			set(s, "team-a-serve", "myacr.azurecr.io/inference-server:latest", "spec", "template", "spec", "containers", 0, "image")
@@ -561,6 +574,13 @@ var compliant = []ruleCase{
 		set(s, "team-a-train", "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime", at(trainer, "image")...)
 	}},
 	{id: "AKSML-POD-006", name: "platform DaemonSet by tag in prod", env: EnvProd, mutate: func(s *Stack) {}},
+	{id: "AKSML-SEC-003", name: "public images in dev", mutate: func(s *Stack) {
+		delete(s.Outputs, "registryLoginServer")
+		set(s, "team-a-train", "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime"+digest, at(trainer, "image")...)
+	}},
+	{id: "AKSML-SEC-003", name: "prod images in the registry, login server in any case", env: EnvProd, mutate: func(s *Stack) {
+		s.Outputs["registryLoginServer"] = Output{Value: "MyACR.azurecr.io"}
+	}},
 	{id: "AKSML-POD-007", name: "registry port and tag", mutate: func(s *Stack) {
 		set(s, "team-a-serve", "registry:5000/inference-server:1.0", "spec", "template", "spec", "containers", 0, "image")
 	}},

@@ -50,3 +50,44 @@ var ruleSecretProviderKubeconfig = Rule{
 		return []string{fmt.Sprintf("Kubernetes provider %s takes its kubeconfig in plain text; pass it as a secret (pulumi.ToSecret) so that the credentials are encrypted in state", r.Name)}
 	}),
 }
+
+// RegistryLoginServerOutput is the stack output holding the login server of
+// the stack's container registry (aksml:cluster.registry).
+const RegistryLoginServerOutput = "registryLoginServer"
+
+var ruleSecretRegistryImages = Rule{
+	ID:       "AKSML-SEC-003",
+	Title:    "Production ML workload images come from the stack's container registry",
+	Severity: Mandatory,
+	Source:   "\"Authenticate with Azure Container Registry (ACR) from Azure Kubernetes Service (AKS)\", https://learn.microsoft.com/azure/aks/cluster-container-registry-integration: the kubelet identity pulls with AcrPull; SPEC C7.1 (prod images pinned)",
+	Resource: func(r Resource, s *Stack) []string {
+		if !isProd(s) {
+			return nil
+		}
+		login := ""
+		if o, ok := s.Outputs[RegistryLoginServerOutput]; ok {
+			login = strings.ToLower(str(o.Value))
+		}
+		var out []string
+		for _, t := range podTemplates(r) {
+			if !isMLWorkload(r, t) {
+				continue
+			}
+			for _, c := range containers(t.spec) {
+				image := str(c["image"])
+				if image == "" || image == Unknown {
+					continue
+				}
+				switch {
+				case login == "":
+					out = append(out, fmt.Sprintf("%s%s: %s runs %q in production stack %q, which declares no container registry; set aksml:cluster.registry (name or id) and push the image there, so the nodes pull it with the kubelet identity from a registry you control",
+						describe(r), t.where(), containerName(c), image, s.Name))
+				case !strings.HasPrefix(strings.ToLower(image), login+"/"):
+					out = append(out, fmt.Sprintf("%s%s: %s runs %q, which is not in the stack's registry %s; push it there and reference it as %s/<repository>@sha256:<digest>",
+						describe(r), t.where(), containerName(c), image, login, login))
+				}
+			}
+		}
+		return out
+	},
+}

@@ -697,7 +697,10 @@ func checkPrometheusDCRA(s *State) []Finding {
 		if cluster == "" || isExpression(cluster) {
 			continue
 		}
-		found := false
+		// A cluster may carry other associations (Container Insights'
+		// ContainerInsightsExtension); one to a Prometheus rule is enough.
+		prometheus := false
+		var others []string
 		for _, a := range s.associations() {
 			if !clusterNamedBy(a.Scope, cluster) {
 				continue
@@ -706,19 +709,25 @@ func checkPrometheusDCRA(s *State) []Finding {
 			if ruleID == "" {
 				continue
 			}
-			found = true
 			for _, d := range dcrs {
 				if d.Name == "" || !strings.HasSuffix(strings.ToLower(ruleID), "/"+strings.ToLower(d.Leaf())) {
 					continue
 				}
-				if !hasPrometheusStream(d) {
-					out = append(out, findingOn(a, "", "the association on cluster %s points at data collection rule %s, which has no Microsoft-PrometheusMetrics data flow", cluster, d.Leaf()))
+				if hasPrometheusStream(d) {
+					prometheus = true
+				} else {
+					others = append(others, d.Leaf())
 				}
 			}
 		}
-		if !found {
-			out = append(out, findingOn(rg, "", "Prometheus rule group for cluster %s evaluates no data: no data collection rule association connects the cluster to a data collection rule sending Microsoft-PrometheusMetrics to the Azure Monitor workspace", cluster))
+		if prometheus {
+			continue
 		}
+		msg := "Prometheus rule group for cluster %s evaluates no data: no data collection rule association connects the cluster to a data collection rule sending Microsoft-PrometheusMetrics to the Azure Monitor workspace"
+		if len(others) > 0 {
+			msg += " (the associated rules " + strings.Join(others, ", ") + " have no Microsoft-PrometheusMetrics data flow)"
+		}
+		out = append(out, findingOn(rg, "", msg, cluster))
 	}
 	return out
 }

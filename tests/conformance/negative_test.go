@@ -140,7 +140,8 @@ func TestCleanFixture(t *testing.T) {
 	require.GreaterOrEqual(t, rep.Checked, 17, "typed cluster, pools, maintenance configurations, deployment stacks, rule group, DCE, DCR, DCRA, Grafana and both template pools")
 	s := NewState(st)
 	for typ, n := range map[string]int{
-		typeVNet: 1, typeDCR: 1, nestedDCRA: 1, typePrivateEP: 1,
+		// DCR and association: managed Prometheus (MSProm) and Container Insights (MSCI).
+		typeVNet: 1, typeDCR: 2, nestedDCRA: 2, typePrivateEP: 1,
 	} {
 		require.Len(t, s.BodiesOf(typ), n, typ)
 	}

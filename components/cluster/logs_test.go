@@ -1,0 +1,216 @@
+package cluster
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/field"
+)
+
+const testLAW = "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-logs/providers/Microsoft.OperationalInsights/workspaces/law-shared"
+
+// stackByName returns the registered deployment stack with that Pulumi name.
+func stackByName(t *testing.T, m *mocks, name string) registered {
+	t.Helper()
+	for _, r := range m.byType(":DeploymentStackAtResourceGroup") {
+		if r.name == name {
+			return r
+		}
+	}
+	t.Fatalf("no deployment stack %s", name)
+	return registered{}
+}
+
+// templateJSON renders a stack's template input as JSON for assertions.
+func templateJSON(t *testing.T, r registered) string {
+	t.Helper()
+	b, err := json.Marshal(r.inputs["template"].Mappable())
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestContainerInsightsAndAuditByDefault(t *testing.T) {
+	m, _, err := runCluster(t, &ClusterArgs{Spec: devSpec()})
+	require.NoError(t, err)
+
+	ws := templateJSON(t, stackByName(t, m, "aks-logs"))
+	assert.Contains(t, ws, `"type":"Microsoft.OperationalInsights/workspaces"`)
+	assert.Contains(t, ws, `"apiVersion":"2022-10-01"`)
+	assert.Contains(t, ws, `"sku":{"name":"PerGB2018"}`)
+	params := stackByName(t, m, "aks-logs").inputs["parameters"].ObjectValue()
+	assert.Equal(t, "law-aks-ml-dev", params["workspaceName"].ObjectValue()["value"].StringValue())
+	assert.Equal(t, 30.0, params["retentionInDays"].ObjectValue()["value"].NumberValue())
+
+	oms := m.byType(":ManagedCluster")[0].inputs["addonProfiles"].ObjectValue()["omsagent"].ObjectValue()
+	assert.True(t, oms["enabled"].BoolValue())
+	cfg := oms["config"].ObjectValue()
+	assert.Equal(t, "true", cfg["useAADAuth"].StringValue(), "managed-identity auth, as Microsoft's template")
+	assert.Equal(t, "deployed:workspaceId", cfg["logAnalyticsWorkspaceResourceID"].StringValue(), "the created workspace")
+
+	ins := templateJSON(t, stackByName(t, m, "aks-insights"))
+	for _, want := range []string{
+		`"type":"Microsoft.Insights/dataCollectionRules"`,
+		`take(format('MSCI-{0}-{1}', parameters('location'), parameters('clusterName')), 64)`,
+		`"extensionName":"ContainerInsights"`,
+		`"streams":["Microsoft-ContainerInsights-Group-Default"]`,
+		`"logAnalytics":[{"name":"ciworkspace","workspaceResourceId":"[parameters('workspaceId')]"}]`,
+		`"type":"Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations"`,
+		`microsoft.insights/ContainerInsightsExtension`,
+		`"type":"Microsoft.ContainerService/managedClusters/providers/diagnosticSettings"`,
+		`"apiVersion":"2021-05-01-preview"`,
+		`{"category":"kube-audit-admin","enabled":true},{"category":"guard","enabled":true}`,
+		`"logAnalyticsDestinationType":"Dedicated"`,
+	} {
+		assert.Contains(t, ins, want)
+	}
+}
+
+func TestExistingWorkspaceIsOnlyReferenced(t *testing.T) {
+	s := devSpec()
+	s.Logs.LogAnalyticsWorkspaceID = testLAW
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	assert.NotContains(t, templateJSON(t, stackByName(t, m, "aks-logs")), "OperationalInsights", "a brought workspace is not created")
+	cfg := m.byType(":ManagedCluster")[0].inputs["addonProfiles"].ObjectValue()["omsagent"].ObjectValue()["config"].ObjectValue()
+	assert.Equal(t, testLAW, cfg["logAnalyticsWorkspaceResourceID"].StringValue())
+}
+
+func TestLogsOff(t *testing.T) {
+	s := devSpec()
+	off := false
+	s.Logs.ContainerInsights, s.Logs.AuditLogs = &off, &off
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	assert.False(t, m.byType(":ManagedCluster")[0].inputs["addonProfiles"].ObjectValue().HasValue("omsagent"))
+	assert.Contains(t, templateJSON(t, stackByName(t, m, "aks-logs")), `"resources":[]`, "the stacks stay registered, empty, so Azure deletes what they created")
+	assert.Contains(t, templateJSON(t, stackByName(t, m, "aks-insights")), `"resources":[]`)
+
+	s.Logs.AuditLogs = nil
+	m, _, err = runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	ins := templateJSON(t, stackByName(t, m, "aks-insights"))
+	assert.Contains(t, ins, "diagnosticSettings")
+	assert.NotContains(t, ins, "dataCollectionRules", "audit only")
+}
+
+func TestLogsValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*LogsSpec)
+		wantErr []string
+	}{
+		{name: "defaults"},
+		{name: "existing workspace", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceID = testLAW; l.LogAnalyticsWorkspaceName = "" }},
+		{name: "bad workspace id", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceID = "law-shared"; l.LogAnalyticsWorkspaceName = "" },
+			wantErr: []string{`x.logAnalyticsWorkspaceId: "law-shared" is not a Log Analytics workspace resource ID`}},
+		{name: "name and id", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceID = testLAW },
+			wantErr: []string{"x.logAnalyticsWorkspaceName: names a workspace to create, but logAnalyticsWorkspaceId"}},
+		{name: "bad name", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceName = "-law" }, wantErr: []string{`x.logAnalyticsWorkspaceName: "-law" is not a Log Analytics workspace name`}},
+		{name: "retention", mutate: func(l *LogsSpec) { l.RetentionInDays = 7 }, wantErr: []string{"x.retentionInDays: 7 is out of range"}},
+		{name: "categories", mutate: func(l *LogsSpec) { l.AuditCategories = []string{"kube-audit", "audit", "kube-audit"} },
+			wantErr: []string{`x.auditCategories[1]: "audit" is not supported`, "x.auditCategories[2]: kube-audit is listed twice"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var l LogsSpec
+			l.Default("aks-ml")
+			if tc.mutate != nil {
+				tc.mutate(&l)
+			}
+			errs := l.Validate(field.NewPath("x"))
+			if len(tc.wantErr) == 0 {
+				assert.Empty(t, errs)
+				return
+			}
+			require.Len(t, errs, len(tc.wantErr))
+			msg := errs.ToAggregate().Error()
+			for _, w := range tc.wantErr {
+				assert.Contains(t, msg, w)
+			}
+		})
+	}
+}
+
+func TestInvalidLogsRegisterNothing(t *testing.T) {
+	s := devSpec()
+	s.Logs.LogAnalyticsWorkspaceID = "/subscriptions/not-a-guid/resourceGroups/rg/providers/Microsoft.OperationalInsights/workspaces/w"
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.ErrorContains(t, err, "aksml:cluster.logs.logAnalyticsWorkspaceId")
+	assert.Empty(t, m.resources)
+}
+
+func TestRegistryCreatedWithAcrPull(t *testing.T) {
+	s := devSpec()
+	s.Registry = &RegistrySpec{Name: "acrAksmlDev"}
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	reg := stackByName(t, m, "aks-registry")
+	tpl := templateJSON(t, reg)
+	assert.Contains(t, tpl, `"type":"Microsoft.ContainerRegistry/registries"`)
+	assert.Contains(t, tpl, `"apiVersion":"2023-07-01"`)
+	assert.Contains(t, tpl, `"adminUserEnabled":false`)
+	params := reg.inputs["parameters"].ObjectValue()
+	assert.Equal(t, "acrAksmlDev", params["registryName"].ObjectValue()["value"].StringValue())
+	assert.Equal(t, "Standard", params["sku"].ObjectValue()["value"].StringValue())
+
+	ras := m.byType(":RoleAssignment")
+	require.Len(t, ras, 1)
+	in := ras[0].inputs
+	assert.Equal(t, "aks-acrpull", ras[0].name)
+	assert.Equal(t, "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.ContainerRegistry/registries/acrAksmlDev", in["scope"].StringValue())
+	assert.Equal(t, "/subscriptions/sub/providers/Microsoft.Authorization/roleDefinitions/7f951dda-4ed3-4680-a7ca-43fe172d538d", in["roleDefinitionId"].StringValue(), "AcrPull")
+	assert.Equal(t, "acraksmldev.azurecr.io", s.Registry.LoginServer())
+}
+
+func TestRegistryBrought(t *testing.T) {
+	id := "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-acr/providers/Microsoft.ContainerRegistry/registries/sharedacr01"
+	s := devSpec()
+	s.Registry = &RegistrySpec{ID: id}
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	for _, r := range m.byType(":DeploymentStackAtResourceGroup") {
+		assert.NotEqual(t, "aks-registry", r.name, "an existing registry is not created")
+	}
+	ras := m.byType(":RoleAssignment")
+	require.Len(t, ras, 1)
+	assert.Equal(t, id, ras[0].inputs["scope"].StringValue())
+	assert.Equal(t, "sharedacr01.azurecr.io", s.Registry.LoginServer())
+}
+
+func TestRegistryValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		r       RegistrySpec
+		wantErr []string
+	}{
+		{name: "created", r: RegistrySpec{Name: "acrml01"}},
+		{name: "brought", r: RegistrySpec{ID: "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.ContainerRegistry/registries/acrml01"}},
+		{name: "neither", r: RegistrySpec{}, wantErr: []string{"x: is required: name (a registry to create) or id"}},
+		{name: "hyphen", r: RegistrySpec{Name: "acr-ml"}, wantErr: []string{`x.name: "acr-ml" is not a container registry name: use 5-50 letters and digits`, "unique across Azure"}},
+		{name: "too short", r: RegistrySpec{Name: "acr"}, wantErr: []string{`x.name: "acr"`}},
+		{name: "both", r: RegistrySpec{Name: "acrml01", ID: "/x"}, wantErr: []string{"x.id: names an existing registry", "x.sku: applies to a registry aksml creates"}},
+		{name: "bad id", r: RegistrySpec{ID: "/subscriptions/nope/registries/acr"}, wantErr: []string{`x.id: "/subscriptions/nope/registries/acr" is not a container registry resource ID`}},
+		{name: "bad sku", r: RegistrySpec{Name: "acrml01", SKU: "Gold"}, wantErr: []string{`x.sku: "Gold" is not supported`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.r
+			r.Default()
+			if tc.name == "both" {
+				r.SKU = "Basic"
+			}
+			errs := r.Validate(field.NewPath("x"))
+			if len(tc.wantErr) == 0 {
+				assert.Empty(t, errs)
+				return
+			}
+			msg := errs.ToAggregate().Error()
+			for _, w := range tc.wantErr {
+				assert.Contains(t, msg, w)
+			}
+		})
+	}
+}
