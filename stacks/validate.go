@@ -2,6 +2,8 @@ package stacks
 
 import (
 	"net/netip"
+	"slices"
+	"strings"
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
@@ -49,11 +51,12 @@ func (c *Config) Validate() field.ErrorList {
 	errs = append(errs, c.GPUStack.Validate(key("gpuStack"))...)
 	errs = append(errs, gpustack.ValidatePools(c.GPUPools, key("gpuPools"))...)
 	errs = append(errs, c.Storage.Validate(key("storage"))...)
-	errs = append(errs, queues.ValidateTeams(c.Teams, c.GPUPools, c.Scheduler, queues.DefaultPaths())...)
+	errs = append(errs, queues.ValidateTeams(c.Teams, c.GPUPools, c.Scheduler, queues.Paths{Teams: key("teams"), Pools: key("gpuPools"), Scheduler: key("scheduler")})...)
 	errs = append(errs, tenancy.ValidateTeams(c.tenancyTeams(), key("teams"))...)
 	errs = append(errs, c.Observability.Validate(key("observability"))...)
 	errs = append(errs, c.validateWorkloads()...)
 
+	errs = append(errs, c.validateNames()...)
 	if c.ExistingCluster != nil {
 		errs = append(errs, c.validateExistingCluster()...)
 	}
@@ -65,6 +68,32 @@ func (c *Config) Validate() field.ErrorList {
 	}
 	if c.IsProd() {
 		errs = append(errs, c.validateProd()...)
+	}
+	return errs
+}
+
+// validateNames checks names two sections decide: Azure tags on every
+// resource, GPU pool names against the pools the cluster declares, and team
+// namespaces against the GPU stack's namespace.
+func (c *Config) validateNames() field.ErrorList {
+	var errs field.ErrorList
+	maxTagName := field.MaxTagNameLength
+	if c.Storage.Accounts != nil {
+		maxTagName = field.MaxStorageTagNameLength
+	}
+	errs = append(errs, field.ValidateTags(c.Tags, maxTagName, key("tags"))...)
+	if c.Cluster != nil {
+		taken := c.Cluster.PoolNames()
+		for i, p := range c.GPUPools {
+			if slices.Contains(taken, p.Name) {
+				errs = append(errs, field.Invalid(key("gpuPools").Index(i).Child("name"), "%q is a pool aksml:cluster already declares (%s); choose another GPU pool name", p.Name, strings.Join(taken, ", ")))
+			}
+		}
+	}
+	for i, t := range c.Teams {
+		if t.Name != "" && (t.Name == c.GPUStack.Namespace || t.Name == c.GPUStack.DevicePluginNamespace) {
+			errs = append(errs, field.Invalid(key("teams").Index(i).Child("name"), "%q is the GPU stack's namespace (aksml:gpuStack); a team name is its namespace, so choose another team name or move the GPU stack", t.Name))
+		}
 	}
 	return errs
 }
