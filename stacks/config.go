@@ -162,6 +162,9 @@ func Parse(stack string, raw map[string]string) (*Config, error) {
 		if isOurs && !known[name] {
 			errs = append(errs, field.Invalid(field.NewPath(k), "unknown config key%s; valid keys are %s", suggest(name, known), strings.Join(Keys(), ", ")))
 		}
+		if ns, rest, ok := strings.Cut(k, ":"); ok && !isOurs && nearNamespace(ns) {
+			errs = append(errs, field.Invalid(field.NewPath(k), "is in config namespace %q, which aksml does not read, so this section would be ignored; did you mean %q? Rename the key in Pulumi.<stack>.yaml", ns, Namespace+":"+rest))
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
@@ -173,16 +176,23 @@ func Parse(stack string, raw map[string]string) (*Config, error) {
 	return c, nil
 }
 
+// nearNamespace reports whether ns is a config namespace within a small
+// edit distance of Namespace (akml, aksm, AKSML, aksmI): a mistyped
+// namespace whose keys the program would otherwise never read.
+func nearNamespace(ns string) bool {
+	return ns != Namespace && field.Distance(strings.ToLower(ns), Namespace) <= 2
+}
+
 // Load reads the stack's config from ctx and parses it. When the Pulumi
 // language host passes the whole config in PULUMI_CONFIG, unknown aksml keys
-// (typos) are reported too.
+// (typos) and keys in a mistyped namespace (akml:teams) are reported too.
 func Load(ctx *pulumi.Context) (*Config, error) {
 	raw := map[string]string{}
 	if env := os.Getenv(pulumi.EnvConfig); env != "" {
 		var all map[string]string
 		if err := json.Unmarshal([]byte(env), &all); err == nil {
 			for k, v := range all {
-				if strings.HasPrefix(k, Namespace+":") {
+				if ns, _, ok := strings.Cut(k, ":"); ok && (ns == Namespace || nearNamespace(ns)) {
 					raw[k] = v
 				}
 			}

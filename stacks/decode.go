@@ -186,7 +186,7 @@ func suggest[V any](k string, valid map[string]V) string {
 		if strings.EqualFold(name, k) {
 			return fmt.Sprintf(" (did you mean %q?)", name)
 		}
-		if d := distance(strings.ToLower(k), strings.ToLower(name)); d < bestD {
+		if d := field.Distance(strings.ToLower(k), strings.ToLower(name)); d < bestD {
 			best, bestD = name, d
 		}
 	}
@@ -194,27 +194,6 @@ func suggest[V any](k string, valid map[string]V) string {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return ""
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func describe(v any) string {

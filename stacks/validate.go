@@ -2,6 +2,8 @@ package stacks
 
 import (
 	"net/netip"
+	"slices"
+	"strings"
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
@@ -39,7 +41,7 @@ type resolution struct {
 func (c *Config) resolve() field.ErrorList {
 	pools, errs := gpupool.Resolve(c.GPUPools, key("gpuPools"))
 	gs, gerrs := gpustack.Resolve(c.GPUStack, pools, key("gpuStack"), key("gpuPools"))
-	q, qerrs := queues.Resolve(c.Teams, pools, c.Scheduler, queues.DefaultPaths())
+	q, qerrs := queues.Resolve(c.Teams, pools, c.Scheduler, queues.Paths{Teams: key("teams"), Pools: key("gpuPools"), Scheduler: key("scheduler")})
 	c.res = &resolution{pools: pools, gpuStack: gs, queues: q}
 	return append(append(errs, gerrs...), qerrs...)
 }
@@ -82,6 +84,7 @@ func (c *Config) Validate() field.ErrorList {
 	errs = append(errs, c.Observability.Validate(key("observability"))...)
 	errs = append(errs, c.validateWorkloads()...)
 
+	errs = append(errs, c.validateNames()...)
 	if c.ExistingCluster != nil {
 		errs = append(errs, c.validateExistingCluster()...)
 	}
@@ -93,6 +96,32 @@ func (c *Config) Validate() field.ErrorList {
 	}
 	if c.IsProd() {
 		errs = append(errs, c.validateProd()...)
+	}
+	return errs
+}
+
+// validateNames checks names two sections decide: Azure tags on every
+// resource, GPU pool names against the pools the cluster declares, and team
+// namespaces against the GPU stack's namespace.
+func (c *Config) validateNames() field.ErrorList {
+	var errs field.ErrorList
+	maxTagName := field.MaxTagNameLength
+	if c.Storage.Accounts != nil {
+		maxTagName = field.MaxStorageTagNameLength
+	}
+	errs = append(errs, field.ValidateTags(c.Tags, maxTagName, key("tags"))...)
+	if c.Cluster != nil {
+		taken := c.Cluster.PoolNames()
+		for i, p := range c.GPUPools {
+			if slices.Contains(taken, p.Name) {
+				errs = append(errs, field.Invalid(key("gpuPools").Index(i).Child("name"), "%q is a pool aksml:cluster already declares (%s); choose another GPU pool name", p.Name, strings.Join(taken, ", ")))
+			}
+		}
+	}
+	for i, t := range c.Teams {
+		if t.Name != "" && (t.Name == c.GPUStack.Namespace || t.Name == c.GPUStack.DevicePluginNamespace) {
+			errs = append(errs, field.Invalid(key("teams").Index(i).Child("name"), "%q is the GPU stack's namespace (aksml:gpuStack); a team name is its namespace, so choose another team name or move the GPU stack", t.Name))
+		}
 	}
 	return errs
 }

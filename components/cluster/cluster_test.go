@@ -540,7 +540,7 @@ func TestExistingProvider(t *testing.T) {
 		{name: "path and context", spec: ExistingClusterSpec{KubeconfigPath: path, Context: "kind-ml"}, wantID: "kind-ml", wantKube: true},
 		{name: "ambient kubeconfig", spec: ExistingClusterSpec{}, wantID: "existing-cluster"},
 		{name: "explicit identifier", spec: ExistingClusterSpec{KubeconfigPath: path, ClusterIdentifier: "onprem-a"}, wantID: "onprem-a", wantKube: true},
-		{name: "missing file", spec: ExistingClusterSpec{KubeconfigPath: filepath.Join(dir, "nope")}, wantErr: "aksml:existingCluster.kubeconfigPath: cannot read"},
+		{name: "missing file", spec: ExistingClusterSpec{KubeconfigPath: filepath.Join(dir, "nope")}, wantErr: "existingCluster.kubeconfigPath: cannot read"},
 		{name: "directory", spec: ExistingClusterSpec{KubeconfigPath: dir}, wantErr: "is a directory"},
 	}
 	for _, tc := range tests {

@@ -111,12 +111,18 @@ func ExistingProvider(ctx *pulumi.Context, name string, spec ExistingClusterSpec
 	return prov, err
 }
 
+// ExistingConfigPath is the error-path root of the ExistingClusterSpec
+// that ExistingStack validates. The library does not know the program's
+// config namespace: the aksml program validates the spec under
+// `aksml:existingCluster` before it calls ExistingStack.
+const ExistingConfigPath = "existingCluster"
+
 // ExistingStack is ExistingProvider that also returns the StackReference
 // (`<name>-ref`) it reads the kubeconfig from when spec.StackReference is
 // set (nil otherwise), so that the caller reads the referenced stack's other
 // outputs from the same reference.
 func ExistingStack(ctx *pulumi.Context, name string, spec ExistingClusterSpec, opts ...pulumi.ResourceOption) (*kubernetes.Provider, *pulumi.StackReference, error) {
-	if err := spec.Validate(field.NewPath("aksml:existingCluster")).ToAggregate(); err != nil {
+	if err := spec.Validate(field.NewPath(ExistingConfigPath)).ToAggregate(); err != nil {
 		return nil, nil, err
 	}
 	id := spec.ClusterIdentifier

@@ -16,8 +16,6 @@ import (
 var (
 	clusterNameRE = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$`)
 	dnsPrefixRE   = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]{0,52}[a-zA-Z0-9])?$`)
-	rgNameRE      = regexp.MustCompile(`^[-\w._()]{1,90}$`)
-	locationRE    = regexp.MustCompile(`^[a-z0-9]+$`)
 	versionRE     = regexp.MustCompile(`^\d+\.\d+(\.\d+)?$`)
 	guidRE        = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	workspaceRE   = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.OperationalInsights/workspaces/[^/]+$`)
@@ -43,8 +41,8 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 	switch {
 	case s.Location == "":
 		errs = append(errs, field.Required(path.Child("location"), "the Azure region, e.g. eastus"))
-	case !locationRE.MatchString(s.Location):
-		errs = append(errs, field.Invalid(path.Child("location"), "%q is not an Azure region name; write it lowercase without spaces, e.g. eastus or westeurope", s.Location))
+	case field.LocationProblem(s.Location) != "":
+		errs = append(errs, field.Invalid(path.Child("location"), "%q is not an Azure region name: %s", s.Location, field.LocationProblem(s.Location)))
 	}
 	errs = append(errs, validateResourceGroup(s.ResourceGroup, path.Child("resourceGroup"))...)
 
@@ -108,8 +106,8 @@ func validateResourceGroup(rg ResourceGroup, path field.Path) field.ErrorList {
 	switch {
 	case rg.Name == "":
 		return field.ErrorList{field.Required(path.Child("name"), "the resource group name; set existing: true to use a group that already exists")}
-	case !rgNameRE.MatchString(rg.Name) || strings.HasSuffix(rg.Name, "."):
-		return field.ErrorList{field.Invalid(path.Child("name"), "%q is not a valid resource group name: use 1-90 letters, digits, '-', '_', '.', '(' or ')', not ending in '.'", rg.Name)}
+	case field.ResourceGroupNameProblem(rg.Name) != "":
+		return field.ErrorList{field.Invalid(path.Child("name"), "%q is not a valid resource group name: %s", rg.Name, field.ResourceGroupNameProblem(rg.Name))}
 	}
 	return nil
 }
@@ -128,6 +126,8 @@ func (s Spec) validateVersion(path field.Path) field.ErrorList {
 	switch {
 	case !versionRE.MatchString(v):
 		errs = append(errs, field.Invalid(vp, "%q is not a Kubernetes version; write MAJOR.MINOR (1.33) or MAJOR.MINOR.PATCH (1.33.2)", v))
+	case !slices.Contains(KubernetesMinors, minorOf(v)):
+		errs = append(errs, field.Invalid(vp, "%q is not a Kubernetes minor version AKS offers (%s); pick one of those, or remove kubernetesVersion to take AKS's default. If AKS has released a newer minor since this list was written, add it to KubernetesMinors in components/cluster/versions.go", v, strings.Join(KubernetesMinors, ", ")))
 	case channel == "stable" || channel == "rapid":
 		errs = append(errs, field.Invalid(vp, "%q is pinned but upgradeChannel %q changes the minor version, and the next preview would try to downgrade; remove kubernetesVersion, or use upgradeChannel patch or none", v, channel))
 	case channel == "patch" && strings.Count(v, ".") == 2:

@@ -1,6 +1,8 @@
 package field
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,9 +45,86 @@ func TestParseQuantity(t *testing.T) {
 			t.Errorf("ParseQuantity(%q) = %v, %v; want %v", in, got, ok, want)
 		}
 	}
-	for _, in := range []string{"", "-1", "lots", "1 Gi", "1GB"} {
+	for _, in := range []string{"", "-1", "lots", "1 Gi", "1GB", "1e", "0.5.5"} {
 		if _, ok := ParseQuantity(in); ok {
 			t.Errorf("ParseQuantity(%q) accepted a non-quantity", in)
 		}
 	}
+}
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]float64{"100Gi": 100 << 30, "1.5Ti": 1.5 * (1 << 40), "500G": 500e9, "1073741824": 1 << 30} {
+		got, ok := ParseByteSize(in)
+		assert.True(t, ok, in)
+		assert.InDelta(t, want, got, 1, in)
+	}
+	for _, in := range []string{"500m", "1e12", "100GB", "-1Gi", ""} {
+		_, ok := ParseByteSize(in)
+		assert.False(t, ok, in)
+	}
+}
+
+func TestNamesAndLabels(t *testing.T) {
+	assert.True(t, IsDNSLabel("team-a"))
+	assert.False(t, IsDNSLabel("Team_A"))
+	assert.False(t, IsDNSLabel(strings.Repeat("a", 64)))
+	assert.True(t, IsDNSSubdomain("training-batch.v1"))
+	assert.False(t, IsDNSSubdomain("-x"))
+	assert.True(t, IsLabelValue(""))
+	assert.True(t, IsLabelValue("A_b.c-1"))
+	assert.False(t, IsLabelValue("has space"))
+	assert.True(t, IsPortName("metrics"))
+	assert.False(t, IsPortName("1234"))
+	assert.False(t, IsPortName("a--b"))
+	assert.Empty(t, LabelKeyProblem("example.com/role"))
+	assert.Contains(t, LabelKeyProblem("Example.COM/x"), "prefix")
+	assert.Contains(t, LabelKeyProblem("bad key"), "name")
+}
+
+func TestNodeKeyProblem(t *testing.T) {
+	for _, k := range []string{"example.com/role", "role", "node.kubernetes.io/pool", "kubelet.kubernetes.io/x", "topology.kubernetes.io/zone", "kubernetes.io/os"} {
+		assert.Empty(t, NodeKeyProblem(k), k)
+	}
+	for _, k := range []string{"kubernetes.azure.com/x", "x.kubernetes.azure.com/y", "kubernetes.io/role", "node-role.kubernetes.io/gpu", "k8s.io/x", "node-restriction.kubernetes.io/x"} {
+		assert.NotEmpty(t, NodeKeyProblem(k), k)
+	}
+	assert.Empty(t, NodeKeyProblem("kubernetes.azure.com/scalesetpriority", "kubernetes.azure.com/scalesetpriority"))
+}
+
+func TestCronProblem(t *testing.T) {
+	for _, s := range []string{"0 2 * * *", "*/15 8-18 * * 1-5", "@daily", "@hourly", "0 0 1 1 *"} {
+		assert.Empty(t, CronProblem(s), s)
+	}
+	for _, s := range []string{"60 2 * * *", "0 24 * * *", "*/0 * * * *", "0 0 32 * *", "0 0 * 13 *", "0 0 * * 8", "0 2 * *", "@fortnightly", "TZ=UTC 0 2 * * *"} {
+		assert.NotEmpty(t, CronProblem(s), s)
+	}
+}
+
+func TestAzureNames(t *testing.T) {
+	for _, n := range []string{"rg-aksml", "rg-münchen-数据_(ml)", "a", strings.Repeat("a", 90)} {
+		assert.Empty(t, ResourceGroupNameProblem(n), n)
+	}
+	for _, n := range []string{"", "rg.", "rg with space", strings.Repeat("a", 91), "rg/x", "rg#1"} {
+		assert.NotEmpty(t, ResourceGroupNameProblem(n), n)
+	}
+	assert.Empty(t, LocationProblem("westeurope"))
+	assert.Contains(t, LocationProblem("West Europe"), `"westeurope"`)
+	assert.Contains(t, LocationProblem("westeurop"), `did you mean "westeurope"`)
+	assert.Contains(t, LocationProblem("mars1"), "locations.go")
+}
+
+func TestValidateTags(t *testing.T) {
+	p := NewPath("aksml:tags")
+	assert.Empty(t, ValidateTags(map[string]string{"cost center": "ML – Zürich"}, MaxTagNameLength, p))
+	errs := ValidateTags(map[string]string{"a/b": "x", "Env": "a", "env": "b", strings.Repeat("n", 129): "x", "v": strings.Repeat("v", 257)}, MaxStorageTagNameLength, p)
+	msg := errs.ToAggregate().Error()
+	assert.Contains(t, msg, `aksml:tags["a/b"]: tag name "a/b" contains one of`)
+	assert.Contains(t, msg, `aksml:tags["env"]: tag names are case-insensitive`)
+	assert.Contains(t, msg, "storage accounts")
+	assert.Contains(t, msg, `aksml:tags["v"]: tag value is 257 characters`)
+	many := map[string]string{}
+	for i := range 51 {
+		many[fmt.Sprint(i)] = ""
+	}
+	assert.Contains(t, ValidateTags(many, MaxTagNameLength, p).ToAggregate().Error(), "aksml:tags: has 51 tags")
 }

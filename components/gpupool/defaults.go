@@ -1,5 +1,9 @@
 package gpupool
 
+import (
+	"github.com/aksml/aksml/components/vocab"
+)
+
 // Labels and taints every GPU pool carries (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops); SPEC C2).
 const (
 	// AcceleratorLabel is the node label workloads select GPU nodes with.
@@ -12,7 +16,7 @@ const (
 	// SpotWorkloadValue is the WorkloadLabel value of spot pools (SPEC C2).
 	SpotWorkloadValue = "gpu-spot"
 	// AgentPoolLabel is the label AKS puts on every node with its pool name.
-	AgentPoolLabel = "kubernetes.azure.com/agentpool"
+	AgentPoolLabel = vocab.AgentPoolLabel
 	// MIGConfigLabel selects the mig-parted layout a node is partitioned with.
 	MIGConfigLabel = "nvidia.com/mig.config"
 	// MIGConfigStateLabel is set to "success" by the MIG manager once the
@@ -26,11 +30,11 @@ const (
 	GPUTaintEffect = "NoSchedule"
 	// SpotTaintKey and SpotTaintValue form the taint AKS puts on spot nodes:
 	// `kubernetes.azure.com/scalesetpriority=spot:NoSchedule` (SPEC C2).
-	SpotTaintKey   = "kubernetes.azure.com/scalesetpriority"
+	SpotTaintKey   = vocab.SpotTaintKey
 	SpotTaintValue = "spot"
 
 	// GPUResource is the extended resource the NVIDIA device plugin registers.
-	GPUResource = "nvidia.com/gpu"
+	GPUResource = vocab.GPUResource
 )
 
 // Defaults applied by (*Spec).Default.

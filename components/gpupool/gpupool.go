@@ -6,11 +6,13 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/aksml/aksml/components/armdeploy"
-	"github.com/aksml/aksml/components/field"
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
 	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/armdeploy"
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/vocab"
 )
 
 // ComponentType is the Pulumi type token of GPUNodePools.
@@ -33,7 +35,7 @@ const (
 	// price (SPEC C2 `--spot-max-price -1`).
 	SpotMaxPrice = -1.0
 	// AgentPoolResourceType is the ARM type of an AKS agent pool.
-	AgentPoolResourceType = "Microsoft.ContainerService/managedClusters/agentPools"
+	AgentPoolResourceType = vocab.AgentPoolResourceType
 	// AgentPoolAPIVersion is the AKS API of the template pools: the version
 	// whose published spec carries gpuProfile.driver and gpuProfile.nvidia
 	// {managementMode, migStrategy} in every revision

@@ -2,6 +2,7 @@ package gpupool
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -118,9 +119,16 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		}
 	}
 
-	for k := range s.AdditionalLabels {
-		if k == AcceleratorLabel || k == WorkloadLabel || k == MIGConfigLabel {
-			errs = append(errs, field.Invalid(path.Child("additionalLabels").Key(k), "label %q is set by aksml and cannot be overridden", k))
+	for _, k := range slices.Sorted(maps.Keys(s.AdditionalLabels)) {
+		lp := path.Child("additionalLabels").Key(k)
+		switch {
+		case k == AcceleratorLabel || k == WorkloadLabel || k == MIGConfigLabel:
+			errs = append(errs, field.Invalid(lp, "label %q is set by aksml and cannot be overridden", k))
+		case field.NodeKeyProblem(k) != "":
+			errs = append(errs, field.Invalid(lp, "%q cannot be a node label: %s", k, field.NodeKeyProblem(k)))
+		}
+		if v := s.AdditionalLabels[k]; !field.IsLabelValue(v) {
+			errs = append(errs, field.Invalid(lp, "%q is not a valid label value: use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit", v))
 		}
 	}
 	for i, raw := range s.AdditionalTaints {
@@ -129,8 +137,15 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(path.Child("additionalTaints").Index(i), "%v", err))
 			continue
 		}
-		if t.Key == GPUTaintKey || t.Key == SpotTaintKey {
-			errs = append(errs, field.Invalid(path.Child("additionalTaints").Index(i), "taint key %q is set by aksml and cannot be overridden", t.Key))
+		tp := path.Child("additionalTaints").Index(i)
+		switch {
+		case t.Key == GPUTaintKey || t.Key == SpotTaintKey:
+			errs = append(errs, field.Invalid(tp, "taint key %q is set by aksml and cannot be overridden", t.Key))
+		case field.NodeKeyProblem(t.Key) != "":
+			errs = append(errs, field.Invalid(tp, "%q cannot be a taint key: %s", t.Key, field.NodeKeyProblem(t.Key)))
+		}
+		if !field.IsLabelValue(t.Value) {
+			errs = append(errs, field.Invalid(tp, "taint value %q is not valid: use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit, or write key:Effect with no value", t.Value))
 		}
 	}
 	return errs

@@ -1,5 +1,9 @@
 package gpustack
 
+import (
+	"github.com/aksml/aksml/components/vocab"
+)
+
 // ConfigKey is the stack config key the Spec is read from (C9).
 const ConfigKey = "aksml:gpuStack"
 
@@ -92,7 +96,7 @@ const (
 	// DefaultNamespace holds the DCGM exporter and mig-parted-config (AKS MLOps
 	// best practices create gpu-operator for both, where the GPU Operator's MIG
 	// Manager reads its config).
-	DefaultNamespace = "gpu-operator"
+	DefaultNamespace = vocab.GPUStackNamespace
 	// MIGConfigMapName is the mig-parted ConfigMap (AKS MLOps best practices).
 	MIGConfigMapName = "mig-parted-config"
 	// MIGConfigFile is its data key (AKS MLOps best practices `config.yaml`).
@@ -160,4 +164,4 @@ const (
 
 // SkipAwaitAnnotation tells the Pulumi Kubernetes provider not to wait for a
 // resource to become ready.
-const SkipAwaitAnnotation = "pulumi.com/skipAwait"
+const SkipAwaitAnnotation = vocab.SkipAwaitAnnotation

@@ -6,12 +6,12 @@ import (
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/vocab"
 )
 
 var (
-	dns1123LabelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	digestRE       = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
-	tagRE          = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+	digestRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+	tagRE    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 )
 
 // Validate checks a defaulted Spec and returns every problem, each naming
@@ -19,6 +19,9 @@ var (
 func (s Spec) Validate(path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateNamespace(s.Namespace, path.Child("namespace"))...)
+	if owner := vocab.PlatformNamespaceOwner(s.Namespace); owner != "" && s.Namespace != DefaultNamespace && s.CreateNamespace != nil && *s.CreateNamespace {
+		errs = append(errs, field.Invalid(path.Child("namespace"), "%q is a namespace %s owns, and createNamespace would register it a second time; use a namespace of the GPU stack's own (default %s), or set createNamespace: false to deploy into the existing one", s.Namespace, owner, DefaultNamespace))
+	}
 	errs = append(errs, validateNamespace(s.DevicePluginNamespace, path.Child("devicePluginNamespace"))...)
 	errs = append(errs, validateImage(s.DevicePluginImage, path.Child("devicePluginImage"))...)
 	errs = append(errs, validateImage(s.DCGMExporterImage, path.Child("dcgmExporterImage"))...)
@@ -33,7 +36,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 }
 
 func validateNamespace(ns string, path field.Path) field.ErrorList {
-	if !dns1123LabelRE.MatchString(ns) {
+	if !field.IsDNSLabel(ns) {
 		return field.ErrorList{field.Invalid(path, "%q is not a valid namespace name: use at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit", ns)}
 	}
 	return nil

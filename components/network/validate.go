@@ -10,7 +10,6 @@ import (
 
 var (
 	subnetIDRE = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[^/]+/providers/Microsoft\.Network/virtualNetworks/[^/]+/subnets/[^/]+$`)
-	rgNameRE   = regexp.MustCompile(`^[-\w._()]{1,90}$`)
 	nameRE     = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
 )
 
@@ -60,8 +59,8 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 	rg := s.ResourceGroup
 	if rg.Name == "" {
 		errs = append(errs, field.Required(path.Child("resourceGroup").Child("name"), "the resource group of the network resources"))
-	} else if !rgNameRE.MatchString(rg.Name) || strings.HasSuffix(rg.Name, ".") {
-		errs = append(errs, field.Invalid(path.Child("resourceGroup").Child("name"), "%q is not a valid resource group name: use 1-90 letters, digits, '-', '_', '.', '(' or ')', not ending in '.'", rg.Name))
+	} else if msg := field.ResourceGroupNameProblem(rg.Name); msg != "" {
+		errs = append(errs, field.Invalid(path.Child("resourceGroup").Child("name"), "%q is not a valid resource group name: %s", rg.Name, msg))
 	}
 	if s.Surge() < 0 || s.Surge() > 100 {
 		errs = append(errs, field.Invalid(path.Child("surgeNodesPerPool"), "%d is out of range; use 0 to 100 extra nodes per pool", s.Surge()))

@@ -1,6 +1,10 @@
 package observability
 
-import "time"
+import (
+	"time"
+
+	"github.com/aksml/aksml/components/vocab"
+)
 
 // Training metrics the application exports on its /metrics endpoint (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)
 // "Export training throughput metrics"), plus the last-checkpoint
@@ -63,7 +67,7 @@ var StableLabels = []string{LabelModelName, LabelModelVersion, LabelJobName, Lab
 const (
 	// MetricsLabel marks a pod whose /metrics endpoint the training
 	// PodMonitor scrapes; workload components set it to MetricsLabelValue.
-	MetricsLabel = "aksml.io/metrics"
+	MetricsLabel = vocab.MetricsLabel
 	// MetricsLabelValue is the value of MetricsLabel on scraped pods.
 	MetricsLabelValue = "true"
 	// MetricsPortName is the name of the container port serving /metrics on
@@ -73,7 +77,7 @@ const (
 	MetricsPath = "/metrics"
 	// TeamPodLabel carries the owning team on aksml workloads and team
 	// namespaces (the literal the workloads and queues packages set).
-	TeamPodLabel = "aksml.io/team"
+	TeamPodLabel = vocab.TeamLabel
 	// RunIDPodLabel, ModelNamePodLabel and ModelVersionPodLabel are optional
 	// pod labels copied to run_id, model_name and model_version; when a pod
 	// does not carry them the values the application emits are kept.
@@ -130,7 +134,7 @@ const (
 // seed's PodMonitor (AKS MLOps best practices "Collect NVIDIA GPU metrics").
 const (
 	// DefaultDCGMNamespace is the namespace of the exporter pods.
-	DefaultDCGMNamespace = "gpu-operator"
+	DefaultDCGMNamespace = vocab.GPUStackNamespace
 	// DefaultDCGMSelectorKey and DefaultDCGMSelectorValue form the pod
 	// selector `app: nvidia-dcgm-exporter`.
 	DefaultDCGMSelectorKey   = "app"

@@ -13,6 +13,7 @@ import (
 	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/vocab"
 )
 
 // PrometheusRuleAPIVersion is the Prometheus Operator API version of
@@ -24,8 +25,8 @@ func (g MonitorGroup) apiVersion() string { return string(g) + "/v1" }
 
 // Common labels on every Kubernetes object NewMonitors creates.
 const (
-	partOfLabel = "app.kubernetes.io/part-of"
-	partOfValue = "aksml"
+	partOfLabel = vocab.PartOfLabel
+	partOfValue = vocab.PartOfValue
 )
 
 // MonitorsArgs configures NewMonitors.

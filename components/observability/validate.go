@@ -2,11 +2,10 @@ package observability
 
 import (
 	"regexp"
+	"slices"
+	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
@@ -20,15 +19,9 @@ var (
 	workspaceIDRE   = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.Monitor/accounts/[A-Za-z0-9][-A-Za-z0-9]{2,42}[A-Za-z0-9]$`)
 	workspaceNameRE = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9]{2,42}[A-Za-z0-9]$`)
 	grafanaNameRE   = regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9]{0,21}[A-Za-z0-9]$`)
-	locationRE      = regexp.MustCompile(`^[a-z0-9]+$`)
 	actionGroupIDRE = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.Insights/actionGroups/[^/]{1,260}$`)
 	promDurationRE  = regexp.MustCompile(`^([0-9]+h)?([0-9]+m)?([0-9]+s)?$`)
 	metricNameRE    = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
-	dns1123LabelRE  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	dns1123SubRE    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	labelNameRE     = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
-	portNameRE      = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	hasLetterRE     = regexp.MustCompile(`[a-z]`)
 )
 
 // Validate checks a defaulted Spec and returns every problem, each naming its
@@ -79,8 +72,8 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceName"), "%q is not an Azure Monitor workspace name: use 4-44 letters, digits or '-', starting and ending with a letter or digit", s.AzureMonitorWorkspaceName))
 		}
 	}
-	if l := s.AzureMonitorWorkspaceLocation; l != "" && !locationRE.MatchString(l) {
-		errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceLocation"), "%q is not an Azure region name; write it lowercase without spaces, e.g. westeurope", l))
+	if l := s.AzureMonitorWorkspaceLocation; l != "" && field.LocationProblem(l) != "" {
+		errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceLocation"), "%q is not an Azure region name: %s", l, field.LocationProblem(l)))
 	}
 	if g := s.Grafana; g != nil && g.Enabled {
 		switch {
@@ -141,35 +134,21 @@ func validateLabels(labels map[string]string, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedKeys(labels) {
 		p := path.Key(k)
-		if msg := labelKeyProblem(k); msg != "" {
+		if msg := field.LabelKeyProblem(k); msg != "" {
 			errs = append(errs, field.Invalid(p, "%q is not a valid label key: %s", k, msg))
 		}
-		if v := labels[k]; v != "" && (len(v) > 63 || !labelNameRE.MatchString(v)) {
-			errs = append(errs, field.Invalid(p, "%q is not a valid label value; use at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", v))
+		if !field.IsLabelValue(labels[k]) {
+			errs = append(errs, field.Invalid(p, "%q is not a valid label value; use at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", labels[k]))
 		}
 	}
 	return errs
-}
-
-func labelKeyProblem(k string) string {
-	prefix, name, found := strings.Cut(k, "/")
-	if !found {
-		name, prefix = prefix, ""
-	}
-	if found && (prefix == "" || len(prefix) > 253 || !dns1123SubRE.MatchString(prefix)) {
-		return "the prefix must be a lowercase DNS subdomain"
-	}
-	if name == "" || len(name) > 63 || !labelNameRE.MatchString(name) {
-		return "the name must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-	}
-	return ""
 }
 
 func validateNamespace(ns string, path field.Path) field.ErrorList {
 	if ns == "" {
 		return field.ErrorList{field.Required(path, "a Kubernetes namespace name")}
 	}
-	if len(ns) > 63 || !dns1123LabelRE.MatchString(ns) {
+	if !field.IsDNSLabel(ns) {
 		return field.ErrorList{field.Invalid(path, "%q is not a namespace name; use at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit", ns)}
 	}
 	return nil
@@ -180,7 +159,7 @@ func validatePortName(name string, path field.Path) field.ErrorList {
 	if name == "" {
 		return field.ErrorList{field.Required(path, "the name of the exporter's container port, e.g. \"metrics\"")}
 	}
-	if len(name) > 15 || !portNameRE.MatchString(name) || !hasLetterRE.MatchString(name) || strings.Contains(name, "--") {
+	if !field.IsPortName(name) {
 		return field.ErrorList{field.Invalid(path, "%q is not a port name; use at most 15 lowercase letters, digits and single '-', with at least one letter", name)}
 	}
 	return nil
@@ -263,7 +242,7 @@ func ValidateWorkloadDurations(ds []WorkloadDuration, path field.Path) field.Err
 	for i, d := range ds {
 		p := path.Index(i)
 		errs = append(errs, validateNamespace(d.Namespace, p.Child("Namespace"))...)
-		if d.Name == "" || len(d.Name) > 63 || !dns1123LabelRE.MatchString(d.Name) {
+		if !field.IsDNSLabel(d.Name) {
 			errs = append(errs, field.Invalid(p.Child("Name"), "%q is not a Job or CronJob name; use at most 63 lowercase letters, digits and '-'", d.Name))
 		}
 		if d.Expected < MinExpectedDuration || d.Expected > MaxExpectedDuration {

@@ -1,11 +1,15 @@
 package queues
 
+import (
+	"github.com/aksml/aksml/components/vocab"
+)
+
 // PriorityClasses from AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Configure training and inference priorities": latency-sensitive inference may preempt interruptible batch
 // training, and batch training never preempts anything.
 const (
 	// PriorityClassTrainingBatch is the PriorityClass (and Kueue
 	// WorkloadPriorityClass) of checkpointed, preemptible batch training.
-	PriorityClassTrainingBatch = "training-batch"
+	PriorityClassTrainingBatch = vocab.PriorityClassTrainingBatch
 	// TrainingBatchValue is the priority of PriorityClassTrainingBatch (seed: 10000).
 	TrainingBatchValue = 10000
 	// TrainingBatchPreemptionPolicy is Never: training waits, it never evicts
@@ -16,7 +20,7 @@ const (
 
 	// PriorityClassInferenceCritical is the PriorityClass (and Kueue
 	// WorkloadPriorityClass) of latency-sensitive production inference.
-	PriorityClassInferenceCritical = "inference-critical"
+	PriorityClassInferenceCritical = vocab.PriorityClassInferenceCritical
 	// InferenceCriticalValue is the priority of PriorityClassInferenceCritical (seed: 100000).
 	InferenceCriticalValue = 100000
 	// InferenceCriticalPreemptionPolicy is PreemptLowerPriority (seed).
@@ -34,7 +38,7 @@ const (
 	// KueueChart is Kueue's official Helm chart (OCI).
 	KueueChart = "oci://registry.k8s.io/kueue/charts/kueue"
 	// KueueNamespace is where the Kueue controller runs.
-	KueueNamespace = "kueue-system"
+	KueueNamespace = vocab.KueueNamespace
 	// KueueAPIVersion is the storage version of Kueue's API in KueueVersion
 	// (v1beta1 is deprecated). It differs from the seed's v1beta1 manifest in
 	// field names: a ClusterQueue's cohort is `spec.cohortName`.
@@ -71,7 +75,7 @@ const (
 	// VolcanoChart is the chart's name in VolcanoRepo.
 	VolcanoChart = "volcano"
 	// VolcanoNamespace is where the Volcano scheduler and controllers run.
-	VolcanoNamespace = "volcano-system"
+	VolcanoNamespace = vocab.VolcanoNamespace
 	// VolcanoAPIVersion is the API version of Volcano's Queue.
 	VolcanoAPIVersion = "scheduling.volcano.sh/v1beta1"
 	// VolcanoSchedulerName is the schedulerName Volcano jobs set (seed).
@@ -82,23 +86,23 @@ const (
 const (
 	// LocalQueueName is the Kueue LocalQueue in every team namespace (seed:
 	// `gpu-queue`). Jobs select it with the QueueNameLabel.
-	LocalQueueName = "gpu-queue"
+	LocalQueueName = vocab.LocalQueueName
 	// QueueNameLabel is the label a Kueue-managed job carries with its LocalQueue.
-	QueueNameLabel = "kueue.x-k8s.io/queue-name"
+	QueueNameLabel = vocab.QueueNameLabel
 	// WorkloadPriorityClassLabel is the label a Kueue-managed job carries with
 	// its WorkloadPriorityClass.
-	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	WorkloadPriorityClassLabel = vocab.WorkloadPriorityClassLabel
 	// CPUFlavorName is the ResourceFlavor that carries cpu and memory quota.
 	// It has no node labels or taints: it matches any schedulable node.
 	CPUFlavorName = "cpu"
 	// ResourceQuotaName is the namespace ResourceQuota on GPU requests.
 	ResourceQuotaName = "gpu-quota"
 	// TeamLabel carries the team's name on its namespace and objects.
-	TeamLabel = "aksml.io/team"
+	TeamLabel = vocab.TeamLabel
 	// PartOfLabel marks every object aksml creates, with PartOfValue.
-	PartOfLabel = "app.kubernetes.io/part-of"
+	PartOfLabel = vocab.PartOfLabel
 	// PartOfValue is the value of PartOfLabel.
-	PartOfValue = "aksml"
+	PartOfValue = vocab.PartOfValue
 	// NamespaceNameLabel is set by Kubernetes on every namespace; ClusterQueues
 	// select their team namespace with it (seed).
 	NamespaceNameLabel = "kubernetes.io/metadata.name"
@@ -135,7 +139,7 @@ const (
 	// OvercommitAnnotation on a ResourceFlavor carries a deliberate
 	// overcommit ratio (aksml:scheduler.overcommitRatio > 1) for the
 	// guardrail that checks quota against pool capacity.
-	OvercommitAnnotation = "aksml.io/gpu-overcommit-ratio"
+	OvercommitAnnotation = vocab.GPUOvercommitAnnotation
 	// DefaultWeight is the fair-sharing weight of a team (Kueue's default, 1).
 	DefaultWeight = 1
 	// MaxWeight is the largest weight Volcano accepts on a Queue.

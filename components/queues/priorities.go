@@ -84,7 +84,7 @@ func validatePriorities(levels []PriorityLevel, path field.Path) field.ErrorList
 		switch {
 		case l.Name == "":
 			errs = append(errs, field.Required(p.Child("name"), "the PriorityClass name workloads refer to, e.g. training-batch"))
-		case len(l.Name) > 253 || !dnsSubdomainRE.MatchString(l.Name):
+		case !field.IsDNSSubdomain(l.Name):
 			errs = append(errs, field.Invalid(p.Child("name"), "%q is not a valid PriorityClass name: use lowercase letters, digits, '-' and '.', at most 253 characters", l.Name))
 		case strings.HasPrefix(l.Name, "system-"):
 			errs = append(errs, field.Invalid(p.Child("name"), "%q: the system- prefix is reserved by Kubernetes; choose another name", l.Name))

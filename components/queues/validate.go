@@ -3,13 +3,13 @@ package queues
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/vocab"
 )
 
 // Paths names where each part of the configuration lives, so that every
@@ -32,14 +32,6 @@ func DefaultPaths() Paths {
 		Scheduler: field.NewPath("aksml:scheduler"),
 	}
 }
-
-var (
-	dnsLabelRE     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	dnsSubdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-)
-
-// reservedNamespaces cannot be team namespaces.
-var reservedNamespaces = []string{"default", KueueNamespace, VolcanoNamespace}
 
 // ValidateTeams checks the teams against the GPU pools and the scheduler
 // settings and returns every problem at once, each naming its config key:
@@ -127,7 +119,7 @@ func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 	}
 
 	if s.Kueue() {
-		if len(s.Cohort) > 253 || !dnsSubdomainRE.MatchString(s.Cohort) {
+		if !field.IsDNSSubdomain(s.Cohort) {
 			errs = append(errs, field.Invalid(path.Child("cohort"), "%q is not a valid cohort name: use lowercase letters, digits, '-' and '.', at most 253 characters", s.Cohort))
 		}
 		seen := map[string]bool{}
@@ -208,10 +200,10 @@ func validateQueueName(name, kind string, path field.Path) field.ErrorList {
 		return field.ErrorList{field.Required(path, "a team name; it is also the namespace name (lowercase letters, digits and '-', at most 30 characters)")}
 	case name == "":
 		return field.ErrorList{field.Required(path, fmt.Sprintf("a %s name; it names the ClusterQueue <name>-gpu (lowercase letters, digits and '-', at most 30 characters)", kind))}
-	case len(name) > MaxTeamNameLength || !dnsLabelRE.MatchString(name):
+	case len(name) > MaxTeamNameLength || !field.IsDNSLabel(name):
 		return field.ErrorList{field.Invalid(path, "%q is not a valid %s name: use lowercase letters, digits and '-', start and end with a letter or digit, at most %d characters", name, kind, MaxTeamNameLength)}
-	case kind == "team" && (slices.Contains(reservedNamespaces, name) || strings.HasPrefix(name, "kube-")):
-		return field.ErrorList{field.Invalid(path, "%q is a system namespace; choose another team name (not default, kube-*, %s or %s)", name, KueueNamespace, VolcanoNamespace)}
+	case kind == "team" && vocab.PlatformNamespaceOwner(name) != "":
+		return field.ErrorList{field.Invalid(path, "%q is a system namespace (owned by %s); choose another team name (a team name is its namespace, and may not be %s)", name, vocab.PlatformNamespaceOwner(name), strings.Join(vocab.ReservedNamespaceNames(), ", "))}
 	}
 	return nil
 }

@@ -1,5 +1,9 @@
 package storage
 
+import (
+	"github.com/aksml/aksml/components/vocab"
+)
+
 // ConfigKey is the stack config key the storage Spec is read from (C9). The
 // components validate with paths below it, so errors name the key to change.
 const ConfigKey = "aksml:storage"
@@ -160,7 +164,7 @@ const (
 	DatasetsPVCName = "shared-training-data"
 	// CheckpointsPVCName is the RWX checkpoints claim in every team namespace
 	// (AKS MLOps best practices `model-checkpoints`), on the Retain class.
-	CheckpointsPVCName = "model-checkpoints"
+	CheckpointsPVCName = vocab.CheckpointsPVCName
 	// AccessModeRWX is the access mode of both claims: workers on different
 	// nodes mount the same share (AKS MLOps best practices).
 	AccessModeRWX = "ReadWriteMany"

@@ -4,7 +4,6 @@ import (
 	"net/netip"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/aksml/aksml/components/field"
@@ -14,30 +13,17 @@ var (
 	accountNameRE = regexp.MustCompile(`^[a-z0-9]{3,24}$`)
 	prefixRE      = regexp.MustCompile(`^[a-z0-9]+$`)
 	subnetIDRE    = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[^/]+/providers/Microsoft\.Network/virtualNetworks/[^/]+/subnets/[^/]+$`)
-	quantityRE    = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$`)
 )
 
 // maxPrefixLen keeps <prefix>files within MaxAccountNameLen.
 const maxPrefixLen = MaxAccountNameLen - len(DefaultFilesAccountSuffix)
 
-var quantityUnits = map[string]float64{
-	"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
-	"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60,
-}
-
 // ParseStorageSize parses a storage request written as a Kubernetes quantity
 // (e.g. 100Gi, 1Ti, 500G) and returns its size in GiB. Exponent and milli
 // forms are rejected: they are never meant for volume sizes.
 func ParseStorageSize(q string) (float64, bool) {
-	m := quantityRE.FindStringSubmatch(q)
-	if m == nil {
-		return 0, false
-	}
-	n, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		return 0, false
-	}
-	return n * quantityUnits[m[2]] / (1 << 30), true
+	b, ok := field.ParseByteSize(q)
+	return b / (1 << 30), ok
 }
 
 // ValidateAccountName checks an Azure storage account name: 3-24 lowercase

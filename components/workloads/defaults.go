@@ -1,5 +1,9 @@
 package workloads
 
+import (
+	"github.com/aksml/aksml/components/vocab"
+)
+
 // Scheduling defaults (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Allocate multi-tenant GPU quota with Kueue" and "Configure training and inference priorities"). The
 // queues component creates the objects these names refer to; aksml keeps
 // its own copies of the names so that the two packages build independently.
@@ -8,17 +12,17 @@ const (
 	DefaultScheduler = SchedulerKueue
 	// DefaultQueueName is the team LocalQueue of GPU workloads: the seed's
 	// `gpu-queue` in every team namespace (same value as queues.LocalQueueName).
-	DefaultQueueName = "gpu-queue"
+	DefaultQueueName = vocab.LocalQueueName
 	// DefaultPriorityClass is the seed's `training-batch` PriorityClass
 	// (value 10000, preemptionPolicy Never).
-	DefaultPriorityClass = "training-batch"
+	DefaultPriorityClass = vocab.PriorityClassTrainingBatch
 )
 
 // Storage defaults (AKS MLOps best practices "Checkpoint to persistent storage").
 const (
 	// DefaultCheckpointPVC is the team's checkpoint claim, `model-checkpoints`
 	// (same value as storage.CheckpointsPVCName).
-	DefaultCheckpointPVC = "model-checkpoints"
+	DefaultCheckpointPVC = vocab.CheckpointsPVCName
 	// DefaultCheckpointDir is where the checkpoint claim is mounted; the seed's
 	// jobs write to /checkpoints.
 	DefaultCheckpointDir = "/checkpoints"
@@ -136,7 +140,7 @@ const (
 	TrainingOperatorManifests = "https://github.com/kubeflow/training-operator.git//manifests/overlays/standalone?ref=%s"
 	// TrainingOperatorNamespace is where the standalone overlay installs the
 	// operator.
-	TrainingOperatorNamespace = "kubeflow"
+	TrainingOperatorNamespace = vocab.TrainingOperatorNamespace
 	// KubeflowAPIVersion is the API version of PyTorchJob and TFJob.
 	KubeflowAPIVersion = "kubeflow.org/v1"
 	// DefaultPyTorchReplicas is the seed's two replicas: Master + 1 Worker.
@@ -179,7 +183,7 @@ const (
 	// unless the caller sets Await: a Kueue-suspended Job completes only after
 	// admission plus a whole training run, and two suspended Jobs were seen
 	// holding `pulumi up` for 200 s until it was cancelled.
-	SkipAwaitAnnotation = "pulumi.com/skipAwait"
+	SkipAwaitAnnotation = vocab.SkipAwaitAnnotation
 	// TimeoutSecondsAnnotation bounds the wait when the caller opts back in.
 	TimeoutSecondsAnnotation = "pulumi.com/timeoutSeconds"
 	// MaxAwaitTimeoutSeconds is the longest wait a caller may ask for (1 h).
@@ -189,9 +193,9 @@ const (
 // Labels and annotations aksml puts on workloads.
 const (
 	// QueueNameLabel routes a Job or training job to a Kueue LocalQueue.
-	QueueNameLabel = "kueue.x-k8s.io/queue-name"
+	QueueNameLabel = vocab.QueueNameLabel
 	// WorkloadPriorityClassLabel names the Kueue WorkloadPriorityClass.
-	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	WorkloadPriorityClassLabel = vocab.WorkloadPriorityClassLabel
 	// VolcanoSchedulerName is the schedulerName of Volcano-scheduled pods.
 	VolcanoSchedulerName = "volcano"
 	// VolcanoQueueAnnotation names the Volcano Queue of a pod (read by the
@@ -202,7 +206,7 @@ const (
 	VolcanoMinMemberAnnotation = "scheduling.volcano.sh/group-min-member"
 	// MetricsLabel marks pods the training PodMonitor scrapes (the same
 	// literal the observability package selects on).
-	MetricsLabel = "aksml.io/metrics"
+	MetricsLabel = vocab.MetricsLabel
 	// WorkloadIdentityLabel opts a pod into Microsoft Entra Workload ID ("Use
 	// Microsoft Entra Workload ID with AKS",
 	// https://learn.microsoft.com/azure/aks/workload-identity-overview).
@@ -212,11 +216,11 @@ const (
 	// MetricsPortName is the container port name the PodMonitor scrapes.
 	MetricsPortName = "metrics"
 	// TeamLabel carries the owning team on every object.
-	TeamLabel = "aksml.io/team"
+	TeamLabel = vocab.TeamLabel
 	// NameLabel is the standard app name label.
 	NameLabel = "app.kubernetes.io/name"
 	// PartOfLabel is the standard part-of label, always "aksml".
-	PartOfLabel = "app.kubernetes.io/part-of"
+	PartOfLabel = vocab.PartOfLabel
 	// WorkloadKindLabel is the standard component label, set to the aksml kind.
 	WorkloadKindLabel = "app.kubernetes.io/component"
 	// JobCompletionIndexAnnotation is the annotation the Job controller puts

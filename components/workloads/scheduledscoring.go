@@ -18,9 +18,7 @@ import (
 var ConcurrencyPolicies = []string{"Forbid", "Replace", "Allow"}
 
 var (
-	cronFieldRE = regexp.MustCompile(`^[0-9A-Za-z*/,?\-]+$`)
-	cronMacros  = []string{"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
-	timeZoneRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*$`)
+	timeZoneRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*$`)
 )
 
 // ScheduledScoringArgs describe nightly batch scoring as a batch/v1 CronJob
@@ -116,16 +114,8 @@ func validateSchedule(s string, p field.Path) field.ErrorList {
 	if strings.HasPrefix(s, "TZ=") || strings.HasPrefix(s, "CRON_TZ=") {
 		return field.ErrorList{field.Invalid(p, "%q carries a time zone; put the zone in timeZone and keep the schedule to five fields", s)}
 	}
-	if slices.Contains(cronMacros, s) {
-		return nil
-	}
-	fields := strings.Fields(s)
-	ok := len(fields) == 5
-	for _, f := range fields {
-		ok = ok && cronFieldRE.MatchString(f)
-	}
-	if !ok {
-		return field.ErrorList{field.Invalid(p, "%q is not a cron schedule; write five fields (minute hour day month weekday), e.g. \"0 2 * * *\"", s)}
+	if msg := field.CronProblem(s); msg != "" {
+		return field.ErrorList{field.Invalid(p, "%q is not a cron schedule (%s); write five fields (minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week 0-6) or a descriptor such as @daily, e.g. \"0 2 * * *\"", s, msg)}
 	}
 	return nil
 }

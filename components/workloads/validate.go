@@ -12,11 +12,8 @@ import (
 )
 
 var (
-	dns1123LabelRE     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	dns1123SubdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	labelValueRE       = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
-	envNameRE          = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
-	digestRE           = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+	envNameRE = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
+	digestRE  = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 )
 
 // reservedEnv are the variables aksml sets, with the field to use instead.
@@ -42,7 +39,7 @@ var reservedLabels = []string{NameLabel, PartOfLabel, WorkloadKindLabel, Trainin
 
 // validateDNSLabel checks a DNS-1123 label of at most max characters.
 func validateDNSLabel(v string, max int, p field.Path) field.ErrorList {
-	if len(v) > max || !dns1123LabelRE.MatchString(v) {
+	if len(v) > max || !field.IsDNSLabel(v) {
 		return field.ErrorList{field.Invalid(p, "%q is not a valid name: use at most %d lowercase letters, digits and '-', starting and ending with a letter or digit", v, max)}
 	}
 	return nil
@@ -51,7 +48,7 @@ func validateDNSLabel(v string, max int, p field.Path) field.ErrorList {
 // validateSubdomain checks a DNS-1123 subdomain (object names such as
 // claims, priority classes and service accounts).
 func validateSubdomain(v string, p field.Path) field.ErrorList {
-	if len(v) > 253 || !dns1123SubdomainRE.MatchString(v) {
+	if !field.IsDNSSubdomain(v) {
 		return field.ErrorList{field.Invalid(p, "%q is not a valid object name: use lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", v)}
 	}
 	return nil
@@ -59,7 +56,7 @@ func validateSubdomain(v string, p field.Path) field.ErrorList {
 
 // validateLabelValue checks a Kubernetes label value.
 func validateLabelValue(v string, p field.Path) field.ErrorList {
-	if len(v) > 63 || !labelValueRE.MatchString(v) {
+	if !field.IsLabelValue(v) {
 		return field.ErrorList{field.Invalid(p, "%q is not a valid label value: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit", v)}
 	}
 	return nil
@@ -67,15 +64,7 @@ func validateLabelValue(v string, p field.Path) field.ErrorList {
 
 // validateLabelKey checks a Kubernetes label key: [prefix/]name.
 func validateLabelKey(k string, p field.Path) field.ErrorList {
-	prefix, name, hasPrefix := strings.Cut(k, "/")
-	if !hasPrefix {
-		name, prefix = prefix, ""
-	}
-	ok := name != "" && len(name) <= 63 && labelValueRE.MatchString(name)
-	if hasPrefix {
-		ok = ok && prefix != "" && len(prefix) <= 253 && dns1123SubdomainRE.MatchString(prefix)
-	}
-	if !ok {
+	if field.LabelKeyProblem(k) != "" {
 		return field.ErrorList{field.Invalid(p, "%q is not a valid label key: use [prefix/]name, name at most 63 letters, digits, '-', '_' and '.'", k)}
 	}
 	return nil

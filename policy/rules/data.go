@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	kresource "k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Unknown is how a value that is not known before deployment (a Pulumi
@@ -131,21 +133,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// quantitySuffixes are the Kubernetes quantity suffixes and their factors.
-var quantitySuffixes = []struct {
-	suffix string
-	factor float64
-}{
-	{"Ki", 1 << 10}, {"Mi", 1 << 20}, {"Gi", 1 << 30}, {"Ti", 1 << 40}, {"Pi", 1 << 50}, {"Ei", 1 << 60},
-	{"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3},
-	{"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"E", 1e18},
-}
-
 // ParseQuantity parses a Kubernetes resource quantity into base units:
 // "16Gi" is 17179869184, "500m" is 0.5, "4" and 4 are 4, "1e3" is 1000. It
 // accepts the binary suffixes Ki..Ei, the decimal suffixes n, u, m, k, M, G,
-// T, P, E, and decimal exponents. It returns false for anything else,
-// including Unknown.
+// T, P, E, and decimal exponents: the grammar of
+// k8s.io/apimachinery/pkg/api/resource, which it calls. It returns false for
+// anything else, including Unknown.
 func ParseQuantity(v any) (float64, bool) {
 	if s, ok := v.(string); ok {
 		return parseQuantityString(strings.TrimSpace(s))
@@ -154,61 +147,11 @@ func ParseQuantity(v any) (float64, bool) {
 }
 
 func parseQuantityString(s string) (float64, bool) {
-	if s == "" {
+	q, err := kresource.ParseQuantity(s)
+	if err != nil || !strings.ContainsAny(s, "0123456789") {
 		return 0, false
 	}
-	number, factor := s, 1.0
-	for _, q := range quantitySuffixes {
-		if rest, ok := strings.CutSuffix(s, q.suffix); ok && rest != "" && isDecimal(rest) {
-			number, factor = rest, q.factor
-			break
-		}
-	}
-	if factor == 1 && !isDecimal(number) && !isExponent(number) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(number, 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, false
-	}
-	return f * factor, true
-}
-
-// isDecimal reports whether s is a signed decimal number without exponent.
-func isDecimal(s string) bool {
-	s = strings.TrimLeft(s, "+-")
-	if s == "" || s == "." {
-		return false
-	}
-	dot := false
-	for _, c := range s {
-		switch {
-		case c == '.' && !dot:
-			dot = true
-		case c >= '0' && c <= '9':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// isExponent reports whether s is a decimal number with an e/E exponent.
-func isExponent(s string) bool {
-	i := strings.IndexAny(s, "eE")
-	if i <= 0 {
-		return false
-	}
-	exp := strings.TrimLeft(s[i+1:], "+-")
-	if exp == "" {
-		return false
-	}
-	for _, c := range exp {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return isDecimal(s[:i])
+	return q.AsApproximateFloat64(), true
 }
 
 // formatQuantity renders a quantity for messages the way it was written.

@@ -5,28 +5,30 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aksml/aksml/components/vocab"
 )
 
 // Kubernetes labels, annotations and names the rules read.
 const (
 	// TeamLabel marks a team namespace (components/queues, C5.1).
-	TeamLabel = "aksml.io/team"
+	TeamLabel = vocab.TeamLabel
 	// QueueNameLabel is the Kueue queue label a workload is submitted with.
-	QueueNameLabel = "kueue.x-k8s.io/queue-name"
+	QueueNameLabel = vocab.QueueNameLabel
 	// WorkloadPriorityClassLabel names a workload's Kueue WorkloadPriorityClass.
-	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	WorkloadPriorityClassLabel = vocab.WorkloadPriorityClassLabel
 	// SkipAwaitAnnotation tells the Pulumi Kubernetes provider not to wait
 	// for an object to become ready (for a Job: to complete).
-	SkipAwaitAnnotation = "pulumi.com/skipAwait"
+	SkipAwaitAnnotation = vocab.SkipAwaitAnnotation
 	// GPUOvercommitAnnotation, on a Kueue ResourceFlavor (or ClusterQueue),
 	// declares a deliberate GPU overcommit: the nvidia.com/gpu quota handed
 	// out on a flavor may reach pool capacity × this ratio, e.g. "1.5".
-	GPUOvercommitAnnotation = "aksml.io/gpu-overcommit-ratio"
+	GPUOvercommitAnnotation = vocab.GPUOvercommitAnnotation
 	// SafeToEvictAnnotation is the cluster autoscaler's eviction annotation.
 	SafeToEvictAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 	// InferencePriorityClass is the PriorityClass of latency-sensitive
 	// inference (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) priorities section).
-	InferencePriorityClass = "inference-critical"
+	InferencePriorityClass = vocab.PriorityClassInferenceCritical
 	// GPUResourcePrefix prefixes every NVIDIA extended resource:
 	// nvidia.com/gpu, nvidia.com/mig-1g.10gb, ...
 	GPUResourcePrefix = "nvidia.com/"

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/vocab"
 )
 
 // Azure shapes the pool extraction reads.
 const (
 	// ARMAgentPoolType is the ARM type of an AKS node pool inside a template.
-	ARMAgentPoolType = "Microsoft.ContainerService/managedClusters/agentPools"
+	ARMAgentPoolType = vocab.AgentPoolResourceType
 	// ManagedMode is gpuProfile.nvidia.managementMode of a pool whose GPU
 	// stack (driver, device plugin, DCGM exporter) AKS manages (AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes)).
 	ManagedMode = "Managed"
