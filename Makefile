@@ -2,7 +2,7 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: test test-unit test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e
+.PHONY: test test-unit test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down
 
 ## test: the unit tier (mocks, golden files, policy), the NetworkPolicy evaluation, the component
 ## provider (schema drift), then the real-cluster tier.
@@ -54,11 +54,22 @@ toolchain:
 ## sandbox: a local control plane (etcd, kube-apiserver, kube-controller-manager, Kueue) for the
 ## `local` stack; writes .sandbox/kubeconfig and runs until Ctrl-C or `make sandbox-down`.
 sandbox:
-	cd tests/cluster && ./build-assets.sh && $(GO) run ./cmd/sandbox
+	cd tests/cluster && ./build-assets.sh && AKSML_CLUSTER_DIR=$$PWD $(GO) run ./cmd/sandbox
 
 ## sandbox-down: stop the sandbox started by `make sandbox`.
 sandbox-down:
 	@if [ -f .sandbox/pid ]; then kill "$$(cat .sandbox/pid)" && echo "sandbox stopped"; else echo "no sandbox running"; fi
+
+## demo: the whole platform on this machine: builds what is missing (toolchain, control-plane
+## binaries), starts the sandbox with the local stack's simulated AKS nodes, runs `pulumi up`
+## (state and passphrase in .sandbox/, no tracked file written), submits a few Jobs and prints
+## Kueue admission per team, pods per pool and a preemption. The sandbox keeps running.
+demo:
+	GO="$(GO)" bash tools/demo/demo.sh
+
+## demo-down: stop the sandbox started by `make demo` and forget the demo's stack state.
+demo-down:
+	GO="$(GO)" bash tools/demo/demo.sh down
 
 ## e2e: the end-to-end tier with the real Pulumi engine on a sandbox started from a copy of the
 ## working tree: preview with the policy pack (and a blocked violation), up, a no-op second up, a

@@ -24,7 +24,15 @@ const (
 
 // CheckpointedJobArgs describe a long-running batch/v1 Job that resumes from
 // checkpoints (SPEC C7.1; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Configure checkpoints, retries and termination"). The application must save progress to
-// CHECKPOINT_DIR periodically and on SIGTERM, and resume from it.
+// CHECKPOINT_DIR periodically and on SIGTERM, and resume from it. After a
+// SIGTERM it must exit non-zero (the signal's own status, 143, will do): a pod
+// that exits 0 counts as the Job's completion, while a Failed pod carrying the
+// DisruptionTarget condition (eviction by a node drain, preemption, pod garbage
+// collection) is ignored by the podFailurePolicy and replaced. On a spot node
+// Azure gives at least 30 s between the Preempt notice and the VM's deletion
+// ("Use Azure Spot Virtual Machines",
+// https://learn.microsoft.com/en-us/azure/virtual-machines/spot-vms), so the
+// final checkpoint must fit in that, whatever the grace period.
 type CheckpointedJobArgs struct {
 	Common
 	// Pool is the GPU pool the Job runs on; its labels select the nodes and

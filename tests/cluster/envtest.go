@@ -45,7 +45,11 @@ const FieldManager = "aksml"
 // The DaemonSet, ResourceQuota, Endpoints, EndpointSlice and PersistentVolume binder
 // controllers fill in the status the Pulumi Kubernetes provider waits for on every real
 // cluster (a DaemonSet's rollout, a ResourceQuota's status.hard, a Service's endpoints, a
-// claim's binding), so `pulumi up` completes against the sandbox.
+// claim's binding), so `pulumi up` completes against the sandbox. The pod garbage collector
+// does for simulated nodes what it does on AKS when a spot VM is gone: Pods bound to a
+// deleted node are marked Failed with the DisruptionTarget condition and deleted after 40 s
+// ("Garbage collection of Pods",
+// https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-garbage-collection).
 var ControllerManagerControllers = []string{
 	"namespace-controller",
 	"job-controller",
@@ -59,6 +63,7 @@ var ControllerManagerControllers = []string{
 	"endpoints-controller",
 	"endpointslice-controller",
 	"persistentvolume-binder-controller",
+	"pod-garbage-collector-controller",
 }
 
 // Options configures Start. The zero value starts etcd and kube-apiserver with all CRDs.
@@ -188,11 +193,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		timeout = 2 * time.Minute
 	}
 	te := &envtest.Environment{
-		BinaryAssetsDirectory:    assets,
-		CRDDirectoryPaths:        crdPaths,
-		ErrorIfCRDPathMissing:    true,
-		Scheme:                   e.Scheme,
-		CRDInstallOptions:        envtest.CRDInstallOptions{Scheme: crdScheme},
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     crdPaths,
+		ErrorIfCRDPathMissing: true,
+		Scheme:                e.Scheme,
+		// The CRDs take far longer than envtest's default 10 s to be served on a loaded machine.
+		CRDInstallOptions:        envtest.CRDInstallOptions{Scheme: crdScheme, MaxTime: timeout},
 		ControlPlaneStartTimeout: timeout,
 		ControlPlaneStopTimeout:  time.Minute,
 	}

@@ -2,8 +2,11 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,6 +23,7 @@ import (
 	"github.com/aksml/aksml/components/gpustack"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
+	"github.com/aksml/aksml/tests/synth"
 )
 
 // Labels and taints AKS puts on every node of a pool. Sources: "Use labels in an Azure
@@ -475,4 +479,45 @@ func (e *Env) DeleteNodes(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// StackConfig parses and defaults Pulumi.<stack>.yaml of the repository at root, as the
+// program does. An existing-cluster stack's kubeconfig need not exist yet (the sandbox
+// writes it on start): as synth does, a kubeconfig that parses is written into dir instead.
+func StackConfig(root, stack, dir string) (*stacks.Config, error) {
+	raw, err := synth.ReadStackConfig(root, stack)
+	if err != nil {
+		return nil, err
+	}
+	if ec, ok := raw[stacks.Namespace+":existingCluster"]; ok {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(ec), &m); err != nil {
+			return nil, fmt.Errorf("%s:existingCluster: %w", stacks.Namespace, err)
+		}
+		m["kubeconfigPath"] = filepath.Join(dir, "kubeconfig")
+		if err := os.WriteFile(m["kubeconfigPath"].(string), []byte(synth.FakeKubeconfig), 0o600); err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		raw[stacks.Namespace+":existingCluster"] = string(b)
+	}
+	return stacks.Parse(stack, raw)
+}
+
+// NodePoolsOf synthesizes Pulumi.<stack>.yaml of the repository at root under mocks and
+// returns its node pools (StackNodePools); dir receives a stand-in kubeconfig (see
+// StackConfig).
+func NodePoolsOf(root, stack, dir string) ([]NodePool, error) {
+	cfg, err := StackConfig(root, stack, dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := synth.Synth(root, stack)
+	if err != nil {
+		return nil, fmt.Errorf("synthesize stack %s: %w", stack, err)
+	}
+	return StackNodePools(s, cfg)
 }

@@ -1,9 +1,6 @@
 package cluster
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // parsedConfig returns the parsed, defaulted config of a shipped stack.
@@ -20,19 +16,7 @@ func parsedConfig(t *testing.T, stack string) *stacks.Config {
 	t.Helper()
 	root, err := RepoRoot()
 	require.NoError(t, err)
-	raw, err := synth.ReadStackConfig(root, stack)
-	require.NoError(t, err)
-	if ec, ok := raw[stacks.Namespace+":existingCluster"]; ok {
-		// As synth does for a sandbox that is not running: a kubeconfig that parses.
-		var m map[string]any
-		require.NoError(t, json.Unmarshal([]byte(ec), &m))
-		m["kubeconfigPath"] = filepath.Join(t.TempDir(), "kubeconfig")
-		require.NoError(t, os.WriteFile(m["kubeconfigPath"].(string), []byte(synth.FakeKubeconfig), 0o600))
-		b, err := json.Marshal(m)
-		require.NoError(t, err)
-		raw[stacks.Namespace+":existingCluster"] = string(b)
-	}
-	cfg, err := stacks.Parse(stack, raw)
+	cfg, err := StackConfig(root, stack, t.TempDir())
 	require.NoError(t, err)
 	return cfg
 }

@@ -167,6 +167,11 @@ func placeStack(ctx context.Context, t *testing.T, env *Env, stack string) {
 			}()
 		}
 	})
+	if stack == spotEvictionStack {
+		t.Run("a spot node evicted as AKS does it", func(t *testing.T) {
+			requireSpotEviction(ctx, t, env, cfg, examples, byName)
+		})
+	}
 	t.Logf("%s: placement scenarios took %s", stack, time.Since(start).Round(time.Millisecond))
 }
 

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 )
 
 // process is a component of the environment running as a subprocess (kube-controller-manager,
@@ -59,12 +62,16 @@ func (p *process) stop() {
 
 // StartNodeSimulation starts the real kube-scheduler (v1.37.2, built by build-assets.sh)
 // and KWOK v0.8.0, which manages the nodes annotated kwok.x-k8s.io/node=fake (see
-// CreateNodes): it marks them Ready and moves the Pods bound to them to Running and Ready,
-// and deletes Pods marked for deletion. Pods never complete on their own: a test ends a
-// Job by deleting it. Stop it with StopNodeSimulation (Stop does too).
+// CreateNodes): it marks them Ready and moves the Pods bound to them to Running and Ready.
+// A Pod marked for deletion (deleted, evicted, or its Job suspended) ends as the kubelet
+// ends it: its containers stop with exit code 143 (SIGTERM) and the Pod turns Failed,
+// keeping its conditions (DisruptionTarget included), then it is deleted once its
+// finalizers are gone. Pods never complete on their own: a test ends a Job by deleting it.
+// Stop it with StopNodeSimulation (Stop does too).
 //
 // KWOK's stages are its own published ones (kustomize/stage in the module): node-initialize
-// and pod-ready, pod-delete from the "fast" sets; pod-complete is left out.
+// and pod-ready from the "fast" sets, and pod-delete restricted to terminal Pods; the
+// termination stage before it is aksml's (podTerminateStage). pod-complete is left out.
 func (e *Env) StartNodeSimulation(ctx context.Context) error {
 	if e.scheduler != nil || e.kwok != nil {
 		return errors.New("node simulation already running")
@@ -120,7 +127,10 @@ var kwokStages = []string{
 	"kustomize/stage/pod/fast/pod-delete.yaml",
 }
 
-// kwokConfig concatenates the KWOK stages into one configuration file.
+// kwokConfig concatenates the KWOK stages into one configuration file: the module's
+// node-initialize and pod-ready as published, its pod-delete limited to Pods in a terminal
+// phase, and podTerminateStage, which brings a deleted Pod there first. KWOK picks at random
+// among the stages matching a Pod, so the two deletion stages must not overlap.
 func kwokConfig(ctx context.Context) ([]byte, error) {
 	dir, err := moduleCacheDir(ctx, KWOKModule)
 	if err != nil {
@@ -132,9 +142,88 @@ func kwokConfig(ctx context.Context) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("KWOK stage: %w", err)
 		}
+		if filepath.Base(s) == "pod-delete.yaml" {
+			if b, err = onlyTerminalPods(b); err != nil {
+				return nil, fmt.Errorf("KWOK stage %s: %w", s, err)
+			}
+		}
 		buf.WriteString("---\n")
 		buf.Write(b)
 		buf.WriteString("\n")
 	}
+	buf.WriteString("---\n")
+	buf.WriteString(podTerminateStage)
 	return buf.Bytes(), nil
 }
+
+// onlyTerminalPods adds to a KWOK Pod stage the selector .status.phase In (Succeeded, Failed).
+func onlyTerminalPods(stage []byte) ([]byte, error) {
+	var s map[string]any
+	if err := yaml.Unmarshal(stage, &s); err != nil {
+		return nil, err
+	}
+	exprs, found, err := unstructured.NestedSlice(s, "spec", "selector", "matchExpressions")
+	if err != nil || !found {
+		return nil, fmt.Errorf("no spec.selector.matchExpressions (%v)", err)
+	}
+	exprs = append(exprs, map[string]any{"key": ".status.phase", "operator": "In", "values": []any{"Succeeded", "Failed"}})
+	if err := unstructured.SetNestedSlice(s, exprs, "spec", "selector", "matchExpressions"); err != nil {
+		return nil, err
+	}
+	return yaml.Marshal(s)
+}
+
+// podTerminateStage is what the kubelet does with a Pod marked for deletion (deleted,
+// evicted through the Eviction API, or preempted): it sends SIGTERM, waits for the containers
+// to stop (at most the deletion grace period) and reports the Pod in a terminal phase before
+// the Pod object is removed ("Pod termination" and "Pod phase",
+// https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/). Here every container
+// stops one second after the deletion with exit code 143 (128 + SIGTERM), as a process that
+// writes its checkpoint on SIGTERM and exits with the signal's status does, so the Pod turns
+// Failed. The status is a strategic merge patch: conditions merge by type, so the
+// DisruptionTarget condition the Eviction API added stays, which is what the Job's
+// podFailurePolicy matches.
+const podTerminateStage = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: aksml-pod-terminate
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'Exists'
+    - key: '.status.phase'
+      operator: 'In'
+      values: ['Pending', 'Running']
+  delay:
+    durationMilliseconds: 1000
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      phase: Failed
+      conditions:
+      - type: Ready
+        status: "False"
+        reason: PodFailed
+        lastTransitionTime: {{ $now | Quote }}
+      - type: ContainersReady
+        status: "False"
+        reason: PodFailed
+        lastTransitionTime: {{ $now | Quote }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: false
+        restartCount: 0
+        state:
+          running: null
+          terminated:
+            exitCode: 143
+            reason: Error
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+`

@@ -147,6 +147,7 @@ func TestLocalStack(t *testing.T) {
 
 	work := filepath.Join(dir, "work")
 	files := copyWorkingTree(t, root, work)
+	dropStackSecrets(t, work)
 	clusterBin := envOr("AKSML_CLUSTER_BIN", filepath.Join(root, "tests", "cluster", "bin"))
 	sharedDir, err := filepath.Abs(envOr("AKSML_SHARED_DIR", filepath.Join(filepath.Dir(root), "shared")))
 	require.NoError(t, err)

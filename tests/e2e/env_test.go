@@ -118,6 +118,36 @@ func copyWorkingTree(t *testing.T, root, dst string) int {
 	return n
 }
 
+// stackSecretsKeys are the top-level keys of Pulumi.<stack>.yaml that tie the file to one
+// secrets provider and passphrase: `pulumi stack init` (for example following the README
+// by hand) writes them into the working tree's copy of the file.
+var stackSecretsKeys = []string{"encryptionsalt:", "encryptedkey:", "secretsprovider:"}
+
+// dropStackSecrets removes stackSecretsKeys from the Pulumi.<stack>.yaml files of the
+// copy in work, so that the run, which has its own state and passphrase, does not depend on
+// the working tree's stack files being untouched by an earlier hand-run `pulumi` (which
+// would otherwise fail with "incorrect passphrase").
+func dropStackSecrets(t *testing.T, work string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(work, "Pulumi.*.yaml"))
+	require.NoError(t, err)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var kept []string
+		for _, line := range strings.SplitAfter(string(b), "\n") {
+			drop := false
+			for _, k := range stackSecretsKeys {
+				drop = drop || strings.HasPrefix(line, k)
+			}
+			if !drop {
+				kept = append(kept, line)
+			}
+		}
+		require.NoError(t, os.WriteFile(f, []byte(strings.Join(kept, "")), 0o644))
+	}
+}
+
 // process is a child process whose output goes to a log file.
 type process struct {
 	name string

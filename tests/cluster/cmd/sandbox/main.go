@@ -6,14 +6,19 @@
 // `local` stack (Pulumi.local.yaml, existing-cluster mode) deploys onto,
 // and runs until Ctrl-C, SIGTERM or `make sandbox-down`.
 //
-// There are no nodes: Pods stay Pending, but Kueue admits and holds Jobs by
-// the quotas the stack creates, and the Job controller creates their Pods.
+// By default there are no nodes: Pods stay Pending, but Kueue admits and
+// holds Jobs by the quotas the stack creates, and the Job controller creates
+// their Pods. With -nodes <stack> (make demo uses -nodes local) the real
+// kube-scheduler and KWOK run too, with the simulated AKS nodes of that stack's
+// pools (cluster.NodePoolsOf, each pool at its max count), so Pods are bound
+// and run.
 // No CSI driver runs either: RunVolumeProvisioner gives each claim a volume
 // that points at no storage, so claims bind as they would on AKS.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -33,6 +38,8 @@ func main() {
 }
 
 func run() error {
+	nodes := flag.String("nodes", "", "simulate the AKS nodes of this stack's pools (for example local); empty: no nodes")
+	flag.Parse()
 	root, err := cluster.RepoRoot()
 	if err != nil {
 		return err
@@ -58,7 +65,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	env, err := cluster.Start(ctx, cluster.Options{ControllerManager: true, Kueue: true, KueueConfig: kueueConfig})
+	// A loaded machine can take minutes to serve the CRDs.
+	env, err := cluster.Start(ctx, cluster.Options{ControllerManager: true, Kueue: true, KueueConfig: kueueConfig, StartTimeout: 5 * time.Minute})
 	if err != nil {
 		return err
 	}
@@ -69,6 +77,12 @@ func run() error {
 		}
 		_ = os.Remove(pidFile)
 	}()
+
+	if *nodes != "" {
+		if err := startNodes(ctx, env, root, *nodes); err != nil {
+			return err
+		}
+	}
 
 	kubeconfig, err := os.ReadFile(env.KubeconfigPath)
 	if err != nil {
@@ -84,17 +98,35 @@ func run() error {
 
 	fmt.Printf(`sandbox: ready (Kubernetes %s, Kueue in-process). Kubeconfig: %s
 
-Next, in another terminal at the repository root:
-  export KUBECONFIG=%s
-  pulumi login --local
-  pulumi stack select local --create
-  pulumi up --stack local
-  kubectl -n team-a get jobs,workloads
-
-Stop with Ctrl-C here, or make sandbox-down.
-`, cluster.KubernetesVersion, kubeconfigPath, kubeconfigPath)
+make demo deploys the local stack onto it and submits a few Jobs; by hand, see the
+README's quick start (run pulumi from .sandbox/project so that Pulumi.local.yaml is
+not rewritten). Stop with Ctrl-C here, or make sandbox-down.
+`, cluster.KubernetesVersion, kubeconfigPath)
 
 	// No CSI driver runs here: stand in for the Azure Files and Blob
 	// provisioners so the stack's claims bind.
 	return cluster.RunVolumeProvisioner(ctx, env.Client, 500*time.Millisecond)
+}
+
+// startNodes starts kube-scheduler and KWOK and creates the simulated nodes of stack's pools.
+func startNodes(ctx context.Context, env *cluster.Env, root, stack string) error {
+	fmt.Printf("sandbox: starting kube-scheduler and KWOK with the simulated AKS nodes of stack %s...\n", stack)
+	pools, err := cluster.NodePoolsOf(root, stack, env.Dir)
+	if err != nil {
+		return err
+	}
+	if err := env.StartNodeSimulation(ctx); err != nil {
+		return err
+	}
+	if err := env.CreateNodes(ctx, pools); err != nil {
+		return err
+	}
+	for _, p := range pools {
+		spot := ""
+		if p.Spot {
+			spot = ", spot"
+		}
+		fmt.Printf("sandbox:   pool %s: %d × %s%s\n", p.Name, p.Count, p.VMSize, spot)
+	}
+	return nil
 }
