@@ -4,6 +4,7 @@ import (
 	"github.com/pulumi/pulumi-go-provider/infer"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/gpustack"
 	"github.com/aksml/aksml/components/queues"
@@ -165,6 +166,14 @@ func (a *CheckpointedJobArgs) Annotate(an infer.Annotator) {
 
 // NewCheckpointedJob constructs workloads.CheckpointedJob.
 func NewCheckpointedJob(ctx *pulumi.Context, name string, args CheckpointedJobArgs, opts ...pulumi.ResourceOption) (*workloads.CheckpointedJob, error) {
+	var pool *gpupool.Resolved
+	if args.Pool != nil {
+		r, errs := gpupool.ResolveOne(*args.Pool, field.NewPath("pool"))
+		if err := errs.ToAggregate(); err != nil {
+			return nil, err
+		}
+		pool = r
+	}
 	return workloads.NewCheckpointedJob(ctx, name, &workloads.CheckpointedJobArgs{
 		Common: workloads.Common{
 			Namespace:          args.Namespace,
@@ -182,7 +191,7 @@ func NewCheckpointedJob(ctx *pulumi.Context, name string, args CheckpointedJobAr
 			Env:                args.Env,
 			ServiceAccountName: deref(args.ServiceAccountName),
 		},
-		Pool:                          args.Pool,
+		Pool:                          pool,
 		BackoffLimit:                  deref(args.BackoffLimit),
 		ActiveDeadlineSeconds:         deref(args.ActiveDeadlineSeconds),
 		TerminationGracePeriodSeconds: deref(args.TerminationGracePeriodSeconds),
