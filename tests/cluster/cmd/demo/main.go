@@ -28,6 +28,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
@@ -138,9 +139,13 @@ func run(watch time.Duration) error {
 // buildJobs builds the wave's Jobs with the CheckpointedJob component under mocks, as the
 // stack builds its workloads.
 func buildJobs(cfg *stacks.Config, wave []demoJob) ([]*unstructured.Unstructured, error) {
-	pools := map[string]*gpupool.Spec{}
-	for i := range cfg.GPUPools {
-		pools[cfg.GPUPools[i].Name] = &cfg.GPUPools[i]
+	pools := map[string]*gpupool.Resolved{}
+	for i, spec := range cfg.GPUPools {
+		r, errs := gpupool.ResolveOne(spec, field.NewPath("aksml:gpuPools").Index(i))
+		if err := errs.ToAggregate(); err != nil {
+			return nil, err
+		}
+		pools[spec.Name] = r
 	}
 	program := func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
 		for _, j := range wave {
