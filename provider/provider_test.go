@@ -205,7 +205,7 @@ func TestConstructQueues(t *testing.T) {
 		"scheduler": property.New(property.NewMap(map[string]property.Value{"installKueue": property.New(false)})),
 	}))
 	require.NoError(t, err)
-	assert.Equal(t, 2, reg.count("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")+reg.count("kubernetes:kueue.x-k8s.io/v1beta1:ClusterQueue"), "one ClusterQueue per team")
+	assert.Equal(t, 2, reg.count("kubernetes:"+queues.KueueAPIVersion+":ClusterQueue"), "one ClusterQueue per team")
 	assert.Equal(t, 2, reg.count("kubernetes:core/v1:Namespace"))
 }
 
