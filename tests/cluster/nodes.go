@@ -483,7 +483,8 @@ func (e *Env) DeleteNodes(ctx context.Context) error {
 
 // StackConfig parses and defaults Pulumi.<stack>.yaml of the repository at root, as the
 // program does. An existing-cluster stack's kubeconfig need not exist yet (the sandbox
-// writes it on start): as synth does, a kubeconfig that parses is written into dir instead.
+// writes it on start): as synth does, a kubeconfig that parses is written into
+// dir/stand-in-kubeconfig instead.
 func StackConfig(root, stack, dir string) (*stacks.Config, error) {
 	raw, err := synth.ReadStackConfig(root, stack)
 	if err != nil {
@@ -494,7 +495,10 @@ func StackConfig(root, stack, dir string) (*stacks.Config, error) {
 		if err := json.Unmarshal([]byte(ec), &m); err != nil {
 			return nil, fmt.Errorf("%s:existingCluster: %w", stacks.Namespace, err)
 		}
-		m["kubeconfigPath"] = filepath.Join(dir, "kubeconfig")
+		// Not dir/kubeconfig: the sandbox passes its control plane's directory,
+		// whose kubeconfig KWOK and the scheduler read; overwriting it left
+		// every simulated node NotReady.
+		m["kubeconfigPath"] = filepath.Join(dir, "stand-in-kubeconfig")
 		if err := os.WriteFile(m["kubeconfigPath"].(string), []byte(synth.FakeKubeconfig), 0o600); err != nil {
 			return nil, err
 		}

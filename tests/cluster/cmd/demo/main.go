@@ -161,7 +161,8 @@ func buildJobs(cfg *stacks.Config, wave []demoJob) ([]*unstructured.Unstructured
 					QueueName: queues.LocalQueueName,
 					Image:     "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime",
 					Command:   []string{"python", "/workspace/train.py"},
-					Resources: workloads.Resources{CPU: "1", Memory: "4Gi", GPUs: 1},
+					// /dev/shm (8Gi by default) counts against the memory limit.
+					Resources: workloads.Resources{CPU: "2", Memory: "16Gi", GPUs: 1},
 				},
 				Pool: pool,
 			})
@@ -233,8 +234,9 @@ func liveView(ctx context.Context, c client.Client, preempted map[string]string)
 		fmt.Fprintf(&b, "  %-12s admitted %d, pending %d; %s\n", cq.Name, cq.Status.AdmittedWorkloads, cq.Status.PendingWorkloads, strings.Join(usage, ", "))
 	}
 
+	// The Jobs' pods only: the platform's DaemonSets run on every node.
 	pods := &corev1.PodList{}
-	if err := c.List(ctx, pods); err != nil {
+	if err := c.List(ctx, pods, client.HasLabels{"batch.kubernetes.io/job-name"}); err != nil {
 		return "", err
 	}
 	nodes := &corev1.NodeList{}
@@ -266,7 +268,7 @@ func liveView(ctx context.Context, c client.Client, preempted map[string]string)
 		pools = append(pools, pool+": "+strings.Join(parts, ", "))
 	}
 	sort.Strings(pools)
-	fmt.Fprintf(&b, "  pods per pool: %s\n", strings.Join(pools, "; "))
+	fmt.Fprintf(&b, "  Job pods per pool: %s\n", strings.Join(pools, "; "))
 
 	wls := &kueue.WorkloadList{}
 	if err := c.List(ctx, wls); err != nil {
