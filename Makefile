@@ -2,7 +2,7 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: test test-unit test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down
+.PHONY: test test-unit test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
 
 ## test: the unit tier (mocks, golden files, policy), the NetworkPolicy evaluation, the component
 ## provider (schema drift), then the real-cluster tier.
@@ -73,11 +73,26 @@ demo-down:
 
 ## e2e: the end-to-end tier with the real Pulumi engine on a sandbox started from a copy of the
 ## working tree: preview with the policy pack (and a blocked violation), up, a no-op second up, a
-## quota-change preview and destroy of the local stack. Needs `make toolchain`; about 2 minutes warm.
+## quota-change preview and destroy of the local stack; then the Pulumi YAML example (examples/yaml)
+## through aksml's component provider: up, Kueue admits its Job, a no-op up, destroy keeps the
+## checkpoint claim. Needs `make toolchain`; about 3 minutes warm.
 e2e:
-	@missing=""; for b in pulumi pulumi-language-go pulumi-resource-kubernetes; do \
+	@missing=""; for b in pulumi pulumi-language-go pulumi-resource-kubernetes pulumi-language-yaml; do \
 		[ -x "$${AKSML_BIN:-bin}/$$b" ] || command -v "$$b" >/dev/null 2>&1 || missing="$$missing $$b"; \
 	done; \
 	if [ -n "$$missing" ]; then echo "e2e: Pulumi toolchain missing:$$missing (neither in $${AKSML_BIN:-bin}/ nor on PATH): run make toolchain first" >&2; exit 1; fi
 	cd tests/cluster && ./build-assets.sh
+	@bin="$${AKSML_BIN:-bin}"; case $$bin in /*) ;; *) bin="$$PWD/$$bin" ;; esac; \
+		echo "e2e: building the component provider into $$bin/pulumi-resource-aksml"; \
+		cd provider && $(GO) build -o "$$bin/pulumi-resource-aksml" ./cmd/pulumi-resource-aksml
 	AKSML_E2E_POLICY_PACK="$${AKSML_E2E_POLICY_PACK:-binary}" $(GO) test -tags e2e ./tests/e2e/ -count=1 -v -timeout 40m
+
+## bench: benchmarks, not timed tests (minutes, a loaded machine). The cluster tier queues 1000
+## one-GPU Jobs over a 100-team stack on its simulated nodes (admission and placement
+## throughput, over-admission, fair sharing by weight); the real engine deploys the same stack
+## on the sandbox (first preview beside kubectl's dry run, first up and its longest waits,
+## a no-change up, destroy). Needs `make toolchain`.
+bench:
+	cd tests/cluster && ./build-assets.sh && AKSML_BENCH=1 $(GO) test -run TestBenchAdmission -count=1 -v -timeout 40m .
+	AKSML_BENCH=1 $(GO) test -tags e2e ./tests/e2e/ -run TestBenchEngine -count=1 -v -timeout 40m
+

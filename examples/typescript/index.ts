@@ -26,7 +26,7 @@ const job = new aksml.workloads.CheckpointedJob("resnet", {
     namespace: queues.namespaces.apply(ns => ns["team-a"]),
     team: "team-a",
     image: "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime",
-    resources: { cpu: "4", memory: "16Gi", gpus: 1 },
+    resources: { cpu: "3", memory: "16Gi", gpus: 1 },
     pool: t4,
 }, { dependsOn: [volumes] });
 

@@ -230,14 +230,17 @@ func startSandbox(t *testing.T, work, clusterBin, sharedDir, logDir string) *san
 	t.Helper()
 	moduleDir := filepath.Join(work, "tests", "cluster")
 	bin := filepath.Join(logDir, "sandbox")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/sandbox")
+	// -trimpath keeps the copy's directory out of the build cache keys, so a
+	// copy reuses what earlier builds of the repository compiled; the sandbox
+	// then finds its module from AKSML_CLUSTER_DIR instead of its source path.
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/sandbox")
 	build.Dir = moduleDir
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build ./cmd/sandbox in %s:\n%s", moduleDir, out)
 
 	cmd := exec.Command(bin)
 	cmd.Dir = moduleDir
-	cmd.Env = append(os.Environ(), "AKSML_CLUSTER_BIN="+clusterBin, "AKSML_SHARED_DIR="+sharedDir)
+	cmd.Env = append(os.Environ(), "AKSML_CLUSTER_BIN="+clusterBin, "AKSML_SHARED_DIR="+sharedDir, "AKSML_CLUSTER_DIR="+moduleDir)
 	pr, pw := io.Pipe()
 	proc, err := start("sandbox", cmd, filepath.Join(logDir, "sandbox.log"), pw)
 	require.NoError(t, err)

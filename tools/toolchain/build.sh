@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Makes pulumi, pulumi-language-go and pulumi-resource-kubernetes available
+# Makes pulumi, pulumi-language-go, pulumi-resource-kubernetes and
+# pulumi-language-yaml available
 # without the official installer or any plugin download, so the stacks can run
 # on an air-gapped machine (only the Go module proxy, or a filled module cache,
 # is needed). `make toolchain` calls this.
 #
-# When all three are already on PATH (the provider may instead be installed in
-# the Pulumi plugin cache as resource-kubernetes v4.32.0), they are used and
-# nothing is built. Otherwise each one is built from source into $AKSML_BIN (default: bin/ at the
+# When the first three are already on PATH (the provider may instead be
+# installed in the Pulumi plugin cache as resource-kubernetes v4.32.0), they are
+# used and not built; the YAML host is looked up on PATH the same way, on its own. Otherwise each one is built from source into $AKSML_BIN (default: bin/ at the
 # repository root, git-ignored) and skipped on later runs while its stamp says
 # the binary was built from the same pinned inputs.
 #
@@ -32,6 +33,7 @@ PULUMI_VERSION=3.276.0         # CLI, from github.com/pulumi/pulumi/pkg/v3 (see 
 LANGUAGE_GO_VERSION=3.66.0     # Go language host, from github.com/pulumi/pulumi/sdk/v3 (see language-go/go.mod)
 KUBERNETES_VERSION=4.32.0      # version the provider reports; matches pulumi-kubernetes/sdk/v4 in the main go.mod
 KUBERNETES_MODULE=github.com/pulumi/pulumi-kubernetes/provider/v4
+LANGUAGE_YAML_VERSION=1.25.0   # YAML language host, from github.com/pulumi/pulumi-yaml (see language-yaml/go.mod)
 
 log() { printf '[toolchain] %s\n' "$*"; }
 
@@ -79,7 +81,12 @@ if [ "${AKSML_TOOLCHAIN_IGNORE_PATH:-}" != 1 ]; then
 		for p in "${found[@]}"; do log "  $p"; done
 		log "  pulumi version: $(pulumi version 2>/dev/null || echo unknown) (this repository pins v$PULUMI_VERSION)"
 		log "set AKSML_TOOLCHAIN_IGNORE_PATH=1 to build the pinned versions into $BIN instead."
-		exit 0
+		core_found=1
+	fi
+	if p=$(command -v pulumi-language-yaml 2>/dev/null) && [ "$(realdir "$(dirname "$p")")" != "$bin_real" ]; then
+		log "pulumi-language-yaml found: $p"
+		[ -n "${core_found:-}" ] && exit 0
+		yaml_found=1
 	fi
 fi
 
@@ -162,6 +169,12 @@ build_language_go() {
 		github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go
 }
 
+build_language_yaml() {
+	gobuild -o "$1" \
+		-ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$LANGUAGE_YAML_VERSION" \
+		github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml
+}
+
 # The provider's main package embeds schema-embed.json and
 # terraform-mapping-embed.json, which upstream generates (go:generate) and which
 # the module zip lacks. Assemble the package in scratch/ (git-ignored) from the
@@ -186,12 +199,20 @@ build_kubernetes() {
 
 total=$SECONDS
 log "output directory: $BIN"
-build_tool pulumi "$here/pulumi" "pulumi v$PULUMI_VERSION" \
-	"about 7 CPU-minutes" build_pulumi
-build_tool pulumi-language-go "$here/language-go" "pulumi-language-go v$LANGUAGE_GO_VERSION" \
-	"about 1 CPU-minute" build_language_go
-build_tool pulumi-resource-kubernetes "$here/kubernetes" "pulumi-resource-kubernetes v$KUBERNETES_VERSION" \
-	"about 14 CPU-minutes and up to 5 GB of RAM" build_kubernetes
+if [ -z "${core_found:-}" ]; then
+	build_tool pulumi "$here/pulumi" "pulumi v$PULUMI_VERSION" \
+		"about 7 CPU-minutes" build_pulumi
+	build_tool pulumi-language-go "$here/language-go" "pulumi-language-go v$LANGUAGE_GO_VERSION" \
+		"about 1 CPU-minute" build_language_go
+	build_tool pulumi-resource-kubernetes "$here/kubernetes" "pulumi-resource-kubernetes v$KUBERNETES_VERSION" \
+		"about 14 CPU-minutes and up to 5 GB of RAM" build_kubernetes
+fi
+# The YAML language host runs the Pulumi YAML example (examples/yaml) in the
+# e2e tier; it is looked up and built on its own.
+if [ -z "${yaml_found:-}" ]; then
+	build_tool pulumi-language-yaml "$here/language-yaml" "pulumi-language-yaml v$LANGUAGE_YAML_VERSION" \
+		"about 3 CPU-minutes" build_language_yaml
+fi
 log "done in $(fmt_secs $((SECONDS - total))). To use them:"
 log "  export PATH=\"$BIN:\$PATH\""
 log "  export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true"
