@@ -1,0 +1,270 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/workloads"
+	"github.com/aksml/aksml/tests/synth"
+)
+
+// benchEnv turns the benchmarks on; `make bench` sets it. They are measurements, not
+// timed tests: they take minutes and load the machine.
+const benchEnv = "AKSML_BENCH"
+
+// The scale `make bench` measures: 100 teams with 2 GPUs each and 100 more to lend on
+// the spot T4 pool (300 nodes), and 1000 one-GPU Jobs, 10 per team.
+var (
+	benchStack   = synth.Bench{Teams: 100, TeamGPUs: 2, LenderGPUs: 100}
+	benchJobsPer = 10
+)
+
+// fairShareTolerance bounds how far the GPUs borrowed by the weight-2 teams, per weight-1
+// team GPU, may be from 2.
+const fairShareTolerance = 0.10
+
+// TestBenchAdmission queues 1000 GPU Jobs over the 100 teams of the bench stack (its
+// platform objects applied, its simulated nodes running under KWOK and the real
+// kube-scheduler) and measures how fast Kueue admits them and the scheduler places their
+// pods. It asserts that admission stops at exactly the configured quotas: no team above
+// its nominal quota plus borrowing limit, no flavor above the pool capacity, every GPU of
+// the pool admitted (demand is over three times capacity), every admitted pod Running on
+// the pool; and that the lent GPUs are shared by the teams' fair-sharing weights within
+// fairShareTolerance.
+func TestBenchAdmission(t *testing.T) {
+	if os.Getenv(benchEnv) == "" {
+		t.Skipf("a benchmark: run it with make bench (%s=1)", benchEnv)
+	}
+	env := testEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	local, err := synth.ReadStackConfig(root, "local")
+	require.NoError(t, err)
+	raw, err := benchStack.Config(local)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, synth.WriteStackConfig(dir, "bench", raw))
+	cfg, err := StackConfig(dir, "bench", t.TempDir())
+	require.NoError(t, err)
+	s, err := synth.Synth(dir, "bench")
+	require.NoError(t, err)
+	pools, err := StackNodePools(s, cfg)
+	require.NoError(t, err)
+
+	start := time.Now()
+	require.NoError(t, env.StartNodeSimulation(ctx), "logs in %s", env.Dir)
+	defer env.StopNodeSimulation()
+	require.NoError(t, env.CreateNodes(ctx, pools))
+	defer deleteNodes(t, env)
+	nodes := 0
+	for _, p := range pools {
+		nodes += p.Count
+	}
+	t.Logf("bench: %d simulated nodes Ready in %s", nodes, time.Since(start).Round(time.Millisecond))
+
+	pctx, pcancel := context.WithCancel(ctx)
+	provisioned := make(chan error, 1)
+	go func() { provisioned <- RunVolumeProvisioner(pctx, env.Client, 200*time.Millisecond) }()
+	defer func() {
+		pcancel()
+		require.NoError(t, <-provisioned)
+	}()
+	objs, _, err := stackObjects(s)
+	require.NoError(t, err)
+	objs, err = applyOrder(s, objs, env.Client.RESTMapper())
+	require.NoError(t, err)
+	var applied []stackObject
+	defer func() {
+		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer dcancel()
+		require.NoError(t, deleteObjects(dctx, env.Client, applied), "clean up the bench stack")
+	}()
+	start = time.Now()
+	for _, o := range objs {
+		if isExampleWorkload(o) {
+			continue
+		}
+		require.NoError(t, env.Apply(ctx, o.obj.DeepCopy()), "apply %s", o)
+		applied = append(applied, o)
+	}
+	t.Logf("bench: %d platform objects of %d teams applied in %s", len(applied), benchStack.Teams, time.Since(start).Round(time.Millisecond))
+
+	jobs := benchJobs(t, cfg.GPUPools)
+	require.Len(t, jobs, benchStack.Teams*benchJobsPer)
+	defer func() {
+		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer dcancel()
+		for _, j := range jobs {
+			_ = env.Client.Delete(dctx, j, client.PropagationPolicy("Background"))
+		}
+	}()
+	start = time.Now()
+	for _, j := range jobs {
+		require.NoError(t, env.Client.Create(ctx, j.DeepCopyObject().(client.Object)), "submit %s/%s", j.GetNamespace(), j.GetName())
+	}
+	submitted := time.Since(start)
+
+	capacity := benchStack.Capacity()
+	var admittedAt, placedAt time.Duration
+	for admittedAt == 0 || placedAt == 0 {
+		usage, err := gpuUsage(ctx, env.Client)
+		require.NoError(t, err)
+		running, err := runningGPUPods(ctx, env.Client)
+		require.NoError(t, err)
+		if admittedAt == 0 && usage.total == capacity {
+			admittedAt = time.Since(start)
+		}
+		if placedAt == 0 && running == capacity {
+			placedAt = time.Since(start)
+		}
+		require.LessOrEqual(t, usage.total, capacity, "Kueue admitted more GPUs than the pool has")
+		require.True(t, time.Since(start) < 10*time.Minute, "after 10 min: %d of %d GPUs admitted, %d pods Running", usage.total, capacity, running)
+		time.Sleep(500 * time.Millisecond)
+	}
+	// Let Kueue settle, then check the final state.
+	time.Sleep(5 * time.Second)
+	usage, err := gpuUsage(ctx, env.Client)
+	require.NoError(t, err)
+	require.Equal(t, capacity, usage.total, "the whole pool is admitted, no more")
+
+	var borrowed [3]int // by weight
+	var teams [3]int
+	for i := 0; i < benchStack.Teams; i++ {
+		name := synth.BenchTeam(i) + "-gpu"
+		u := usage.byQueue[name]
+		limit := benchStack.TeamGPUs + benchStack.LenderGPUs
+		require.LessOrEqual(t, u, limit, "%s above nominal quota plus borrowing limit", name)
+		require.GreaterOrEqual(t, u, benchStack.TeamGPUs, "%s below its nominal quota while it has Jobs pending", name)
+		w := synth.BenchWeight(i)
+		borrowed[w] += u - benchStack.TeamGPUs
+		teams[w]++
+	}
+	require.Equal(t, benchStack.LenderGPUs, borrowed[1]+borrowed[2], "every lent GPU is borrowed")
+	perTeam1 := float64(borrowed[1]) / float64(teams[1])
+	perTeam2 := float64(borrowed[2]) / float64(teams[2])
+	require.Greater(t, perTeam1, 0.0, "weight-1 teams borrowed nothing")
+	ratio := perTeam2 / perTeam1
+	require.InDelta(t, 2.0, ratio, 2.0*fairShareTolerance,
+		"lent GPUs per team: weight 2 %.2f, weight 1 %.2f: ratio %.2f, want 2 within %.0f%%", perTeam2, perTeam1, ratio, fairShareTolerance*100)
+
+	t.Logf("bench: %d Jobs of %d teams submitted in %s; %d GPUs (the pool) admitted after %s (%.1f Workloads/s), their pods Running after %s (%.1f pods/s); over-admission 0; lent GPUs per team: weight 2 %.2f, weight 1 %.2f (ratio %.2f, want 2 ± %.0f%%)",
+		len(jobs), benchStack.Teams, submitted.Round(time.Millisecond), capacity,
+		admittedAt.Round(time.Millisecond), float64(capacity)/admittedAt.Seconds(),
+		placedAt.Round(time.Millisecond), float64(capacity)/placedAt.Seconds(),
+		perTeam2, perTeam1, ratio, fairShareTolerance*100)
+}
+
+// benchJobs builds benchJobsPer one-GPU Jobs per bench team on the spot pool with the
+// CheckpointedJob component, as a stack builds its workloads.
+func benchJobs(t *testing.T, specs []gpupool.Spec) []client.Object {
+	t.Helper()
+	resolved, errs := gpupool.Resolve(specs, field.NewPath("aksml:gpuPools"))
+	require.Empty(t, errs)
+	var pool *gpupool.Resolved
+	for i := range resolved {
+		if resolved[i].Name == synth.BenchPool {
+			pool = &resolved[i]
+		}
+	}
+	require.NotNil(t, pool)
+	program := func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
+		for i := 0; i < benchStack.Teams; i++ {
+			team := synth.BenchTeam(i)
+			for j := 0; j < benchJobsPer; j++ {
+				_, err := workloads.NewCheckpointedJob(ctx, fmt.Sprintf("%s-bench-%02d", team, j), &workloads.CheckpointedJobArgs{
+					Common: workloads.Common{
+						Namespace: pulumi.String(team),
+						Name:      fmt.Sprintf("bench-%02d", j),
+						Team:      team,
+						Scheduler: workloads.SchedulerKueue,
+						QueueName: queues.LocalQueueName,
+						Image:     "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime",
+						Command:   []string{"python", "/workspace/train.py"},
+						// Six fit the team's cpu (16) and memory (64Gi) quota.
+						Resources: workloads.Resources{CPU: "2", Memory: "10Gi", GPUs: 1},
+					},
+					Pool: pool,
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+		}
+		return nil, nil
+	}
+	s, err := synth.Run("bench", "dev", map[string]string{}, program)
+	require.NoError(t, err)
+	var out []client.Object
+	for _, r := range s.Resources {
+		if r.Type != "kubernetes:batch/v1:Job" {
+			continue
+		}
+		obj, err := toObject(r)
+		require.NoError(t, err)
+		out = append(out, obj)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].GetNamespace()+"/"+out[i].GetName() < out[j].GetNamespace()+"/"+out[j].GetName()
+	})
+	return out
+}
+
+// queueUsage is the GPUs Kueue has admitted, in total and per ClusterQueue.
+type queueUsage struct {
+	total   int
+	byQueue map[string]int
+}
+
+// gpuUsage sums the GPU usage of every ClusterQueue's flavors, from its status.
+func gpuUsage(ctx context.Context, c client.Client) (queueUsage, error) {
+	u := queueUsage{byQueue: map[string]int{}}
+	cqs := &kueue.ClusterQueueList{}
+	if err := c.List(ctx, cqs); err != nil {
+		return u, err
+	}
+	for _, cq := range cqs.Items {
+		for _, f := range cq.Status.FlavorsUsage {
+			for _, r := range f.Resources {
+				if strings.HasPrefix(string(r.Name), "nvidia.com/") {
+					n := int(r.Total.Value())
+					u.byQueue[cq.Name] += n
+					u.total += n
+				}
+			}
+		}
+	}
+	return u, nil
+}
+
+// runningGPUPods counts the Running pods that request GPUs.
+func runningGPUPods(ctx context.Context, c client.Client) (int, error) {
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.HasLabels{"batch.kubernetes.io/job-name"}); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range pods.Items {
+		if pods.Items[i].Status.Phase == corev1.PodRunning && requestsGPU(&pods.Items[i]) {
+			n++
+		}
+	}
+	return n, nil
+}

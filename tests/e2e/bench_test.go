@@ -1,0 +1,210 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/tests/synth"
+)
+
+// benchEnv turns the benchmarks on; `make bench` sets it.
+const benchEnv = "AKSML_BENCH"
+
+// benchScale is the stack TestBenchEngine deploys: the local stack with 100 teams
+// (synth.Bench; the same stack the cluster tier's TestBenchAdmission queues Jobs on).
+var benchScale = synth.Bench{Teams: 100, TeamGPUs: 2, LenderGPUs: 100}
+
+// benchParallel is the engine parallelism of the second round.
+const benchParallel = 64
+
+// TestBenchEngine measures the real engine on the 100-team stack against the sandbox:
+// the first preview (beside kubectl's server-side dry run of the same objects), the first
+// up, a no-change up and destroy, and which resource types the first up waits on longest
+// (from the time each resource's step starts to when its outputs arrive). A benchmark:
+// it asserts that each operation succeeds and that the no-change up changes nothing, and
+// reports the figures. A second round deploys and destroys the stack again with the
+// engine's parallelism raised to benchParallel.
+func TestBenchEngine(t *testing.T) {
+	if os.Getenv(benchEnv) == "" {
+		t.Skipf("a benchmark: run it with make bench (%s=1)", benchEnv)
+	}
+	root := repoRoot(t)
+	tc := findToolchain(t, root)
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "aksml-bench-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kept the working copy, state, sandbox and operation logs in %s", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	})
+	work := filepath.Join(dir, "work")
+	copyWorkingTree(t, root, work)
+	dropStackSecrets(t, work)
+	local, err := synth.ReadStackConfig(work, stackName)
+	require.NoError(t, err)
+	cfg, err := benchScale.Config(local)
+	require.NoError(t, err)
+	const stack = "bench"
+	require.NoError(t, synth.WriteStackConfig(work, stack, cfg))
+
+	clusterBin := envOr("AKSML_CLUSTER_BIN", filepath.Join(root, "tests", "cluster", "bin"))
+	sharedDir, err := filepath.Abs(envOr("AKSML_SHARED_DIR", filepath.Join(filepath.Dir(root), "shared")))
+	require.NoError(t, err)
+	sb := startSandbox(t, work, clusterBin, sharedDir, dir)
+	k := kubectl{kubeconfig: sb.kubeconfig}
+
+	desired, err := synth.Synth(work, stack)
+	require.NoError(t, err)
+	objs, err := kubernetesObjects(desired)
+	require.NoError(t, err)
+	objFile := filepath.Join(dir, "objects.yaml")
+	b, err := manifest(objectMaps(objs))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(objFile, b, 0o644))
+	s := newStack(t, ctx, tc, work, dir, stack)
+
+	var report []string
+	add := func(format string, args ...any) { report = append(report, fmt.Sprintf(format, args...)) }
+	add("stack: %d teams, %d resources, %d Kubernetes objects", benchScale.Teams, len(desired.Resources)+1, len(objs))
+
+	op := startOp(t, dir, "bench-preview")
+	_, err = s.Preview(ctx, optpreview.EventStreams(op.log.ch), optpreview.ProgressStreams(op.out), optpreview.ErrorProgressStreams(op.out))
+	op.finish(t)
+	require.NoError(t, err, "preview:\n%s", op.tail())
+	preview := op.took
+	start := time.Now()
+	_, stderr, err := k.run(ctx, nil, "apply", "--server-side", "--dry-run=server", "--force-conflicts",
+		"--field-manager=aksml-bench", "-f", objFile)
+	require.NoError(t, err, "kubectl dry run: %s", stderr)
+	dryRun := time.Since(start)
+	add("first preview %v; kubectl apply --server-side --dry-run=server of the same objects %v: %.1fx",
+		preview.Round(time.Millisecond), dryRun.Round(time.Millisecond), ratio(preview, dryRun))
+
+	timed := newTimedLog()
+	op = startOp(t, dir, "bench-up")
+	_, err = s.Up(ctx, optup.EventStreams(op.log.ch, timed.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
+	op.finish(t)
+	require.NoError(t, err, "up:\n%s", op.tail())
+	add("first up %v; longest waits by resource type (count, longest, sum): %s", op.took.Round(time.Millisecond), timed.slowest(t, 6))
+
+	op = startOp(t, dir, "bench-up-again")
+	_, err = s.Up(ctx, optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
+	evs := op.finish(t)
+	require.NoError(t, err, "second up:\n%s", op.tail())
+	require.Empty(t, changes(evs), "the no-change up changed resources")
+	add("no-change up %v", op.took.Round(time.Millisecond))
+
+	op = startOp(t, dir, "bench-destroy")
+	_, err = s.Destroy(ctx, optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
+	op.finish(t)
+	require.NoError(t, err, "destroy:\n%s", op.tail())
+	add("destroy %v", op.took.Round(time.Millisecond))
+
+	// The engine runs 4 operations per CPU at once by default (8 here); the
+	// Kubernetes layer's steps mostly wait on the API server and controllers.
+	timed = newTimedLog()
+	op = startOp(t, dir, "bench-up-parallel")
+	_, err = s.Up(ctx, optup.Parallel(benchParallel), optup.EventStreams(op.log.ch, timed.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
+	op.finish(t)
+	require.NoError(t, err, "up --parallel %d:\n%s", benchParallel, op.tail())
+	add("first up again with --parallel %d: %v; longest waits: %s", benchParallel, op.took.Round(time.Millisecond), timed.slowest(t, 6))
+	op = startOp(t, dir, "bench-destroy-parallel")
+	_, err = s.Destroy(ctx, optdestroy.Parallel(benchParallel), optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
+	op.finish(t)
+	require.NoError(t, err, "destroy --parallel %d:\n%s", benchParallel, op.tail())
+	add("destroy with --parallel %d: %v", benchParallel, op.took.Round(time.Millisecond))
+	t.Logf("bench (real engine):\n  %s", strings.Join(report, "\n  "))
+}
+
+// timedLog records when each resource step starts and when its outputs arrive.
+type timedLog struct {
+	ch    chan events.EngineEvent
+	done  chan struct{}
+	start map[string]time.Time
+	took  map[string]time.Duration
+}
+
+func newTimedLog() *timedLog {
+	l := &timedLog{ch: make(chan events.EngineEvent), done: make(chan struct{}), start: map[string]time.Time{}, took: map[string]time.Duration{}}
+	go func() {
+		for e := range l.ch {
+			now := time.Now()
+			switch {
+			case e.ResourcePreEvent != nil:
+				l.start[e.ResourcePreEvent.Metadata.URN] = now
+			case e.ResOutputsEvent != nil:
+				urn := e.ResOutputsEvent.Metadata.URN
+				if s, ok := l.start[urn]; ok {
+					l.took[urn] = now.Sub(s)
+				}
+			}
+		}
+		close(l.done)
+	}()
+	return l
+}
+
+// slowest summarises the n resource types with the longest single step.
+func (l *timedLog) slowest(t *testing.T, n int) string {
+	t.Helper()
+	select {
+	case <-l.done:
+	case <-time.After(eventsDrainTimeout):
+		t.Fatalf("the engine event stream was not closed %v after up returned", eventsDrainTimeout)
+	}
+	type agg struct {
+		typ      string
+		count    int
+		max, sum time.Duration
+	}
+	byType := map[string]*agg{}
+	for urn, d := range l.took {
+		typ := urn
+		if parts := strings.Split(urn, "::"); len(parts) >= 4 {
+			typ = parts[len(parts)-2]
+			if i := strings.LastIndex(typ, "$"); i >= 0 {
+				typ = typ[i+1:]
+			}
+		}
+		a := byType[typ]
+		if a == nil {
+			a = &agg{typ: typ}
+			byType[typ] = a
+		}
+		a.count++
+		a.sum += d
+		if d > a.max {
+			a.max = d
+		}
+	}
+	var all []*agg
+	for _, a := range byType {
+		all = append(all, a)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].max > all[j].max })
+	var out []string
+	for i, a := range all {
+		if i == n {
+			break
+		}
+		out = append(out, fmt.Sprintf("%s (%d, %v, %v)", a.typ, a.count, a.max.Round(time.Millisecond), a.sum.Round(time.Millisecond)))
+	}
+	return strings.Join(out, "; ")
+}
