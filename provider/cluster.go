@@ -36,7 +36,7 @@ type ClusterArgs struct {
 	Tags                 map[string]string          `pulumi:"tags,optional"`
 	Protect              *bool                      `pulumi:"protect,optional"`
 	DeleteUnreachable    *bool                      `pulumi:"deleteUnreachable,optional"`
-	NodeSubnetID         pulumi.StringInput         `pulumi:"nodeSubnetID,optional"`
+	NodeSubnetID         pulumi.StringInput         `pulumi:"nodeSubnetId,optional"`
 }
 
 // NewCluster constructs cluster.Cluster.
