@@ -1,11 +1,17 @@
 package provider
 
 import (
+	"context"
 	"encoding/base64"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/blang/semver"
+	p "github.com/pulumi/pulumi-go-provider"
+	presource "github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
 	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -351,4 +357,36 @@ func TestAssignRefusesAFieldWithoutDestination(t *testing.T) {
 	assert.Contains(t, err.Error(), "no field Shards")
 	require.NoError(t, assign(&dst, src, "Shards"))
 	assert.Equal(t, 3, dst.Completions)
+}
+
+// TestMonitorsPassDependsOnToTheMonitors: the component's dependsOn option
+// reaches its children (which do not inherit it), as MonitorsArgs.DependsOn
+// does in Go; without it the children carry no such dependency.
+func TestMonitorsPassDependsOnToTheMonitors(t *testing.T) {
+	const dep = "urn:pulumi:stack::proj::aksml:gpustack:GPUStack::gpu"
+	podMonitorDeps := func(deps []presource.URN) []string {
+		prov, err := New()
+		require.NoError(t, err)
+		var got []string
+		var mu sync.Mutex
+		mon := &integration.MockResourceMonitor{NewResourceF: func(args integration.MockResourceArgs) (string, property.Map, error) {
+			if strings.HasSuffix(string(args.TypeToken), ":PodMonitor") && args.RegisterRPC != nil {
+				mu.Lock()
+				got = append(got, args.RegisterRPC.GetDependencies()...)
+				mu.Unlock()
+			}
+			return args.Name + "-id", args.Inputs, nil
+		}}
+		srv, err := integration.NewServer(context.Background(), Name, semver.MustParse(Version), integration.WithProvider(prov), integration.WithMocks(mon))
+		require.NoError(t, err)
+		_, err = srv.Construct(p.ConstructRequest{
+			Urn:          presource.CreateURN("q", observability.MonitorsType, "", "proj", "stack"),
+			Inputs:       obj(map[string]any{"gpuStacks": []any{"DriverOnly"}}),
+			Dependencies: deps,
+		})
+		require.NoError(t, err)
+		return got
+	}
+	assert.Contains(t, podMonitorDeps([]presource.URN{dep}), dep)
+	assert.NotContains(t, podMonitorDeps(nil), dep)
 }

@@ -14,7 +14,8 @@ import (
 // MonitorsArgs are the inputs of aksml:observability:Monitors
 // (observability.MonitorsArgs): the GPU, training and Kueue scrapes, the
 // dashboard and the optional PrometheusRule on any cluster. Resources the
-// monitors must wait for go in the `dependsOn` resource option.
+// monitors must wait for go in the `dependsOn` resource option, which
+// NewMonitors passes on to every monitor.
 type MonitorsArgs struct {
 	Spec              *observability.Spec         `pulumi:"spec,optional"`
 	GPUStacks         []string                    `pulumi:"gpuStacks,optional"`
@@ -49,6 +50,12 @@ func NewMonitors(ctx *pulumi.Context, name string, args MonitorsArgs, opts ...pu
 		Namespace:      deref(args.Namespace),
 		TeamNamespaces: args.TeamNamespaces,
 		KueueNamespace: deref(args.KueueNamespace),
+	}
+	// The `dependsOn` resource option reaches every monitor: children do
+	// not inherit their parent's dependencies, which is what the Go Args'
+	// DependsOn is for.
+	if ro, err := pulumi.NewResourceOptions(opts...); err == nil {
+		a.DependsOn = ro.DependsOn
 	}
 	for _, s := range args.GPUStacks {
 		a.GPUStacks = append(a.GPUStacks, gpupool.GPUStack(s))
