@@ -20,9 +20,10 @@ test-netpol:
 test-provider:
 	cd provider && $(GO) test ./... -count=1
 
-## schema: rewrite provider/schema.json after an intended change to the provider's Args.
+## schema: rewrite provider/docs_gen.go (the components' doc comments the schema's descriptions
+## come from) and provider/schema.json after an intended change to the provider's Args or those docs.
 schema:
-	cd provider && $(GO) test . -run TestSchemaIsCurrent -count=1 -update
+	cd provider && $(GO) run ./cmd/gendocs && $(GO) test . -run TestSchemaIsCurrent -count=1 -update
 
 ## sdk-check: generate the TypeScript and Python SDKs into .sdk/ and check they build (needs npm).
 sdk-check:

@@ -4,17 +4,15 @@ import (
 	"github.com/pulumi/pulumi-go-provider/infer"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
-	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/gpustack"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
-	"github.com/aksml/aksml/components/workloads"
 )
 
 // QueuesArgs are the inputs of aksml:queues:Queues (queues.QueuesArgs).
 type QueuesArgs struct {
-	Teams            []queues.Team         `pulumi:"teams,optional"`
+	Teams            []Team                `pulumi:"teams,optional"`
 	Pools            []gpupool.Spec        `pulumi:"pools,optional"`
 	Scheduler        *queues.SchedulerSpec `pulumi:"scheduler,optional"`
 	RetainNamespaces *bool                 `pulumi:"retainNamespaces,optional"`
@@ -30,11 +28,76 @@ func (a *QueuesArgs) Annotate(an infer.Annotator) {
 
 // NewQueues constructs queues.Queues.
 func NewQueues(ctx *pulumi.Context, name string, args QueuesArgs, opts ...pulumi.ResourceOption) (*queues.Queues, error) {
-	a := &queues.QueuesArgs{Teams: args.Teams, Pools: args.Pools, RetainNamespaces: deref(args.RetainNamespaces)}
+	a := &queues.QueuesArgs{Pools: args.Pools, RetainNamespaces: deref(args.RetainNamespaces)}
+	for _, t := range args.Teams {
+		team, err := t.team()
+		if err != nil {
+			return nil, err
+		}
+		a.Teams = append(a.Teams, team)
+	}
 	if args.Scheduler != nil {
 		a.Scheduler = *args.Scheduler
 	}
 	return queues.NewQueues(ctx, name, a, opts...)
+}
+
+// Team is one tenant of Queues: queues.Team with its preemption policy as
+// an optional object (the Go field is a struct value, which the schema
+// cannot make optional). Its fields are queues.Team's, flattened: a
+// construct fills only the fields of the struct itself, not embedded ones
+// (TestArgsCoverTheGoArgs fails when queues.Team gains a field this lacks).
+type Team struct {
+	Name                 string                  `pulumi:"name"`
+	GPUQuota             map[string]int          `pulumi:"gpuQuota,optional"`
+	CPU                  string                  `pulumi:"cpu"`
+	Memory               string                  `pulumi:"memory"`
+	BorrowingLimit       *int                    `pulumi:"borrowingLimit,optional"`
+	LendingLimit         *int                    `pulumi:"lendingLimit,optional"`
+	CPUBorrowingLimit    string                  `pulumi:"cpuBorrowingLimit,optional"`
+	CPULendingLimit      string                  `pulumi:"cpuLendingLimit,optional"`
+	MemoryBorrowingLimit string                  `pulumi:"memoryBorrowingLimit,optional"`
+	MemoryLendingLimit   string                  `pulumi:"memoryLendingLimit,optional"`
+	Weight               int                     `pulumi:"weight,optional"`
+	PodSecurity          queues.PodSecurityLevel `pulumi:"podSecurity,optional"`
+	FlavorOrder          []string                `pulumi:"flavorOrder,optional"`
+	Groups               []string                `pulumi:"groups,optional"`
+	Egress               string                  `pulumi:"egress,optional"`
+	Preemption           *Preemption             `pulumi:"preemption,optional"`
+}
+
+// Annotate keeps the Go type's token and documents Preemption.
+func (t *Team) Annotate(an infer.Annotator) {
+	an.SetToken("queues", "Team")
+	an.Describe(&t.Preemption, "The team's Kueue preemption policy. Defaults: withinClusterQueue LowerPriority, reclaimWithinCohort Any, borrowWithinCohort Never. Kueue only.")
+}
+
+// team is the Go component's Team.
+func (t Team) team() (queues.Team, error) {
+	var out queues.Team
+	if err := assign(&out, t, "Preemption"); err != nil {
+		return out, err
+	}
+	if p := t.Preemption; p != nil {
+		out.Preemption = queues.Preemption{WithinClusterQueue: p.WithinClusterQueue, ReclaimWithinCohort: p.ReclaimWithinCohort}
+		if p.BorrowWithinCohort != nil {
+			out.Preemption.BorrowWithinCohort = *p.BorrowWithinCohort
+		}
+	}
+	return out, nil
+}
+
+// Preemption is queues.Preemption with an optional borrowWithinCohort.
+type Preemption struct {
+	WithinClusterQueue  queues.KueuePolicy         `pulumi:"withinClusterQueue,optional"`
+	ReclaimWithinCohort queues.KueuePolicy         `pulumi:"reclaimWithinCohort,optional"`
+	BorrowWithinCohort  *queues.BorrowWithinCohort `pulumi:"borrowWithinCohort,optional"`
+}
+
+// Annotate keeps the Go type's token; the fields take queues.Preemption's
+// doc comments.
+func (p *Preemption) Annotate(an infer.Annotator) {
+	an.SetToken("queues", "Preemption")
 }
 
 // StorageClassesArgs are the inputs of aksml:storage:StorageClasses.
@@ -116,86 +179,6 @@ func NewGPUStack(ctx *pulumi.Context, name string, args GPUStackArgs, opts ...pu
 		a.Spec = *args.Spec
 	}
 	return gpustack.NewGPUStack(ctx, name, a, opts...)
-}
-
-// CheckpointedJobArgs are the inputs of aksml:workloads:CheckpointedJob: a
-// Kueue-queued batch Job that saves checkpoints to the team's claim and
-// survives spot eviction (workloads.CheckpointedJobArgs).
-type CheckpointedJobArgs struct {
-	Namespace                     pulumi.StringInput  `pulumi:"namespace"`
-	Team                          string              `pulumi:"team"`
-	Image                         string              `pulumi:"image"`
-	Resources                     workloads.Resources `pulumi:"resources"`
-	Pool                          *gpupool.Spec       `pulumi:"pool,optional"`
-	Name                          *string             `pulumi:"name,optional"`
-	QueueName                     *string             `pulumi:"queueName,optional"`
-	PriorityClass                 *string             `pulumi:"priorityClass,optional"`
-	CheckpointPvc                 *string             `pulumi:"checkpointPvc,optional"`
-	DataPvc                       *string             `pulumi:"dataPvc,optional"`
-	RequireDigest                 *bool               `pulumi:"requireDigest,optional"`
-	Command                       []string            `pulumi:"command,optional"`
-	Args                          []string            `pulumi:"args,optional"`
-	Env                           map[string]string   `pulumi:"env,optional"`
-	ServiceAccountName            *string             `pulumi:"serviceAccountName,optional"`
-	BackoffLimit                  *int                `pulumi:"backoffLimit,optional"`
-	ActiveDeadlineSeconds         *int                `pulumi:"activeDeadlineSeconds,optional"`
-	TerminationGracePeriodSeconds *int                `pulumi:"terminationGracePeriodSeconds,optional"`
-}
-
-// Annotate documents CheckpointedJobArgs in the schema.
-func (a *CheckpointedJobArgs) Annotate(an infer.Annotator) {
-	an.Describe(&a.Namespace, "The team namespace, e.g. an output of Queues.namespaces.")
-	an.Describe(&a.Team, "The team that owns the job (the aksml.io/team label).")
-	an.Describe(&a.Image, "The container image; pin it by digest with requireDigest in prod.")
-	an.Describe(&a.Resources, "Per-pod cpu, memory and GPUs.")
-	an.Describe(&a.Pool, "The GPU pool the job runs on (same fields as one `aksml:gpuPools` entry). Default none: a CPU batch job.")
-	an.Describe(&a.Name, "The Job name, a DNS-1123 label. Default: the resource name.")
-	an.Describe(&a.QueueName, "The Kueue LocalQueue. Default gpu-queue for GPU jobs.")
-	an.Describe(&a.PriorityClass, "The pod priorityClassName and Kueue WorkloadPriorityClass. Default training-batch.")
-	an.Describe(&a.CheckpointPvc, "The checkpoint claim mounted at /checkpoints. Default model-checkpoints.")
-	an.Describe(&a.DataPvc, "An optional dataset claim mounted read-only at /data.")
-	an.Describe(&a.RequireDigest, "Reject images not pinned by digest. Default false; set it in prod.")
-	an.Describe(&a.Command, "Overrides the image entrypoint.")
-	an.Describe(&a.Args, "The container arguments.")
-	an.Describe(&a.Env, "Extra environment variables; names aksml sets are rejected.")
-	an.Describe(&a.ServiceAccountName, "Run the pods as this service account. Default: the namespace default, without a token.")
-	an.Describe(&a.BackoffLimit, "Pod failures tolerated; disruptions (spot eviction) do not count. Default 6.")
-	an.Describe(&a.ActiveDeadlineSeconds, "Bound on the whole run, retries included. Default 86400.")
-	an.Describe(&a.TerminationGracePeriodSeconds, "Time between SIGTERM and SIGKILL to save a checkpoint. Default 120.")
-}
-
-// NewCheckpointedJob constructs workloads.CheckpointedJob.
-func NewCheckpointedJob(ctx *pulumi.Context, name string, args CheckpointedJobArgs, opts ...pulumi.ResourceOption) (*workloads.CheckpointedJob, error) {
-	var pool *gpupool.Resolved
-	if args.Pool != nil {
-		r, errs := gpupool.ResolveOne(*args.Pool, field.NewPath("pool"))
-		if err := errs.ToAggregate(); err != nil {
-			return nil, err
-		}
-		pool = r
-	}
-	return workloads.NewCheckpointedJob(ctx, name, &workloads.CheckpointedJobArgs{
-		Common: workloads.Common{
-			Namespace:          args.Namespace,
-			Name:               deref(args.Name),
-			Team:               args.Team,
-			QueueName:          deref(args.QueueName),
-			PriorityClass:      deref(args.PriorityClass),
-			CheckpointPVC:      deref(args.CheckpointPvc),
-			DataPVC:            deref(args.DataPvc),
-			Image:              args.Image,
-			RequireDigest:      deref(args.RequireDigest),
-			Command:            args.Command,
-			Args:               args.Args,
-			Resources:          args.Resources,
-			Env:                args.Env,
-			ServiceAccountName: deref(args.ServiceAccountName),
-		},
-		Pool:                          pool,
-		BackoffLimit:                  deref(args.BackoffLimit),
-		ActiveDeadlineSeconds:         deref(args.ActiveDeadlineSeconds),
-		TerminationGracePeriodSeconds: deref(args.TerminationGracePeriodSeconds),
-	}, opts...)
 }
 
 // GPUNodePoolsArgs are the inputs of aksml:gpupool:GPUNodePools.

@@ -83,6 +83,7 @@ require (
 	github.com/pulumi/inflector v0.1.1 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/authorization/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2 v2.88.0 // indirect
+	github.com/pulumi/pulumi-azure-native-sdk/network/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/resources/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/storage/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/v2 v2.88.0 // indirect

@@ -31,7 +31,7 @@ var Version = "0.1.0"
 
 // New returns the component provider.
 func New() (p.Provider, error) {
-	return infer.NewProviderBuilder().
+	prov, err := infer.NewProviderBuilder().
 		WithNamespace(Name).
 		WithDisplayName("aksml").
 		WithDescription("A GPU/ML platform on Azure Kubernetes Service: Kueue queues and quotas, ML storage, the GPU stack, training workloads and GPU node pools.").
@@ -57,9 +57,21 @@ func New() (p.Provider, error) {
 			infer.ComponentF(NewTeamVolumes),
 			infer.ComponentF(NewGPUStack),
 			infer.ComponentF(NewCheckpointedJob),
+			infer.ComponentF(NewIndexedJob),
+			infer.ComponentF(NewMIGTrial),
+			infer.ComponentF(NewScheduledScoring),
+			infer.ComponentF(NewPyTorchJob),
+			infer.ComponentF(NewTFJob),
+			infer.ComponentF(NewFineTuningWorkspace),
 			infer.ComponentF(NewGPUNodePools),
+			infer.ComponentF(NewMonitors),
+			infer.ComponentF(NewCluster),
 		).
 		Build()
+	if err != nil {
+		return p.Provider{}, err
+	}
+	return withDescriptions(prov), nil
 }
 
 // Run serves the provider to the Pulumi engine (the plugin's main).

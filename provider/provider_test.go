@@ -14,6 +14,7 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi-go-provider/infer"
 	"github.com/pulumi/pulumi-go-provider/integration"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	presource "github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -55,20 +56,26 @@ type extendedQueuesArgs struct {
 // provider whose Queues has one more Arg produces a schema that differs from
 // the committed one exactly there.
 func TestSchemaDriftIsDetected(t *testing.T) {
+	committed := inputProperties(t, readSchema(t), "aksml:queues:Queues")
+	drifted := inputProperties(t, driftedSchema(t), "aksml:queues:Queues")
+	assert.NotContains(t, committed, "extra")
+	assert.Equal(t, sortedCopy(append(committed, "extra")), drifted)
+}
+
+// driftedSchema is the (described) schema of a provider whose Queues has
+// the undocumented Arg `extra` more.
+func driftedSchema(t *testing.T) []byte {
+	t.Helper()
 	prov, err := infer.NewProviderBuilder().WithNamespace(Name).WithComponents(
 		infer.ComponentF(func(ctx *pulumi.Context, name string, a extendedQueuesArgs, opts ...pulumi.ResourceOption) (*queues.Queues, error) {
 			return NewQueues(ctx, name, a.QueuesArgs, opts...)
 		})).Build()
 	require.NoError(t, err)
-	srv, err := integration.NewServer(context.Background(), Name, semver.MustParse(Version), integration.WithProvider(prov))
+	srv, err := integration.NewServer(context.Background(), Name, semver.MustParse(Version), integration.WithProvider(withDescriptions(prov)))
 	require.NoError(t, err)
 	resp, err := srv.GetSchema(p.GetSchemaRequest{})
 	require.NoError(t, err)
-
-	committed := inputProperties(t, readSchema(t), "aksml:queues:Queues")
-	drifted := inputProperties(t, []byte(resp.Schema), "aksml:queues:Queues")
-	assert.NotContains(t, committed, "extra")
-	assert.Equal(t, sortedCopy(append(committed, "extra")), drifted)
+	return []byte(resp.Schema)
 }
 
 func readSchema(t *testing.T) []byte {
@@ -119,8 +126,12 @@ func TestSchemaExposesTheComponents(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{
 		"aksml:queues:Queues", "aksml:storage:StorageClasses", "aksml:storage:TeamVolumes",
-		"aksml:gpustack:GPUStack", "aksml:workloads:CheckpointedJob", "aksml:gpupool:GPUNodePools",
+		"aksml:gpustack:GPUStack", "aksml:gpupool:GPUNodePools", "aksml:observability:Monitors", "aksml:cluster:Cluster",
+		"aksml:workloads:CheckpointedJob", "aksml:workloads:IndexedJob", "aksml:workloads:MIGTrial", "aksml:workloads:ScheduledScoring",
+		"aksml:workloads:PyTorchJob", "aksml:workloads:TFJob", "aksml:workloads:FineTuningWorkspace",
 	}, tokens)
+	// teams[].preemption is exposed (an optional object on the Team type).
+	assert.Contains(t, string(readSchema(t)), `"preemption"`)
 	// The team fields keep the config's names (aksml:teams[].gpuQuota).
 	assert.Contains(t, inputProperties(t, readSchema(t), "aksml:queues:Queues"), "teams")
 	assert.Contains(t, string(readSchema(t)), `"gpuQuota"`)
@@ -128,8 +139,9 @@ func TestSchemaExposesTheComponents(t *testing.T) {
 
 // registered records the resources a construct registers with the mocks.
 type registered struct {
-	mu    sync.Mutex
-	types []string
+	mu     sync.Mutex
+	types  []string
+	inputs []property.Map
 }
 
 func (r *registered) monitor() *integration.MockResourceMonitor {
@@ -138,6 +150,7 @@ func (r *registered) monitor() *integration.MockResourceMonitor {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.types = append(r.types, string(args.TypeToken))
+			r.inputs = append(r.inputs, args.Inputs)
 			return args.Name + "-id", args.Inputs, nil
 		},
 	}
@@ -155,15 +168,53 @@ func (r *registered) count(token string) int {
 	return n
 }
 
+// countSuffix counts the registered resources whose type ends in suffix
+// (azure-native tokens carry an API version in the middle).
+func (r *registered) countSuffix(suffix string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, t := range r.types {
+		if strings.HasSuffix(t, suffix) {
+			n++
+		}
+	}
+	return n
+}
+
+// inputsOf returns the inputs of the registered resources of type token.
+func (r *registered) inputsOf(token string) []property.Map {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []property.Map
+	for i, t := range r.types {
+		if t == token {
+			out = append(out, r.inputs[i])
+		}
+	}
+	return out
+}
+
 // construct runs one component construct the way the engine does for a
 // TypeScript, Python or YAML program.
 func construct(t *testing.T, token string, inputs property.Map) (*registered, error) {
 	t.Helper()
+	return constructWith(t, token, inputs, nil)
+}
+
+// constructWith is construct with a mock monitor built by monitor (nil: the
+// default one, which answers no invokes).
+func constructWith(t *testing.T, token string, inputs property.Map, monitor func(*registered) *integration.MockResourceMonitor) (*registered, error) {
+	t.Helper()
 	prov, err := New()
 	require.NoError(t, err)
 	reg := &registered{}
+	mon := reg.monitor()
+	if monitor != nil {
+		mon = monitor(reg)
+	}
 	srv, err := integration.NewServer(context.Background(), Name, semver.MustParse(Version),
-		integration.WithProvider(prov), integration.WithMocks(reg.monitor()))
+		integration.WithProvider(prov), integration.WithMocks(mon))
 	require.NoError(t, err)
 	_, err = srv.Construct(p.ConstructRequest{
 		Urn:    presource.CreateURN("q", token, "", "proj", "stack"),
@@ -231,4 +282,65 @@ func TestConstructReportsValidationLikeGo(t *testing.T) {
 	assert.Contains(t, err.Error(), "teams[0].name")
 	assert.Contains(t, err.Error(), "teams[0].cpu")
 	assert.Zero(t, reg.count("kubernetes:core/v1:Namespace"))
+}
+
+// TestDocsAreCurrent fails when docs_gen.go (the Go doc comments the
+// schema's descriptions come from) is stale. Regenerate with `make schema`.
+func TestDocsAreCurrent(t *testing.T) {
+	got, err := GenerateDocs(context.Background(), "../components")
+	require.NoError(t, err)
+	want, err := os.ReadFile(DocsFile)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got), "provider/docs_gen.go is stale: run `make schema` and commit it")
+}
+
+// TestSchemaDescribesEverything: every type, component and property of the
+// committed schema has a description.
+func TestSchemaDescribesEverything(t *testing.T) {
+	var spec schema.PackageSpec
+	require.NoError(t, json.Unmarshal(readSchema(t), &spec))
+	assert.Empty(t, undocumented(&spec))
+}
+
+// TestUndocumentedIsDetected is the negative case: an Arg with neither an
+// Annotate description nor a Go field of its name is reported, and
+// describeSchema does not invent one.
+func TestUndocumentedIsDetected(t *testing.T) {
+	var spec schema.PackageSpec
+	require.NoError(t, json.Unmarshal(driftedSchema(t), &spec))
+	assert.Equal(t, []string{"aksml:queues:Queues.inputs.extra"}, undocumented(&spec))
+
+	// Without the Go docs, the component types are undocumented again.
+	var bare schema.PackageSpec
+	require.NoError(t, json.Unmarshal(readSchema(t), &bare))
+	for tok, typ := range bare.Types {
+		typ.Description = ""
+		bare.Types[tok] = typ
+	}
+	describeSchema(&bare, map[string]goDoc{})
+	assert.Contains(t, undocumented(&bare), "aksml:queues:Team")
+}
+
+// TestPackageDocsReadsTheSource is the negative side of
+// TestDocsAreCurrent: the table follows the source (a changed doc comment
+// changes it), keys fields by Go and tag name, and flattens embedded
+// structs with the outer field winning.
+func TestPackageDocsReadsTheSource(t *testing.T) {
+	dir := t.TempDir()
+	write := func(doc string) map[string]goDoc {
+		src := "package x\n\n// Inner is embedded.\ntype Inner struct {\n\t// Shared is inner.\n\tShared string\n\t// Deep is only inner.\n\tDeep int\n}\n\n" +
+			"// Outer is the type.\ntype Outer struct {\n\tInner\n\t// " + doc + "\n\t// continued.\n\tCPUQuota string `json:\"cpu\" pulumi:\"cpuQuota,optional\"`\n\t// Shared is outer.\n\tShared string\n}\n"
+		require.NoError(t, os.WriteFile(dir+"/x.go", []byte(src), 0o644))
+		docs, err := packageDocs(dir)
+		require.NoError(t, err)
+		return docs
+	}
+	docs := write("CPUQuota is the quota,")
+	o := docs["Outer"]
+	assert.Equal(t, "Outer is the type.", o.Doc)
+	assert.Equal(t, "CPUQuota is the quota, continued.", o.Fields["cpuquota"])
+	assert.Equal(t, o.Fields["cpuquota"], o.Fields["cpu"])
+	assert.Equal(t, "Shared is outer.", o.Fields["shared"])
+	assert.Equal(t, "Deep is only inner.", o.Fields["deep"])
+	assert.NotEqual(t, o.Fields["cpuquota"], write("CPUQuota changed,")["Outer"].Fields["cpuquota"])
 }

@@ -57,31 +57,31 @@ type Cluster struct {
 	Spec Spec
 
 	// Name is the AKS cluster name.
-	Name pulumi.StringOutput
+	Name pulumi.StringOutput `pulumi:"name"`
 	// ResourceID is the cluster's Azure resource ID.
-	ResourceID pulumi.StringOutput
+	ResourceID pulumi.StringOutput `pulumi:"resourceId"`
 	// ResourceGroupName is the cluster's resource group.
-	ResourceGroupName pulumi.StringOutput
+	ResourceGroupName pulumi.StringOutput `pulumi:"resourceGroupName"`
 	// OIDCIssuerURL is the issuer URL for workload identity federation.
-	OIDCIssuerURL pulumi.StringOutput
+	OIDCIssuerURL pulumi.StringOutput `pulumi:"oidcIssuerUrl"`
 	// NodeResourceGroup is the group AKS keeps the nodes' resources in.
-	NodeResourceGroup pulumi.StringOutput
+	NodeResourceGroup pulumi.StringOutput `pulumi:"nodeResourceGroup"`
 	// IdentityPrincipalID is the object ID of the cluster's system-assigned
 	// (control plane) identity, which the CSI drivers use to provision
 	// volumes; grant it roles on resources outside the node resource group.
-	IdentityPrincipalID pulumi.StringOutput
+	IdentityPrincipalID pulumi.StringOutput `pulumi:"identityPrincipalId"`
 	// LogAnalyticsWorkspaceID is the workspace Container Insights and the
 	// audit logs go to (created or configured), "" with both off.
-	LogAnalyticsWorkspaceID pulumi.StringOutput
+	LogAnalyticsWorkspaceID pulumi.StringOutput `pulumi:"logAnalyticsWorkspaceId"`
 	// RegistryID is the container registry's ARM ID, "" without one.
-	RegistryID pulumi.StringOutput
+	RegistryID pulumi.StringOutput `pulumi:"registryId"`
 	// RegistryLoginServer is the registry's login server
 	// (<name>.azurecr.io), "" without one; workload images in prod must
 	// start with it (guardrail AKSML-SEC-003).
 	RegistryLoginServer string
 	// Kubeconfig is the user kubeconfig, secret. On Entra ID clusters it
 	// runs kubelogin (see the package doc).
-	Kubeconfig pulumi.StringOutput
+	Kubeconfig pulumi.StringOutput `pulumi:"kubeconfig" provider:"secret"`
 	// Provider talks to the cluster with Kubeconfig; pass it to every
 	// Kubernetes-layer component.
 	Provider *kubernetes.Provider

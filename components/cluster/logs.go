@@ -70,24 +70,24 @@ type LogsSpec struct {
 	// ContainerInsights enables Container Insights (addon omsagent with
 	// managed-identity auth, its data collection rule and association).
 	// Default true.
-	ContainerInsights *bool `json:"containerInsights,omitempty"`
+	ContainerInsights *bool `json:"containerInsights,omitempty" pulumi:"containerInsights,optional"`
 	// AuditLogs sends AuditCategories to the workspace with a diagnostic
 	// setting on the cluster. Default true.
-	AuditLogs *bool `json:"auditLogs,omitempty"`
+	AuditLogs *bool `json:"auditLogs,omitempty" pulumi:"auditLogs,optional"`
 	// AuditCategories are the control-plane log categories. Default
 	// kube-audit-admin and guard; valid: AuditCategories.
-	AuditCategories []string `json:"auditCategories,omitempty"`
+	AuditCategories []string `json:"auditCategories,omitempty" pulumi:"auditCategories,optional"`
 	// LogAnalyticsWorkspaceID is an existing workspace:
 	// /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>.
 	// Default none: aksml creates LogAnalyticsWorkspaceName.
-	LogAnalyticsWorkspaceID string `json:"logAnalyticsWorkspaceId,omitempty"`
+	LogAnalyticsWorkspaceID string `json:"logAnalyticsWorkspaceId,omitempty" pulumi:"logAnalyticsWorkspaceId,optional"`
 	// LogAnalyticsWorkspaceName is the workspace aksml creates in the
 	// cluster's resource group and region: 4-63 letters, digits or '-',
 	// starting and ending with a letter or digit. Default law-<cluster>.
-	LogAnalyticsWorkspaceName string `json:"logAnalyticsWorkspaceName,omitempty"`
+	LogAnalyticsWorkspaceName string `json:"logAnalyticsWorkspaceName,omitempty" pulumi:"logAnalyticsWorkspaceName,optional"`
 	// RetentionInDays is the created workspace's retention, 30-730.
 	// Default 30.
-	RetentionInDays int `json:"retentionInDays,omitempty"`
+	RetentionInDays int `json:"retentionInDays,omitempty" pulumi:"retentionInDays,optional"`
 }
 
 // Default fills unset fields; clusterName names the created workspace.

@@ -53,12 +53,12 @@ type RegistrySpec struct {
 	// Name creates a registry in the cluster's resource group: 5-50 letters
 	// and digits, unique across Azure (it becomes <name>.azurecr.io), so
 	// aksml does not guess it. No default.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" pulumi:"name,optional"`
 	// ID brings an existing registry:
 	// /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.ContainerRegistry/registries/<name>.
-	ID string `json:"id,omitempty"`
+	ID string `json:"id,omitempty" pulumi:"id,optional"`
 	// SKU of a created registry: Basic, Standard (default) or Premium.
-	SKU string `json:"sku,omitempty"`
+	SKU string `json:"sku,omitempty" pulumi:"sku,optional"`
 }
 
 // Default fills unset fields.

@@ -55,26 +55,26 @@ var Weekdays = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", 
 type ResourceGroup struct {
 	// Name is the resource group name: 1-90 letters, digits, '-', '_',
 	// '.', '(' or ')', not ending in '.'. Required.
-	Name string `json:"name"`
+	Name string `json:"name" pulumi:"name"`
 	// Existing uses the group as it is instead of creating it. Default
 	// false (aksml creates the group and deletes it on destroy).
-	Existing bool `json:"existing,omitempty"`
+	Existing bool `json:"existing,omitempty" pulumi:"existing,optional"`
 }
 
 // SystemPool is the System-mode node pool (SPEC C1.3). It carries the taint
 // CriticalAddonsOnly=true:NoSchedule, so only system pods run on it.
 type SystemPool struct {
 	// VMSize is the VM size. Default Standard_D4ds_v5.
-	VMSize string `json:"vmSize,omitempty"`
+	VMSize string `json:"vmSize,omitempty" pulumi:"vmSize,optional"`
 	// MinCount is the autoscaler minimum, 1..1000 (a system pool always
 	// runs at least one node; 0 is rejected, never replaced). Default 2.
-	MinCount *int `json:"minCount,omitempty"`
+	MinCount *int `json:"minCount,omitempty" pulumi:"minCount,optional"`
 	// MaxCount is the autoscaler maximum, ≥ MinCount. Default 3.
-	MaxCount int `json:"maxCount,omitempty"`
+	MaxCount int `json:"maxCount,omitempty" pulumi:"maxCount,optional"`
 	// Zones are availability zones ("1", "2", "3"). Default none.
-	Zones []string `json:"zones,omitempty"`
+	Zones []string `json:"zones,omitempty" pulumi:"zones,optional"`
 	// OSDiskSizeGB is the OS disk size, 30..2048. Default 128.
-	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty"`
+	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty" pulumi:"osDiskSizeGB,optional"`
 }
 
 // Min returns MinCount, or the default when unset.
@@ -91,30 +91,30 @@ func (p SystemPool) Min() int {
 type CPUPool struct {
 	// Disabled leaves the pool out. Default false: a cluster whose only
 	// untainted capacity is missing cannot run controllers.
-	Disabled bool `json:"disabled,omitempty"`
+	Disabled bool `json:"disabled,omitempty" pulumi:"disabled,optional"`
 	// VMSize is the VM size. Default Standard_D8ds_v5.
-	VMSize string `json:"vmSize,omitempty"`
+	VMSize string `json:"vmSize,omitempty" pulumi:"vmSize,optional"`
 	// MinCount is the autoscaler minimum, 0..1000. Default 1.
-	MinCount *int `json:"minCount,omitempty"`
+	MinCount *int `json:"minCount,omitempty" pulumi:"minCount,optional"`
 	// MaxCount is the autoscaler maximum, ≥ MinCount. Default 5.
-	MaxCount int `json:"maxCount,omitempty"`
+	MaxCount int `json:"maxCount,omitempty" pulumi:"maxCount,optional"`
 	// Zones are availability zones ("1", "2", "3"). Default none.
-	Zones []string `json:"zones,omitempty"`
+	Zones []string `json:"zones,omitempty" pulumi:"zones,optional"`
 	// OSDiskSizeGB is the OS disk size, 30..2048. Default 128.
-	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty"`
+	OSDiskSizeGB int `json:"osDiskSizeGB,omitempty" pulumi:"osDiskSizeGB,optional"`
 }
 
 // Network is the cluster network: Azure CNI overlay with the Cilium
 // dataplane and network policy (fixed), with these address ranges.
 type Network struct {
 	// PodCIDR is the overlay pod range. Default 10.244.0.0/16.
-	PodCIDR string `json:"podCidr,omitempty"`
+	PodCIDR string `json:"podCidr,omitempty" pulumi:"podCidr,optional"`
 	// ServiceCIDR is the service range; it must not overlap PodCIDR.
 	// Default 10.0.0.0/16.
-	ServiceCIDR string `json:"serviceCidr,omitempty"`
+	ServiceCIDR string `json:"serviceCidr,omitempty" pulumi:"serviceCidr,optional"`
 	// DNSServiceIP is the cluster DNS address, inside ServiceCIDR. Default
 	// 10.0.0.10.
-	DNSServiceIP string `json:"dnsServiceIP,omitempty"`
+	DNSServiceIP string `json:"dnsServiceIP,omitempty" pulumi:"dnsServiceIP,optional"`
 }
 
 // EntraID turns on Microsoft Entra ID authentication with Azure RBAC for
@@ -122,10 +122,10 @@ type Network struct {
 type EntraID struct {
 	// AdminGroupObjectIDs are the object IDs (GUIDs) of the Entra groups
 	// that get cluster-admin. Required when local accounts are disabled.
-	AdminGroupObjectIDs []string `json:"adminGroupObjectIDs,omitempty"`
+	AdminGroupObjectIDs []string `json:"adminGroupObjectIDs,omitempty" pulumi:"adminGroupObjectIDs,optional"`
 	// DisableLocalAccounts turns off the static admin credentials, so
 	// every access goes through Entra ID. Default true.
-	DisableLocalAccounts *bool `json:"disableLocalAccounts,omitempty"`
+	DisableLocalAccounts *bool `json:"disableLocalAccounts,omitempty" pulumi:"disableLocalAccounts,optional"`
 }
 
 // APIServer restricts access to the Kubernetes API server. Set at most one
@@ -134,35 +134,35 @@ type EntraID struct {
 type APIServer struct {
 	// AuthorizedIPRanges are the CIDRs allowed to reach the public API
 	// server. Default none (open).
-	AuthorizedIPRanges []string `json:"authorizedIPRanges,omitempty"`
+	AuthorizedIPRanges []string `json:"authorizedIPRanges,omitempty" pulumi:"authorizedIPRanges,optional"`
 	// Private makes the API server reachable only from the cluster's
 	// virtual network (private cluster). Default false.
-	Private bool `json:"private,omitempty"`
+	Private bool `json:"private,omitempty" pulumi:"private,optional"`
 }
 
 // Defender configures Microsoft Defender for Containers (SPEC C1.6, prod).
 type Defender struct {
 	// Enabled turns Defender on. Default false; the prod stack sets it.
-	Enabled bool `json:"enabled,omitempty"`
+	Enabled bool `json:"enabled,omitempty" pulumi:"enabled,optional"`
 	// LogAnalyticsWorkspaceID is the resource ID of the Log Analytics
 	// workspace Defender reports to. Required when Enabled.
-	LogAnalyticsWorkspaceID string `json:"logAnalyticsWorkspaceId,omitempty"`
+	LogAnalyticsWorkspaceID string `json:"logAnalyticsWorkspaceId,omitempty" pulumi:"logAnalyticsWorkspaceId,optional"`
 }
 
 // MaintenanceWindow is the weekly planned maintenance window for cluster
 // and node OS upgrades (SPEC C1.6).
 type MaintenanceWindow struct {
 	// DayOfWeek is Monday..Sunday. Required.
-	DayOfWeek string `json:"dayOfWeek"`
+	DayOfWeek string `json:"dayOfWeek" pulumi:"dayOfWeek"`
 	// StartTime is the local start time "HH:MM" (24h). Required.
-	StartTime string `json:"startTime"`
+	StartTime string `json:"startTime" pulumi:"startTime"`
 	// DurationHours is the window length, 4..24. Default 4.
-	DurationHours int `json:"durationHours,omitempty"`
+	DurationHours int `json:"durationHours,omitempty" pulumi:"durationHours,optional"`
 	// UTCOffset is the offset StartTime is in, "+HH:MM" or "-HH:MM".
 	// Default "+00:00".
-	UTCOffset string `json:"utcOffset,omitempty"`
+	UTCOffset string `json:"utcOffset,omitempty" pulumi:"utcOffset,optional"`
 	// IntervalWeeks repeats the window every N weeks, 1..4. Default 1.
-	IntervalWeeks int `json:"intervalWeeks,omitempty"`
+	IntervalWeeks int `json:"intervalWeeks,omitempty" pulumi:"intervalWeeks,optional"`
 }
 
 // Spec is the config-facing description of the AKS cluster (stack config

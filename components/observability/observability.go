@@ -76,23 +76,23 @@ type Monitors struct {
 
 	// DCGMPodMonitorName is the exporter PodMonitor's name, "" when no pool
 	// runs a pod-based exporter.
-	DCGMPodMonitorName pulumi.StringOutput
+	DCGMPodMonitorName pulumi.StringOutput `pulumi:"dcgmPodMonitorName"`
 	// ManagedDCGMScrapeConfig is the scrape configuration of the AKS-managed
 	// exporter (see ManagedDCGMScrapeConfig), "" when no pool is Managed.
-	ManagedDCGMScrapeConfig pulumi.StringOutput
+	ManagedDCGMScrapeConfig pulumi.StringOutput `pulumi:"managedDcgmScrapeConfig"`
 	// TrainingPodMonitorName is the training PodMonitor's name.
-	TrainingPodMonitorName pulumi.StringOutput
+	TrainingPodMonitorName pulumi.StringOutput `pulumi:"trainingPodMonitorName"`
 	// KueueServiceMonitorName is the Kueue metrics ServiceMonitor's name,
 	// "" without MonitorsArgs.KueueNamespace.
-	KueueServiceMonitorName pulumi.StringOutput
+	KueueServiceMonitorName pulumi.StringOutput `pulumi:"kueueServiceMonitorName"`
 	// PrometheusRuleName is the PrometheusRule's name, "" unless
 	// Spec.PrometheusRule.
-	PrometheusRuleName pulumi.StringOutput
+	PrometheusRuleName pulumi.StringOutput `pulumi:"prometheusRuleName"`
 	// DashboardConfigMapName is the dashboard ConfigMap's name.
-	DashboardConfigMapName pulumi.StringOutput
+	DashboardConfigMapName pulumi.StringOutput `pulumi:"dashboardConfigMapName"`
 	// DashboardJSON is the Grafana dashboard (DashboardJSON), for import
 	// into Azure Managed Grafana.
-	DashboardJSON pulumi.StringOutput
+	DashboardJSON pulumi.StringOutput `pulumi:"dashboardJson"`
 }
 
 // applyDefaults fills unset fields with their documented defaults.

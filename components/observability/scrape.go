@@ -17,13 +17,13 @@ import (
 // the seed's PodMonitor values.
 type DCGMExporter struct {
 	// Namespace of the exporter pods. Default gpu-operator.
-	Namespace string
+	Namespace string `pulumi:"namespace,optional"`
 	// Selector is the exporter pods' labels. Default
 	// `app: nvidia-dcgm-exporter`.
-	Selector map[string]string
+	Selector map[string]string `pulumi:"selector,optional"`
 	// PortName is the exporter's container port name (port 9400). Default
 	// metrics.
-	PortName string
+	PortName string `pulumi:"portName,optional"`
 }
 
 // Default fills unset fields with the seed's values.

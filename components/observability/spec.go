@@ -25,79 +25,81 @@ var MonitorGroups = []MonitorGroup{MonitorGroupAzure, MonitorGroupPrometheusOper
 type Spec struct {
 	// Enabled turns observability on. Default true. When false the stack
 	// creates neither NewMonitors nor NewAlertRules.
-	Enabled *bool `json:"enabled,omitempty"`
+	Enabled *bool `json:"enabled,omitempty" pulumi:"enabled,optional"`
 	// RPO is the recovery-point objective, a Go duration ("30m", "1h"):
 	// a running job whose last successful checkpoint is older raises
 	// TrainingCheckpointOverdue. Default 30m; 5m to 168h, whole seconds.
-	RPO string `json:"rpo,omitempty"`
+	RPO string `json:"rpo,omitempty" pulumi:"rpo,optional"`
 	// GPUIdleThresholdPercent: a GPU averaging less utilisation over 30
 	// minutes raises GPUUnderutilized. Default 20; 1 to 99.
-	GPUIdleThresholdPercent int `json:"gpuIdleThresholdPercent,omitempty"`
+	GPUIdleThresholdPercent int `json:"gpuIdleThresholdPercent,omitempty" pulumi:"gpuIdleThresholdPercent,optional"`
 	// GPUMemoryThresholdPercent: framebuffer use above it raises
 	// GPUMemoryNearCapacity. Default 90; 50 to 99.
-	GPUMemoryThresholdPercent int `json:"gpuMemoryThresholdPercent,omitempty"`
+	GPUMemoryThresholdPercent int `json:"gpuMemoryThresholdPercent,omitempty" pulumi:"gpuMemoryThresholdPercent,optional"`
 	// PodReplacementThreshold: this many failed pods replaced, or
 	// container restarts, of one job within an hour raise
 	// JobPodsReplacedRepeatedly / ContainersRestartingRepeatedly. Default 3;
 	// 1 to 100.
-	PodReplacementThreshold int `json:"podReplacementThreshold,omitempty"`
+	PodReplacementThreshold int `json:"podReplacementThreshold,omitempty" pulumi:"podReplacementThreshold,optional"`
 	// ScrapeInterval and ScrapeTimeout apply to every scrape target, as
 	// durations in h, m and s ("30s", "1m"), 1s to 5m. Defaults 30s and 10s
 	// (seed PodMonitor); the timeout may not exceed the interval.
-	ScrapeInterval string `json:"scrapeInterval,omitempty"`
-	ScrapeTimeout  string `json:"scrapeTimeout,omitempty"`
+	ScrapeInterval string `json:"scrapeInterval,omitempty" pulumi:"scrapeInterval,optional"`
+	// ScrapeTimeout is the scrape timeout, at most ScrapeInterval (see
+	// there). Default 10s.
+	ScrapeTimeout string `json:"scrapeTimeout,omitempty" pulumi:"scrapeTimeout,optional"`
 	// AdditionalTrainingMetrics are further metric names kept from training
 	// pods, e.g. loss or learning rate (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) lists them as useful). Each
 	// added name is paid for in ingestion. Default none.
-	AdditionalTrainingMetrics []string `json:"additionalTrainingMetrics,omitempty"`
+	AdditionalTrainingMetrics []string `json:"additionalTrainingMetrics,omitempty" pulumi:"additionalTrainingMetrics,optional"`
 	// ManagedDCGMScrapeConfig creates the Azure Monitor metrics add-on's
 	// `ama-metrics-prometheus-config` ConfigMap in kube-system when a pool
 	// runs the AKS-managed GPU stack. Default true. Set false when the
 	// cluster already has that ConfigMap, and merge the job from the
 	// ManagedDCGMScrapeConfig output into it.
-	ManagedDCGMScrapeConfig *bool `json:"managedDcgmScrapeConfig,omitempty"`
+	ManagedDCGMScrapeConfig *bool `json:"managedDcgmScrapeConfig,omitempty" pulumi:"managedDcgmScrapeConfig,optional"`
 	// AzureMonitorWorkspaceID is the ARM ID of an existing Azure Monitor
 	// workspace the cluster's managed Prometheus writes to:
 	// /subscriptions/<subscription-guid>/resourceGroups/<rg>/providers/Microsoft.Monitor/accounts/<name>.
 	// Default none: on AKS, aksml creates a workspace
 	// (AzureMonitorWorkspaceName) in the cluster's resource group.
-	AzureMonitorWorkspaceID string `json:"azureMonitorWorkspaceId,omitempty"`
+	AzureMonitorWorkspaceID string `json:"azureMonitorWorkspaceId,omitempty" pulumi:"azureMonitorWorkspaceId,optional"`
 	// AzureMonitorWorkspaceName names the workspace aksml creates when
 	// AzureMonitorWorkspaceID is unset: 4-44 letters, digits or '-',
 	// starting and ending with a letter or digit. Default `amw-<cluster>`.
-	AzureMonitorWorkspaceName string `json:"azureMonitorWorkspaceName,omitempty"`
+	AzureMonitorWorkspaceName string `json:"azureMonitorWorkspaceName,omitempty" pulumi:"azureMonitorWorkspaceName,optional"`
 	// AzureMonitorWorkspaceLocation is the workspace's region; the data
 	// collection endpoint and rule, Grafana and the rule groups are created
 	// there (Microsoft's onboarding template places them in the workspace's
 	// region). Default the cluster's region; set it when
 	// AzureMonitorWorkspaceID names a workspace in another region.
-	AzureMonitorWorkspaceLocation string `json:"azureMonitorWorkspaceLocation,omitempty"`
+	AzureMonitorWorkspaceLocation string `json:"azureMonitorWorkspaceLocation,omitempty" pulumi:"azureMonitorWorkspaceLocation,optional"`
 	// Grafana adds an Azure Managed Grafana linked to the workspace.
 	// Default nil (off).
-	Grafana *GrafanaSpec `json:"grafana,omitempty"`
+	Grafana *GrafanaSpec `json:"grafana,omitempty" pulumi:"grafana,optional"`
 	// PrometheusRuleGroups delivers the alert rules as Azure Monitor managed
 	// Prometheus rule groups (NewAlertRules), scoped to the workspace and
 	// the cluster. Default false; the prod stack sets it. Not allowed on
 	// existing (non-AKS) clusters, which register no Azure resources.
-	PrometheusRuleGroups bool `json:"prometheusRuleGroups,omitempty"`
+	PrometheusRuleGroups bool `json:"prometheusRuleGroups,omitempty" pulumi:"prometheusRuleGroups,optional"`
 	// PrometheusRule delivers the alert rules as a monitoring.coreos.com/v1
 	// PrometheusRule for a cluster running the Prometheus Operator (existing
 	// clusters). Default false.
-	PrometheusRule bool `json:"prometheusRule,omitempty"`
+	PrometheusRule bool `json:"prometheusRule,omitempty" pulumi:"prometheusRule,optional"`
 	// PodMonitorGroup is the API group of the PodMonitors:
 	// azmonitoring.coreos.com (default; the Azure Monitor metrics add-on on
 	// AKS) or monitoring.coreos.com (the Prometheus Operator, e.g. on an
 	// existing non-AKS cluster). Both serve the same PodMonitor schema at v1.
-	PodMonitorGroup MonitorGroup `json:"podMonitorGroup,omitempty"`
+	PodMonitorGroup MonitorGroup `json:"podMonitorGroup,omitempty" pulumi:"podMonitorGroup,optional"`
 	// Labels are added to every Kubernetes object NewMonitors creates, so a
 	// Prometheus Operator's podMonitorSelector and ruleSelector pick them up
 	// (e.g. `release: kube-prometheus-stack`). They may not replace the
 	// labels aksml sets (app.kubernetes.io/part-of, grafana_dashboard).
-	Labels map[string]string `json:"labels,omitempty"`
+	Labels map[string]string `json:"labels,omitempty" pulumi:"labels,optional"`
 	// ActionGroupIDs are ARM IDs of Azure Monitor action groups notified by
 	// every rule group alert. Default none (alerts show in the portal only).
 	// Only valid with PrometheusRuleGroups.
-	ActionGroupIDs []string `json:"actionGroupIds,omitempty"`
+	ActionGroupIDs []string `json:"actionGroupIds,omitempty" pulumi:"actionGroupIds,optional"`
 }
 
 // GrafanaSpec is an Azure Managed Grafana (Microsoft.Dashboard/grafana,
@@ -106,11 +108,11 @@ type Spec struct {
 // the workspace.
 type GrafanaSpec struct {
 	// Enabled creates the Grafana. Default false.
-	Enabled bool `json:"enabled,omitempty"`
+	Enabled bool `json:"enabled,omitempty" pulumi:"enabled,optional"`
 	// Name is the Grafana name: 2-23 letters, digits or '-', starting with
 	// a letter and ending with a letter or digit. Required when Enabled
 	// (it is part of the Grafana's public URL, so aksml does not guess it).
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" pulumi:"name,optional"`
 }
 
 // Default fills unset fields with their documented defaults.

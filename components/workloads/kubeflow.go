@@ -22,14 +22,14 @@ import (
 // "Configure NCCL communication with the AKS CNI").
 type NCCL struct {
 	// SocketIfname is NCCL_SOCKET_IFNAME, the pod interface. Default "eth0".
-	SocketIfname string `json:"socketIfname,omitempty"`
+	SocketIfname string `json:"socketIfname,omitempty" pulumi:"socketIfname,optional"`
 	// IBDisable is NCCL_IB_DISABLE: "1" (default, TCP sockets) or "0"
 	// (InfiniBand/RDMA), which is allowed only on RDMA-capable SKUs
 	// (ND-series) once their RDMA setup is validated.
-	IBDisable string `json:"ibDisable,omitempty"`
+	IBDisable string `json:"ibDisable,omitempty" pulumi:"ibDisable,optional"`
 	// Debug is NCCL_DEBUG: VERSION, WARN, INFO (default, for validation) or
 	// TRACE. Lower it once the job is tuned.
-	Debug string `json:"debug,omitempty"`
+	Debug string `json:"debug,omitempty" pulumi:"debug,optional"`
 }
 
 // NCCLDebugLevels are the valid NCCL_DEBUG values.

@@ -1,6 +1,7 @@
-// Two teams with Kueue queues and quota on one T4 pool, each with its
-// datasets and checkpoint claims, and a checkpointed training job in
-// team-a: aksml's components from TypeScript, on any cluster the ambient
+// Two teams with Kueue queues and quota on one T4 pool (team-b with its own
+// preemption policy), each with its datasets and checkpoint claims, a
+// checkpointed training job in team-a and a sharded CPU job in team-b:
+// aksml's components from TypeScript, on any cluster the ambient
 // Kubernetes provider points at (AKS or the local sandbox).
 import * as aksml from "@aksml/aksml";
 
@@ -10,7 +11,10 @@ const queues = new aksml.queues.Queues("ml", {
     pools: [t4],
     teams: [
         { name: "team-a", cpu: "16", memory: "64Gi", gpuQuota: { t4: 1 } },
-        { name: "team-b", cpu: "16", memory: "64Gi", gpuQuota: { t4: 1 } },
+        {
+            name: "team-b", cpu: "16", memory: "64Gi", gpuQuota: { t4: 1 },
+            preemption: { withinClusterQueue: "Never", reclaimWithinCohort: "LowerPriority" },
+        },
     ],
     retainNamespaces: true,
 });
@@ -30,5 +34,18 @@ const job = new aksml.workloads.CheckpointedJob("resnet", {
     pool: t4,
 }, { dependsOn: [volumes] });
 
+// CPU shards over team-b's datasets claim: one pod per index, with
+// SHARD_INDEX and SHARD_COUNT set (no pool: the default scheduler).
+const shards = new aksml.workloads.IndexedJob("embed", {
+    namespace: queues.namespaces.apply(ns => ns["team-b"]),
+    team: "team-b",
+    image: "python:3.12-slim",
+    command: ["python", "-c", "import os; print(os.environ['SHARD_INDEX'], os.environ['SHARD_COUNT'])"],
+    resources: { cpu: "1", memory: "2Gi" },
+    completions: 4,
+    parallelism: 2,
+});
+
 export const namespaces = queues.namespaces;
 export const jobName = job.name;
+export const shardJobName = shards.name;

@@ -1,0 +1,365 @@
+package provider
+
+import (
+	"github.com/pulumi/pulumi-go-provider/infer"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/workloads"
+)
+
+// The workload kinds of components/workloads. Each Args type is the Go
+// Args flattened (a construct fills only the top-level fields of an Args
+// struct, so the shared settings cannot be an embedded struct): plain
+// optional values, a gpupool.Spec where the Go component takes a resolved
+// pool, and no Provider (the Kubernetes provider comes in the `providers`
+// resource option). Field names are the Go ones, so assign converts them
+// and the properties are named as the components' validation errors name
+// them (`<name>.checkpointPVC`, `<name>.totalGPUs`);
+// TestArgsCoverTheGoArgs fails when a Go field has no property.
+// Properties without an Annotate description take the Go field's doc
+// comment (see describeSchema).
+
+// resolvePool resolves an optional pool the way the stack does; its
+// problems travel in Resolved.Problems and the Go component reports them
+// together with its own.
+func resolvePool(spec *gpupool.Spec) *gpupool.Resolved {
+	if spec == nil {
+		return nil
+	}
+	r, _ := gpupool.ResolveOne(*spec, field.NewPath("pool"))
+	return r
+}
+
+// CheckpointedJobArgs are the inputs of aksml:workloads:CheckpointedJob: a
+// Kueue-queued batch Job that saves checkpoints to the team's claim and
+// survives spot eviction (workloads.CheckpointedJobArgs).
+type CheckpointedJobArgs struct {
+	// The container settings (workloads.Common).
+	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
+	Team                          string               `pulumi:"team"`
+	Image                         string               `pulumi:"image"`
+	Resources                     *workloads.Resources `pulumi:"resources,optional"`
+	Name                          *string              `pulumi:"name,optional"`
+	Scheduler                     *string              `pulumi:"scheduler,optional"`
+	QueueName                     *string              `pulumi:"queueName,optional"`
+	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
+	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
+	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
+	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
+	DataPVC                       *string              `pulumi:"dataPVC,optional"`
+	DataDir                       *string              `pulumi:"dataDir,optional"`
+	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
+	Command                       []string             `pulumi:"command,optional"`
+	Args                          []string             `pulumi:"args,optional"`
+	ShmSize                       *string              `pulumi:"shmSize,optional"`
+	Env                           map[string]string    `pulumi:"env,optional"`
+	Labels                        map[string]string    `pulumi:"labels,optional"`
+	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
+	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
+	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
+	Await                         *bool                `pulumi:"await,optional"`
+	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
+	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
+	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
+	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
+	Pool                          *gpupool.Spec        `pulumi:"pool,optional"`
+	BackoffLimit                  *int                 `pulumi:"backoffLimit,optional"`
+	NonRetryableExitCodes         []int                `pulumi:"nonRetryableExitCodes,optional"`
+}
+
+// Annotate documents CheckpointedJobArgs in the schema.
+func (a *CheckpointedJobArgs) Annotate(an infer.Annotator) {
+	an.Describe(&a.Pool, "The GPU pool the job runs on (same fields as one `aksml:gpuPools` entry). Default none: a CPU batch job.")
+}
+
+// NewCheckpointedJob constructs workloads.CheckpointedJob.
+func NewCheckpointedJob(ctx *pulumi.Context, name string, args CheckpointedJobArgs, opts ...pulumi.ResourceOption) (*workloads.CheckpointedJob, error) {
+	a := &workloads.CheckpointedJobArgs{Pool: resolvePool(args.Pool)}
+	if err := assign(a, args, "Pool"); err != nil {
+		return nil, err
+	}
+	return workloads.NewCheckpointedJob(ctx, name, a, opts...)
+}
+
+// IndexedJobArgs are the inputs of aksml:workloads:IndexedJob
+// (workloads.IndexedJobArgs).
+type IndexedJobArgs struct {
+	// The container settings (workloads.Common).
+	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
+	Team                          string               `pulumi:"team"`
+	Image                         string               `pulumi:"image"`
+	Resources                     *workloads.Resources `pulumi:"resources,optional"`
+	Name                          *string              `pulumi:"name,optional"`
+	Scheduler                     *string              `pulumi:"scheduler,optional"`
+	QueueName                     *string              `pulumi:"queueName,optional"`
+	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
+	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
+	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
+	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
+	DataPVC                       *string              `pulumi:"dataPVC,optional"`
+	DataDir                       *string              `pulumi:"dataDir,optional"`
+	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
+	Command                       []string             `pulumi:"command,optional"`
+	Args                          []string             `pulumi:"args,optional"`
+	ShmSize                       *string              `pulumi:"shmSize,optional"`
+	Env                           map[string]string    `pulumi:"env,optional"`
+	Labels                        map[string]string    `pulumi:"labels,optional"`
+	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
+	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
+	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
+	Await                         *bool                `pulumi:"await,optional"`
+	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
+	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
+	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
+	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
+	Pool                          *gpupool.Spec        `pulumi:"pool,optional"`
+	Completions                   int                  `pulumi:"completions"`
+	Parallelism                   *int                 `pulumi:"parallelism,optional"`
+	BackoffLimitPerIndex          *int                 `pulumi:"backoffLimitPerIndex,optional"`
+	MaxFailedIndexes              *int                 `pulumi:"maxFailedIndexes,optional"`
+	NonRetryableExitCodes         []int                `pulumi:"nonRetryableExitCodes,optional"`
+	ShardManifest                 *string              `pulumi:"shardManifest,optional"`
+}
+
+// NewIndexedJob constructs workloads.IndexedJob.
+func NewIndexedJob(ctx *pulumi.Context, name string, args IndexedJobArgs, opts ...pulumi.ResourceOption) (*workloads.IndexedJob, error) {
+	a := &workloads.IndexedJobArgs{Pool: resolvePool(args.Pool)}
+	if err := assign(a, args, "Pool"); err != nil {
+		return nil, err
+	}
+	return workloads.NewIndexedJob(ctx, name, a, opts...)
+}
+
+// MIGTrialArgs are the inputs of aksml:workloads:MIGTrial
+// (workloads.MIGTrialArgs).
+type MIGTrialArgs struct {
+	// The container settings (workloads.Common).
+	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
+	Team                          string               `pulumi:"team"`
+	Image                         string               `pulumi:"image"`
+	Resources                     *workloads.Resources `pulumi:"resources,optional"`
+	Name                          *string              `pulumi:"name,optional"`
+	Scheduler                     *string              `pulumi:"scheduler,optional"`
+	QueueName                     *string              `pulumi:"queueName,optional"`
+	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
+	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
+	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
+	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
+	DataPVC                       *string              `pulumi:"dataPVC,optional"`
+	DataDir                       *string              `pulumi:"dataDir,optional"`
+	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
+	Command                       []string             `pulumi:"command,optional"`
+	Args                          []string             `pulumi:"args,optional"`
+	ShmSize                       *string              `pulumi:"shmSize,optional"`
+	Env                           map[string]string    `pulumi:"env,optional"`
+	Labels                        map[string]string    `pulumi:"labels,optional"`
+	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
+	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
+	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
+	Await                         *bool                `pulumi:"await,optional"`
+	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
+	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
+	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
+	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
+	Pool                          gpupool.Spec         `pulumi:"pool"`
+	MIGDevices                    *int                 `pulumi:"migDevices,optional"`
+	BackoffLimit                  *int                 `pulumi:"backoffLimit,optional"`
+	NonRetryableExitCodes         []int                `pulumi:"nonRetryableExitCodes,optional"`
+}
+
+// NewMIGTrial constructs workloads.MIGTrial.
+func NewMIGTrial(ctx *pulumi.Context, name string, args MIGTrialArgs, opts ...pulumi.ResourceOption) (*workloads.MIGTrial, error) {
+	a := &workloads.MIGTrialArgs{Pool: resolvePool(&args.Pool)}
+	if err := assign(a, args, "Pool"); err != nil {
+		return nil, err
+	}
+	return workloads.NewMIGTrial(ctx, name, a, opts...)
+}
+
+// ScheduledScoringArgs are the inputs of aksml:workloads:ScheduledScoring
+// (workloads.ScheduledScoringArgs).
+type ScheduledScoringArgs struct {
+	// The container settings (workloads.Common).
+	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
+	Team                          string               `pulumi:"team"`
+	Image                         string               `pulumi:"image"`
+	Resources                     *workloads.Resources `pulumi:"resources,optional"`
+	Name                          *string              `pulumi:"name,optional"`
+	Scheduler                     *string              `pulumi:"scheduler,optional"`
+	QueueName                     *string              `pulumi:"queueName,optional"`
+	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
+	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
+	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
+	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
+	DataPVC                       *string              `pulumi:"dataPVC,optional"`
+	DataDir                       *string              `pulumi:"dataDir,optional"`
+	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
+	Command                       []string             `pulumi:"command,optional"`
+	Args                          []string             `pulumi:"args,optional"`
+	ShmSize                       *string              `pulumi:"shmSize,optional"`
+	Env                           map[string]string    `pulumi:"env,optional"`
+	Labels                        map[string]string    `pulumi:"labels,optional"`
+	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
+	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
+	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
+	Await                         *bool                `pulumi:"await,optional"`
+	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
+	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
+	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
+	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
+	BackoffLimit                  *int                 `pulumi:"backoffLimit,optional"`
+	NonRetryableExitCodes         []int                `pulumi:"nonRetryableExitCodes,optional"`
+	Schedule                      *string              `pulumi:"schedule,optional"`
+	TimeZone                      *string              `pulumi:"timeZone,optional"`
+	ConcurrencyPolicy             *string              `pulumi:"concurrencyPolicy,optional"`
+	StartingDeadlineSeconds       *int                 `pulumi:"startingDeadlineSeconds,optional"`
+	SuccessfulJobsHistoryLimit    *int                 `pulumi:"successfulJobsHistoryLimit,optional"`
+	FailedJobsHistoryLimit        *int                 `pulumi:"failedJobsHistoryLimit,optional"`
+	NodeSelector                  map[string]string    `pulumi:"nodeSelector,optional"`
+}
+
+// NewScheduledScoring constructs workloads.ScheduledScoring.
+func NewScheduledScoring(ctx *pulumi.Context, name string, args ScheduledScoringArgs, opts ...pulumi.ResourceOption) (*workloads.ScheduledScoring, error) {
+	a := &workloads.ScheduledScoringArgs{}
+	if err := assign(a, args); err != nil {
+		return nil, err
+	}
+	return workloads.NewScheduledScoring(ctx, name, a, opts...)
+}
+
+// PyTorchJobArgs are the inputs of aksml:workloads:PyTorchJob
+// (workloads.PyTorchJobArgs). The Kubeflow Training Operator must be
+// installed on the cluster.
+type PyTorchJobArgs struct {
+	// The container settings (workloads.Common).
+	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
+	Team                          string               `pulumi:"team"`
+	Image                         string               `pulumi:"image"`
+	Resources                     *workloads.Resources `pulumi:"resources,optional"`
+	Name                          *string              `pulumi:"name,optional"`
+	Scheduler                     *string              `pulumi:"scheduler,optional"`
+	QueueName                     *string              `pulumi:"queueName,optional"`
+	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
+	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
+	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
+	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
+	DataPVC                       *string              `pulumi:"dataPVC,optional"`
+	DataDir                       *string              `pulumi:"dataDir,optional"`
+	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
+	Command                       []string             `pulumi:"command,optional"`
+	Args                          []string             `pulumi:"args,optional"`
+	ShmSize                       *string              `pulumi:"shmSize,optional"`
+	Env                           map[string]string    `pulumi:"env,optional"`
+	Labels                        map[string]string    `pulumi:"labels,optional"`
+	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
+	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
+	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
+	Await                         *bool                `pulumi:"await,optional"`
+	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
+	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
+	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
+	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
+	// The distributed settings (workloads.Distributed).
+	Pool             gpupool.Spec    `pulumi:"pool"`
+	TotalGPUs        int             `pulumi:"totalGPUs"`
+	NCCL             *workloads.NCCL `pulumi:"nccl,optional"`
+	BackoffLimit     *int            `pulumi:"backoffLimit,optional"`
+	CleanPodPolicy   *string         `pulumi:"cleanPodPolicy,optional"`
+	AllowEgressCIDRs []string        `pulumi:"allowEgressCIDRs,optional"`
+	Replicas         *int            `pulumi:"replicas,optional"`
+}
+
+// NewPyTorchJob constructs workloads.PyTorchJob.
+func NewPyTorchJob(ctx *pulumi.Context, name string, args PyTorchJobArgs, opts ...pulumi.ResourceOption) (*workloads.PyTorchJob, error) {
+	a := &workloads.PyTorchJobArgs{Distributed: workloads.Distributed{Pool: resolvePool(&args.Pool)}}
+	if err := assign(a, args, "Pool"); err != nil {
+		return nil, err
+	}
+	return workloads.NewPyTorchJob(ctx, name, a, opts...)
+}
+
+// TFJobArgs are the inputs of aksml:workloads:TFJob (workloads.TFJobArgs).
+// The Kubeflow Training Operator must be installed on the cluster.
+type TFJobArgs struct {
+	// The container settings (workloads.Common).
+	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
+	Team                          string               `pulumi:"team"`
+	Image                         string               `pulumi:"image"`
+	Resources                     *workloads.Resources `pulumi:"resources,optional"`
+	Name                          *string              `pulumi:"name,optional"`
+	Scheduler                     *string              `pulumi:"scheduler,optional"`
+	QueueName                     *string              `pulumi:"queueName,optional"`
+	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
+	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
+	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
+	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
+	DataPVC                       *string              `pulumi:"dataPVC,optional"`
+	DataDir                       *string              `pulumi:"dataDir,optional"`
+	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
+	Command                       []string             `pulumi:"command,optional"`
+	Args                          []string             `pulumi:"args,optional"`
+	ShmSize                       *string              `pulumi:"shmSize,optional"`
+	Env                           map[string]string    `pulumi:"env,optional"`
+	Labels                        map[string]string    `pulumi:"labels,optional"`
+	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
+	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
+	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
+	Await                         *bool                `pulumi:"await,optional"`
+	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
+	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
+	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
+	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
+	// The distributed settings (workloads.Distributed).
+	Pool             gpupool.Spec         `pulumi:"pool"`
+	TotalGPUs        int                  `pulumi:"totalGPUs"`
+	NCCL             *workloads.NCCL      `pulumi:"nccl,optional"`
+	BackoffLimit     *int                 `pulumi:"backoffLimit,optional"`
+	CleanPodPolicy   *string              `pulumi:"cleanPodPolicy,optional"`
+	AllowEgressCIDRs []string             `pulumi:"allowEgressCIDRs,optional"`
+	Workers          *int                 `pulumi:"workers,optional"`
+	Chief            *int                 `pulumi:"chief,optional"`
+	PS               *int                 `pulumi:"ps,optional"`
+	PSResources      *workloads.Resources `pulumi:"psResources,optional"`
+}
+
+// NewTFJob constructs workloads.TFJob.
+func NewTFJob(ctx *pulumi.Context, name string, args TFJobArgs, opts ...pulumi.ResourceOption) (*workloads.TFJob, error) {
+	a := &workloads.TFJobArgs{Distributed: workloads.Distributed{Pool: resolvePool(&args.Pool)}}
+	if err := assign(a, args, "Pool"); err != nil {
+		return nil, err
+	}
+	return workloads.NewTFJob(ctx, name, a, opts...)
+}
+
+// FineTuningWorkspaceArgs are the inputs of
+// aksml:workloads:FineTuningWorkspace (workloads.FineTuningWorkspaceArgs).
+// KAITO must be installed on the cluster.
+type FineTuningWorkspaceArgs struct {
+	Namespace             pulumi.StringInput `pulumi:"namespace"`
+	Team                  string             `pulumi:"team"`
+	InstanceType          string             `pulumi:"instanceType"`
+	Preset                string             `pulumi:"preset"`
+	InputURLs             []string           `pulumi:"inputURLs"`
+	Name                  *string            `pulumi:"name,optional"`
+	Count                 *int               `pulumi:"count,optional"`
+	NodeLabels            map[string]string  `pulumi:"nodeLabels,optional"`
+	Method                *string            `pulumi:"method,optional"`
+	Config                *string            `pulumi:"config,optional"`
+	OutputImage           *string            `pulumi:"outputImage,optional"`
+	OutputImagePushSecret *string            `pulumi:"outputImagePushSecret,optional"`
+	OutputPVC             *string            `pulumi:"outputPVC,optional"`
+	Labels                map[string]string  `pulumi:"labels,optional"`
+	Await                 *bool              `pulumi:"await,optional"`
+	AwaitTimeoutSeconds   *int               `pulumi:"awaitTimeoutSeconds,optional"`
+}
+
+// NewFineTuningWorkspace constructs workloads.FineTuningWorkspace.
+func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args FineTuningWorkspaceArgs, opts ...pulumi.ResourceOption) (*workloads.FineTuningWorkspace, error) {
+	a := &workloads.FineTuningWorkspaceArgs{}
+	if err := assign(a, args); err != nil {
+		return nil, err
+	}
+	return workloads.NewFineTuningWorkspace(ctx, name, a, opts...)
+}
