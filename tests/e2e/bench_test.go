@@ -45,8 +45,7 @@ func TestBenchEngine(t *testing.T) {
 	root := repoRoot(t)
 	tc := findToolchain(t, root)
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "aksml-bench-")
-	require.NoError(t, err)
+	dir := runDir(t, "bench")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("kept the working copy, state, sandbox and operation logs in %s", dir)

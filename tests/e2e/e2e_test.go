@@ -20,8 +20,10 @@
 //
 // It never writes into the working tree: it copies the files git knows
 // (tracked, and untracked but not ignored) into a temporary directory and
-// runs the sandbox, the stack and a file state backend from there; the
-// directory is removed on success and kept (its path logged) on failure.
+// runs the sandbox, the stack and a file state backend from there: a
+// directory whose path is the same on every run (runDir), so the build cache
+// serves the copy; it is removed on success and kept (its path logged) on
+// failure until the next run.
 // Run it with `make e2e` (after `make toolchain`). The files carry the `e2e`
 // build tag, so `go test ./...` and `go vet ./...` skip them.
 //
@@ -133,8 +135,7 @@ func TestLocalStack(t *testing.T) {
 		t.Cleanup(cancel)
 	}
 
-	dir, err := os.MkdirTemp("", "aksml-e2e-")
-	require.NoError(t, err)
+	dir := runDir(t, "local")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("kept the working copy, state, sandbox and operation logs in %s", dir)

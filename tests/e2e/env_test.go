@@ -81,6 +81,21 @@ func findToolchain(t *testing.T, root string) toolchain {
 	return toolchain{}
 }
 
+// runDir returns the directory of one run of the named test, emptied first:
+// <os.TempDir()>/aksml-e2e/<name>. Its path is the same on every run, so the
+// Go build cache, whose keys include source paths, reuses what the previous
+// run compiled for the copy of the tree (the sandbox, the program the Go
+// language host builds, the policy pack); a fresh path would recompile the
+// main module's packages each time. Concurrent runs of one test on one
+// machine are not supported.
+func runDir(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(os.TempDir(), "aksml-e2e", name)
+	require.NoError(t, os.RemoveAll(dir))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
 // copyWorkingTree copies the files git knows in root (tracked, and untracked
 // but not ignored) into dst, so that the run never writes into the working
 // tree. Files deleted in the working tree are skipped; symlinks stay links.
@@ -230,10 +245,7 @@ func startSandbox(t *testing.T, work, clusterBin, sharedDir, logDir string) *san
 	t.Helper()
 	moduleDir := filepath.Join(work, "tests", "cluster")
 	bin := filepath.Join(logDir, "sandbox")
-	// -trimpath keeps the copy's directory out of the build cache keys, so a
-	// copy reuses what earlier builds of the repository compiled; the sandbox
-	// then finds its module from AKSML_CLUSTER_DIR instead of its source path.
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/sandbox")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/sandbox")
 	build.Dir = moduleDir
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build ./cmd/sandbox in %s:\n%s", moduleDir, out)

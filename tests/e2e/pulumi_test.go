@@ -42,9 +42,6 @@ func newStack(t *testing.T, ctx context.Context, tc toolchain, work, dir, stack 
 		"PULUMI_SKIP_UPDATE_CHECK":                    "true",
 		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
 		"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK":    "true",
-		// The Go language host and the policy pack build the copy's packages:
-		// without its directory in the cache keys they reuse earlier builds.
-		"GOFLAGS": strings.TrimSpace(os.Getenv("GOFLAGS") + " -trimpath"),
 	} {
 		t.Setenv(k, v)
 	}

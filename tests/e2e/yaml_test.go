@@ -68,8 +68,7 @@ func TestYAMLPackage(t *testing.T) {
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-30*time.Second))
 		t.Cleanup(cancel)
 	}
-	dir, err := os.MkdirTemp("", "aksml-e2e-yaml-")
-	require.NoError(t, err)
+	dir := runDir(t, "yaml")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("kept the working copy, state, sandbox and operation logs in %s", dir)
