@@ -118,6 +118,12 @@ func TestBenchEngine(t *testing.T) {
 
 	// The engine runs 4 operations per CPU at once by default (8 here); the
 	// Kubernetes layer's steps mostly wait on the API server and controllers.
+	op = startOp(t, dir, "bench-preview-parallel")
+	_, err = s.Preview(ctx, optpreview.Parallel(benchParallel), optpreview.EventStreams(op.log.ch), optpreview.ProgressStreams(op.out), optpreview.ErrorProgressStreams(op.out))
+	op.finish(t)
+	require.NoError(t, err, "preview --parallel %d:\n%s", benchParallel, op.tail())
+	add("first preview again with --parallel %d: %v (%.1fx kubectl's dry run)", benchParallel, op.took.Round(time.Millisecond), ratio(op.took, dryRun))
+
 	timed = newTimedLog()
 	op = startOp(t, dir, "bench-up-parallel")
 	_, err = s.Up(ctx, optup.Parallel(benchParallel), optup.EventStreams(op.log.ch, timed.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
