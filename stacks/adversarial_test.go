@@ -181,11 +181,11 @@ func runAccepted(t *testing.T, cases []acceptedCase) {
 }
 
 func TestAdversarialConfigs(t *testing.T) {
-	runAdversarial(t, adversarialCases())
+	runAdversarial(t, append(adversarialCases(), schedulabilityCases()...))
 }
 
 func TestAdversarialAccepted(t *testing.T) {
-	runAccepted(t, acceptedCases())
+	runAccepted(t, append(acceptedCases(), schedulableCases()...))
 }
 
 // cases builds one case per value of a table that only changes one key.
