@@ -181,11 +181,11 @@ func runAccepted(t *testing.T, cases []acceptedCase) {
 }
 
 func TestAdversarialConfigs(t *testing.T) {
-	runAdversarial(t, append(adversarialCases(), schedulabilityCases()...))
+	runAdversarial(t, append(append(adversarialCases(), schedulabilityCases()...), explicitCases()...))
 }
 
 func TestAdversarialAccepted(t *testing.T) {
-	runAccepted(t, append(acceptedCases(), schedulableCases()...))
+	runAccepted(t, append(append(acceptedCases(), schedulableCases()...), explicitAccepted()...))
 }
 
 // cases builds one case per value of a table that only changes one key.
