@@ -3,6 +3,7 @@ package stacks_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,6 +176,8 @@ func runAccepted(t *testing.T, cases []acceptedCase) {
 			st, err := synthesise(t, tc.stack, c)
 			require.NoError(t, err)
 			assert.NotEmpty(t, st.Resources)
+			assert.True(t, slices.ContainsFunc(st.Resources, func(r rules.Resource) bool { return strings.HasSuffix(r.Type, ":ManagedCluster") }),
+				"the stack declares its cluster, so the schedulability guardrails (AKSML-SCH-*, AKSML-QUE-005/006) judge it")
 			assert.Empty(t, rules.MandatoryOnly(rules.Check(st)), "an accepted config passes the guardrails")
 		})
 	}
