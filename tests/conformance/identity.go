@@ -7,6 +7,10 @@ import (
 	"github.com/aksml/aksml/policy/rules"
 )
 
+// checkKubernetesIdentity is CONF-ID-001: rules.KubeIdentity, the identity
+// the guardrail AKSML-IDN-001 uses, over every Kubernetes resource, with
+// the opaque ones (Helm charts, kustomize directories) counted for the
+// report.
 func checkKubernetesIdentity(s *State) []Finding {
 	var out []Finding
 	seen := map[string]rules.Resource{}
