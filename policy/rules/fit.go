@@ -56,7 +56,8 @@ func podRequests(spec map[string]any) (req map[string]float64, ok bool) {
 	return sum, true
 }
 
-// wellKnownNodeLabels are the labels every AKS node carries besides its
+// schedLabels are the labels a node of p carries: its pool labels plus the
+// well-known labels every AKS node carries besides its
 // pool's nodeLabels ("Well-Known Labels, Annotations and Taints",
 // https://kubernetes.io/docs/reference/labels-annotations-taints/; "Use
 // labels in AKS", https://learn.microsoft.com/azure/aks/use-labels).
@@ -518,7 +519,7 @@ func routeOf(r Resource, s *Stack) (kueueRoute, bool) {
 	return kueueRoute{}, false
 }
 
-// describeRoute renders "LocalQueue team-a/gpu-queue → ClusterQueue team-a-gpu".
+// String renders "LocalQueue team-a/gpu-queue → ClusterQueue team-a-gpu".
 func (k kueueRoute) String() string {
 	return fmt.Sprintf("LocalQueue %s/%s → ClusterQueue %s", objNamespace(k.localQueue), objName(k.localQueue), objName(k.clusterQueue))
 }
