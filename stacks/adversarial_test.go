@@ -3,6 +3,7 @@ package stacks_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,17 +176,19 @@ func runAccepted(t *testing.T, cases []acceptedCase) {
 			st, err := synthesise(t, tc.stack, c)
 			require.NoError(t, err)
 			assert.NotEmpty(t, st.Resources)
+			assert.True(t, slices.ContainsFunc(st.Resources, func(r rules.Resource) bool { return strings.HasSuffix(r.Type, ":ManagedCluster") }),
+				"the stack declares its cluster, so the schedulability guardrails (AKSML-SCH-*, AKSML-QUE-005/006) judge it")
 			assert.Empty(t, rules.MandatoryOnly(rules.Check(st)), "an accepted config passes the guardrails")
 		})
 	}
 }
 
 func TestAdversarialConfigs(t *testing.T) {
-	runAdversarial(t, adversarialCases())
+	runAdversarial(t, append(append(adversarialCases(), schedulabilityCases()...), explicitCases()...))
 }
 
 func TestAdversarialAccepted(t *testing.T) {
-	runAccepted(t, acceptedCases())
+	runAccepted(t, append(append(acceptedCases(), schedulableCases()...), explicitAccepted()...))
 }
 
 // cases builds one case per value of a table that only changes one key.
@@ -218,7 +221,7 @@ func adversarialCases() []adversarialCase {
 	add(cases("syntax", "location", "cluster.location", "aksml:cluster.location", "write the programmatic name", "westeu", "mars1", "europe")...)
 	add(cases("syntax", "location display name", "cluster.location", "aksml:cluster.location", `write the region's programmatic name "westeurope"`, "West Europe", "WestEurope")...)
 	add(cases("syntax", "workspace location", "observability.azureMonitorWorkspaceLocation", "aksml:observability.azureMonitorWorkspaceLocation", "write the programmatic name", "westus9")...)
-	for _, v := range []string{"1.12", "2.0", "1.99.1", "1.29"} {
+	for _, v := range []string{"1.12", "2.0", "1.99.1", "1.29", "1.30", "1.33", "1.34"} {
 		v := v
 		add(adversarialCase{name: "kubernetes version " + v, class: "syntax", path: "aksml:cluster.kubernetesVersion", fix: "add it to KubernetesMinors",
 			mutate: func(c config) { c.set("cluster.upgradeChannel", "none"); c.set("cluster.kubernetesVersion", v) }})
@@ -379,7 +382,7 @@ func acceptedCases() []acceptedCase {
 		}},
 		{name: "pinned minor with the patch channel", mutate: func(c config) {
 			c.set("cluster.upgradeChannel", "patch")
-			c.set("cluster.kubernetesVersion", "1.33")
+			c.set("cluster.kubernetesVersion", "1.35")
 		}},
 		{name: "another region", mutate: func(c config) { c.set("cluster.location", "swedencentral") }},
 		{name: "kubelet-allowed and own-domain node labels", mutate: func(c config) {

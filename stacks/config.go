@@ -170,7 +170,7 @@ func Parse(stack string, raw map[string]string) (*Config, error) {
 		return nil, errs.ToAggregate()
 	}
 	c.Default()
-	if err := c.Validate().ToAggregate(); err != nil {
+	if err := append(explicitValuesKept(raw, c), c.Validate()...).ToAggregate(); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -147,6 +147,47 @@ func (*WorkloadSpec) checkShape(v any, path field.Path) field.ErrorList {
 		}
 		errs = append(errs, field.Invalid(path.Child(key), "unknown field%s; valid fields of %s are %s", suggest(key, fields), k.kind, strings.Join(sortedKeys(fields), ", ")))
 	}
+	return append(errs, explicitWorkloadZeros(obj, path)...)
+}
+
+// workloadZeroDefaults are the workload keys whose zero value ("" or 0) the
+// workload components take as "not set" and replace by a default, with
+// that default for messages. A workload's kind fields are decoded into the
+// kind's config and defaulted when its component is built, so Parse's
+// explicitValuesKept does not see them; these are checked on the raw
+// object instead.
+var workloadZeroDefaults = map[string]string{
+	"replicas":          fmt.Sprint(workloads.DefaultPyTorchReplicas),
+	"workers":           fmt.Sprint(workloads.DefaultTFWorkers),
+	"parallelism":       "completions (all shards at once)",
+	"schedule":          fmt.Sprintf("%q", workloads.DefaultScoringSchedule),
+	"priority":          workloads.DefaultPriorityClass,
+	"shmSize":           "the kind's size (" + workloads.DefaultShmSize + " for GPU training); write \"0\" to mount none",
+	"nccl.socketIfname": workloads.DefaultNCCLSocketIfname,
+	"nccl.ibDisable":    workloads.DefaultNCCLIBDisable,
+	"nccl.debug":        workloads.DefaultNCCLDebug,
+	"resources.cpu":     workloads.DefaultMIGTrialCPU + " (MIGTrial)",
+	"resources.memory":  workloads.DefaultMIGTrialMemory + " (MIGTrial)",
+}
+
+// explicitWorkloadZeros refuses a zero written at a key the components
+// would replace by its default.
+func explicitWorkloadZeros(obj map[string]any, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, key := range sortedKeys(workloadZeroDefaults) {
+		if strings.HasPrefix(key, "resources.") && obj["kind"] != string(KindMIGTrial) {
+			continue // required for the other kinds, and refused there
+		}
+		var v any = obj
+		p := path
+		for _, part := range strings.Split(key, ".") {
+			m, _ := v.(map[string]any)
+			v, p = m[part], p.Child(part)
+		}
+		if v == "" || v == 0.0 {
+			errs = append(errs, field.Invalid(p, "is written as %s, which aksml does not honour: it would use its default %s instead; remove the key to take the default, or write the value you want", render(v), workloadZeroDefaults[key]))
+		}
+	}
 	return errs
 }
 

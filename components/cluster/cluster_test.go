@@ -56,7 +56,7 @@ func TestSpecValidate(t *testing.T) {
 		{name: "dev is valid"},
 		{name: "prod is valid", mutate: func(s *Spec) { *s = prodSpec() }},
 		{name: "private prod is valid", mutate: func(s *Spec) { *s = prodSpec(); s.APIServer = APIServer{Private: true} }},
-		{name: "patch channel with minor pin is valid", mutate: func(s *Spec) { s.UpgradeChannel = "patch"; s.KubernetesVersion = "1.33" }},
+		{name: "patch channel with minor pin is valid", mutate: func(s *Spec) { s.UpgradeChannel = "patch"; s.KubernetesVersion = "1.35" }},
 		{name: "missing name", mutate: func(s *Spec) { s.Name = "" }, wantErr: []string{"aksml:cluster.name: is required"}},
 		{name: "bad name", mutate: func(s *Spec) { s.Name = "-aks" }, wantErr: []string{`aksml:cluster.name: "-aks" is not a valid AKS cluster name`}},
 		{name: "name too long", mutate: func(s *Spec) { s.Name = strings.Repeat("a", 64) }, wantErr: []string{"aksml:cluster.name:"}},
@@ -69,8 +69,8 @@ func TestSpecValidate(t *testing.T) {
 		{name: "unknown tier", mutate: func(s *Spec) { s.Tier = "Gold" }, wantErr: []string{`aksml:cluster.tier: "Gold" is not supported`}},
 		{name: "bad dns prefix", mutate: func(s *Spec) { s.DNSPrefix = "aks_ml" }, wantErr: []string{`aksml:cluster.dnsPrefix: "aks_ml" is not a valid DNS prefix`}},
 		{name: "bad kubernetes version", mutate: func(s *Spec) { s.UpgradeChannel = "none"; s.KubernetesVersion = "v1.33" }, wantErr: []string{`aksml:cluster.kubernetesVersion: "v1.33" is not a Kubernetes version`}},
-		{name: "version pinned with stable channel", mutate: func(s *Spec) { s.KubernetesVersion = "1.33" }, wantErr: []string{`aksml:cluster.kubernetesVersion: "1.33" is pinned but upgradeChannel "stable"`}},
-		{name: "patch pinned with patch channel", mutate: func(s *Spec) { s.UpgradeChannel = "patch"; s.KubernetesVersion = "1.33.2" }, wantErr: []string{"aksml:cluster.kubernetesVersion: \"1.33.2\" pins a patch", "write MAJOR.MINOR (1.33)"}},
+		{name: "version pinned with stable channel", mutate: func(s *Spec) { s.KubernetesVersion = "1.35" }, wantErr: []string{`aksml:cluster.kubernetesVersion: "1.35" is pinned but upgradeChannel "stable"`}},
+		{name: "patch pinned with patch channel", mutate: func(s *Spec) { s.UpgradeChannel = "patch"; s.KubernetesVersion = "1.35.2" }, wantErr: []string{"aksml:cluster.kubernetesVersion: \"1.35.2\" pins a patch", "write MAJOR.MINOR (1.35)"}},
 		{name: "unknown upgrade channel", mutate: func(s *Spec) { s.UpgradeChannel = "weekly" }, wantErr: []string{`aksml:cluster.upgradeChannel: "weekly" is not supported`}},
 		{name: "unknown node OS channel", mutate: func(s *Spec) { s.NodeOSUpgradeChannel = "nodeimage" }, wantErr: []string{`aksml:cluster.nodeOSUpgradeChannel: "nodeimage" is not supported`}},
 		{name: "bad system vmSize", mutate: func(s *Spec) { s.SystemPool.VMSize = "D4ds_v5" }, wantErr: []string{`aksml:cluster.systemPool.vmSize: "D4ds_v5" is not an Azure VM size`}},
@@ -466,7 +466,7 @@ func TestPrivateClusterAndOverrides(t *testing.T) {
 	s.AzurePolicy = boolp(false)
 	s.CPUPool.Disabled = true
 	s.UpgradeChannel = "patch"
-	s.KubernetesVersion = "1.33"
+	s.KubernetesVersion = "1.35"
 	s.AutoscalerProfile = map[string]string{"scan-interval": "30s", "skip-nodes-with-local-storage": "false", "daemonset-eviction-for-empty-nodes": "true"}
 	args := &ClusterArgs{Spec: s, Transform: func(a *containerservice.ManagedClusterArgs) { a.SupportPlan = pulumi.String("KubernetesOfficial") }}
 	m, _, err := runCluster(t, args)
@@ -475,7 +475,7 @@ func TestPrivateClusterAndOverrides(t *testing.T) {
 	assert.True(t, in["apiServerAccessProfile"].ObjectValue()["enablePrivateCluster"].BoolValue())
 	assert.False(t, in["addonProfiles"].ObjectValue()["azurepolicy"].ObjectValue()["enabled"].BoolValue())
 	assert.Len(t, in["agentPoolProfiles"].ArrayValue(), 1)
-	assert.Equal(t, "1.33", in["kubernetesVersion"].StringValue())
+	assert.Equal(t, "1.35", in["kubernetesVersion"].StringValue())
 	assert.Equal(t, "patch", in["autoUpgradeProfile"].ObjectValue()["upgradeChannel"].StringValue())
 	as := in["autoScalerProfile"].ObjectValue()
 	assert.Equal(t, "30s", as["scanInterval"].StringValue())

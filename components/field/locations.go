@@ -8,7 +8,10 @@ package field
 // "Subscriptions - List Locations",
 // https://learn.microsoft.com/rest/api/resources/subscriptions/list-locations).
 // Written from those pages for aksml on 2026-11-30; logical locations
-// (global, "Central US (Stage)", edge zones) are left out.
+// (global, "Central US (Stage)", edge zones) are left out. No module on
+// the Go module proxy carries a maintained location list (the Azure SDKs
+// read it at run time from Subscriptions - List Locations, which a preview
+// without credentials cannot call), so the list is kept here.
 //
 // To update: run the az command above in each cloud you deploy to and add
 // the names missing here (keep the list sorted); a region not listed is

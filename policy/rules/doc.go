@@ -22,6 +22,16 @@
 // inside the ARM template of a deployment stack, which is how Managed GPU
 // pools are created) are read in one place: Pool and poolsOf.
 //
+// The rules that mirror aksml's own semantic checks (issue 12) read the
+// same numbers as the components: duplicate identity (AKSML-IDN-*, whose
+// KubeIdentity tests/conformance reuses for CONF-ID-001), pods against a
+// node's allocatable (gpupool.NodeAllocatable), gangs against pool
+// capacity (the gpupool catalogue) and against a ClusterQueue's nominal
+// quota plus cohort borrowing (AKSML-QUE-005/006), and reserved
+// namespaces (vocab.PlatformNamespaceOwner). The schedulability rules
+// only judge a stack that declares its ManagedCluster, whose pools are
+// then all the cluster has.
+//
 // Conventions other packages rely on:
 //   - team namespaces carry the label aksml.io/team (TeamLabel);
 //   - a deliberate Kueue GPU overcommit is declared with the annotation

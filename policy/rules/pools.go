@@ -30,6 +30,9 @@ const (
 type Pool struct {
 	// Name is the AKS pool name.
 	Name string
+	// Cluster and ResourceGroup are the names of the cluster the pool
+	// belongs to and of its resource group ("" when not known).
+	Cluster, ResourceGroup string
 	// Resource is the Pulumi resource that declares the pool.
 	Resource Resource
 	// VMSize is the VM size, e.g. Standard_NC24ads_A100_v4.
@@ -59,6 +62,8 @@ type Pool struct {
 	ManagementMode string
 	// Zones are the availability zones.
 	Zones []string
+	// MaxPods is maxPods; nil when unset (AKS's default applies).
+	MaxPods *int
 	// Unknown lists the properties whose values are not known before
 	// deployment (rules do not report on them).
 	Unknown []string
@@ -203,12 +208,20 @@ func poolsOf(r Resource) []Pool {
 		if name == "" {
 			name = r.Name
 		}
-		return []Pool{poolFromProperties(r, name, r.Inputs)}
+		p := poolFromProperties(r, name, r.Inputs)
+		p.Cluster, p.ResourceGroup = str(r.Inputs["resourceName"]), str(r.Inputs["resourceGroupName"])
+		return []Pool{p}
 	case module == "containerservice" && kind == "ManagedCluster":
 		var out []Pool
+		cluster := str(r.Inputs["resourceName"])
+		if cluster == "" {
+			cluster = r.Name
+		}
 		for _, p := range listOf(r.Inputs["agentPoolProfiles"]) {
 			pm := mapOf(p)
-			out = append(out, poolFromProperties(r, str(pm["name"]), pm))
+			pool := poolFromProperties(r, str(pm["name"]), pm)
+			pool.Cluster, pool.ResourceGroup = cluster, str(r.Inputs["resourceGroupName"])
+			out = append(out, pool)
 		}
 		return out
 	case module == "resources" && strings.HasPrefix(kind, "DeploymentStack"),
@@ -254,6 +267,10 @@ func templatePools(r Resource) []Pool {
 		props := mapOf(resolveARM(rm["properties"], params))
 		p := poolFromProperties(r, armPoolName(rm["name"], params), props)
 		p.InTemplate = true
+		if full := armName(rm["name"], params); strings.Count(full, "/") == 1 {
+			p.Cluster, _, _ = strings.Cut(full, "/")
+			p.ResourceGroup = str(r.Inputs["resourceGroupName"])
+		}
 		for _, d := range listOf(rm["dependsOn"]) {
 			p.DependsOn = append(p.DependsOn, armPoolName(d, params))
 		}
@@ -335,16 +352,25 @@ func resolveARM(v any, params map[string]any) any {
 // parameters('p'))]". An expression it cannot evaluate is returned as is,
 // so the rules name it rather than a wrong pool.
 func armPoolName(name any, params map[string]any) string {
-	s := str(name)
-	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-		v, ok := evalARMName(strings.TrimSpace(s[1:len(s)-1]), params)
-		if !ok {
-			return s
-		}
-		s = v
+	s := armName(name, params)
+	if strings.HasPrefix(s, "[") {
+		return s
 	}
 	if i := strings.LastIndex(s, "/"); i >= 0 {
 		return s[i+1:]
+	}
+	return s
+}
+
+// armName evaluates a template resource name: literal, or a format(),
+// concat() or resourceId() expression over string literals and
+// parameters; an expression it cannot evaluate is returned as is.
+func armName(name any, params map[string]any) string {
+	s := str(name)
+	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+		if v, ok := evalARMName(strings.TrimSpace(s[1:len(s)-1]), params); ok {
+			return v
+		}
 	}
 	return s
 }
@@ -452,6 +478,7 @@ func poolFromProperties(r Resource, name string, props map[string]any) Pool {
 		MIGStrategy:        str(get(props, "gpuProfile.nvidia.migStrategy")),
 		ManagementMode:     str(get(props, "gpuProfile.nvidia.managementMode")),
 		Zones:              stringList(props["availabilityZones"]),
+		MaxPods:            optInt("maxPods"),
 	}
 	for _, k := range sortedKeys(props) {
 		if props[k] == Unknown {

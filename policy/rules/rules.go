@@ -98,7 +98,9 @@ func All() []Rule {
 		ruleSecretKubeconfigOutput, ruleSecretProviderKubeconfig, ruleSecretRegistryImages,
 		ruleARMSerialPools, ruleARMAutoscaledNoCount, ruleARMManagedCount,
 		ruleMonPrometheusWired, ruleMonRuleGroupScope,
-		ruleTenancyDefaultDeny, ruleTenancyGroupBinding,
+		ruleTenancyDefaultDeny, ruleTenancyGroupBinding, ruleTenancyReservedNamespaces,
+		ruleIdentityKube, ruleIdentityAzure,
+		ruleSchedAllocatable, ruleSchedGangCapacity, ruleQueueAdmissible, ruleQueueFlavorQuota,
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

@@ -716,7 +716,7 @@ func envOr(env string) string {
 }
 
 func TestRulesCatchViolations(t *testing.T) {
-	for _, tc := range violations {
+	for _, tc := range append(violations, newViolations...) {
 		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
 			rule, ok := ByID(tc.id)
 			require.True(t, ok, "unknown rule %s", tc.id)
@@ -742,7 +742,7 @@ func TestRulesPassCompliantStacks(t *testing.T) {
 			assert.Empty(t, Check(goodStack(env)))
 		})
 	}
-	for _, tc := range compliant {
+	for _, tc := range append(compliant, newCompliant...) {
 		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
 			rule, ok := ByID(tc.id)
 			require.True(t, ok, "unknown rule %s", tc.id)
@@ -755,10 +755,10 @@ func TestRulesPassCompliantStacks(t *testing.T) {
 
 func TestEveryRuleIsTestedBothWays(t *testing.T) {
 	caught, passed := map[string]bool{}, map[string]bool{}
-	for _, tc := range violations {
+	for _, tc := range append(violations, newViolations...) {
 		caught[tc.id] = true
 	}
-	for _, tc := range compliant {
+	for _, tc := range append(compliant, newCompliant...) {
 		passed[tc.id] = true
 	}
 	for _, r := range All() {
