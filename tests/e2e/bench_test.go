@@ -88,6 +88,16 @@ func TestBenchEngine(t *testing.T) {
 	op.finish(t)
 	require.NoError(t, err, "preview:\n%s", op.tail())
 	preview := op.took
+
+	timed := newTimedLog()
+	op = startOp(t, dir, "bench-up")
+	_, err = s.Up(ctx, optup.EventStreams(op.log.ch, timed.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
+	op.finish(t)
+	require.NoError(t, err, "up:\n%s", op.tail())
+	firstUp := op.took
+
+	// kubectl's server-side dry run needs the namespaces to exist, so it runs once
+	// up created them: the API server still admits and validates every object.
 	start := time.Now()
 	_, stderr, err := k.run(ctx, nil, "apply", "--server-side", "--dry-run=server", "--force-conflicts",
 		"--field-manager=aksml-bench", "-f", objFile)
@@ -95,13 +105,7 @@ func TestBenchEngine(t *testing.T) {
 	dryRun := time.Since(start)
 	add("first preview %v; kubectl apply --server-side --dry-run=server of the same objects %v: %.1fx",
 		preview.Round(time.Millisecond), dryRun.Round(time.Millisecond), ratio(preview, dryRun))
-
-	timed := newTimedLog()
-	op = startOp(t, dir, "bench-up")
-	_, err = s.Up(ctx, optup.EventStreams(op.log.ch, timed.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
-	op.finish(t)
-	require.NoError(t, err, "up:\n%s", op.tail())
-	add("first up %v; longest waits by resource type (count, longest, sum): %s", op.took.Round(time.Millisecond), timed.slowest(t, 6))
+	add("first up %v; longest waits by resource type (count, longest, sum): %s", firstUp.Round(time.Millisecond), timed.slowest(t, 6))
 
 	op = startOp(t, dir, "bench-up-again")
 	_, err = s.Up(ctx, optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
