@@ -47,19 +47,15 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("scrapeTimeout"), "%s is longer than scrapeInterval %s; use a timeout no longer than the interval", s.ScrapeTimeout, s.ScrapeInterval))
 	}
 
-	seen := map[string]bool{}
-	for i, m := range s.AdditionalTrainingMetrics {
-		p := path.Child("additionalTrainingMetrics").Index(i)
+	errs = append(errs, field.Unique(path.Child("additionalTrainingMetrics"), s.AdditionalTrainingMetrics, "%s", func(p field.Path, m string) *field.Error {
 		switch {
 		case !metricNameRE.MatchString(m):
-			errs = append(errs, field.Invalid(p, "%q is not a Prometheus metric name; use letters, digits, '_' and ':', not starting with a digit", m))
+			return field.Invalid(p, "%q is not a Prometheus metric name; use letters, digits, '_' and ':', not starting with a digit", m)
 		case slices.Contains(TrainingMetrics, m):
-			errs = append(errs, field.Invalid(p, "%s is always kept; remove it from the list", m))
-		case seen[m]:
-			errs = append(errs, field.Invalid(p, "%s is listed twice", m))
+			return field.Invalid(p, "%s is always kept; remove it from the list", m)
 		}
-		seen[m] = true
-	}
+		return nil
+	})...)
 
 	if s.AzureMonitorWorkspaceID != "" && !workspaceIDRE.MatchString(s.AzureMonitorWorkspaceID) {
 		errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceId"), "%q is not an Azure Monitor workspace resource ID; use /subscriptions/<subscription-guid>/resourceGroups/<group>/providers/Microsoft.Monitor/accounts/<name>", s.AzureMonitorWorkspaceID))
@@ -67,7 +63,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 	if s.AzureMonitorWorkspaceName != "" {
 		switch {
 		case s.AzureMonitorWorkspaceID != "":
-			errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceName"), "names a workspace to create, but azureMonitorWorkspaceId already names an existing one; set only one"))
+			errs = append(errs, field.Forbidden(path.Child("azureMonitorWorkspaceName"), "names a workspace to create, but azureMonitorWorkspaceId already names an existing one; set only one"))
 		case !workspaceNameRE.MatchString(s.AzureMonitorWorkspaceName):
 			errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceName"), "%q is not an Azure Monitor workspace name: use 4-44 letters, digits or '-', starting and ending with a letter or digit", s.AzureMonitorWorkspaceName))
 		}
@@ -202,7 +198,7 @@ func validateTeamNamespaces(nss []string, path field.Path) field.ErrorList {
 	for i, ns := range nss {
 		errs = append(errs, validateNamespace(ns, path.Index(i))...)
 		if seen[ns] {
-			errs = append(errs, field.Invalid(path.Index(i), "namespace %q is listed twice", ns))
+			errs = append(errs, field.Duplicate(path.Index(i), "namespace %q is listed twice", ns))
 		}
 		seen[ns] = true
 	}
@@ -250,7 +246,7 @@ func ValidateWorkloadDurations(ds []WorkloadDuration, path field.Path) field.Err
 		}
 		id := d.Namespace + "/" + d.Name
 		if seen[id] {
-			errs = append(errs, field.Invalid(p, "%s has two expected durations; keep one", id))
+			errs = append(errs, field.Duplicate(p, "%s has two expected durations; keep one", id))
 		}
 		seen[id] = true
 	}

@@ -60,7 +60,7 @@ func (r *Resolved) validate() field.ErrorList {
 		errs = append(errs, validateTeam(t, poolNames, sched, path)...)
 		errs = append(errs, t.Preemption.validate(sched, path.Child("preemption"))...)
 		if j, dup := seen[t.Name]; dup && t.Name != "" {
-			errs = append(errs, field.Invalid(path.Child("name"), "team %q is already defined at %s; team names must be unique", t.Name, paths.Teams.Index(j)))
+			errs = append(errs, field.Duplicate(path.Child("name"), "team %q is already defined at %s; team names must be unique", t.Name, paths.Teams.Index(j)))
 		} else {
 			seen[t.Name] = i
 		}
@@ -89,7 +89,7 @@ func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 	}
 
 	other := func(key string, owner System) *field.Error {
-		return field.Invalid(path.Child(key), "is a %s setting but system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system %s", owner, s.System, key, owner)
+		return field.Forbidden(path.Child(key), "is a %s setting but system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system %s", owner, s.System, key, owner)
 	}
 	if !s.Kueue() {
 		if s.InstallKueue != nil {
@@ -122,17 +122,7 @@ func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 		if !field.IsDNSSubdomain(s.Cohort) {
 			errs = append(errs, field.Invalid(path.Child("cohort"), "%q is not a valid cohort name: use lowercase letters, digits, '-' and '.', at most 253 characters", s.Cohort))
 		}
-		seen := map[string]bool{}
-		for i, in := range s.KueueIntegrations {
-			p := path.Child("kueueIntegrations").Index(i)
-			switch {
-			case !slices.Contains(KnownKueueIntegrations, in):
-				errs = append(errs, field.NotSupported(p, in, KnownKueueIntegrations))
-			case seen[in]:
-				errs = append(errs, field.Invalid(p, "%q is listed twice", in))
-			}
-			seen[in] = true
-		}
+		errs = append(errs, field.Unique(path.Child("kueueIntegrations"), s.KueueIntegrations, "%q", field.OneOf(KnownKueueIntegrations))...)
 	}
 	return errs
 }
@@ -163,7 +153,7 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 		case *t.LendingLimit < 0:
 			errs = append(errs, field.Invalid(p, "%d is negative; use 0 to lend nothing, or remove it to lend all unused quota", *t.LendingLimit))
 		case !sched.Kueue():
-			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove lendingLimit, or set system kueue", sched.System))
+			errs = append(errs, field.Forbidden(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove lendingLimit, or set system kueue", sched.System))
 		case *t.LendingLimit > totalQuota(t.GPUQuota):
 			errs = append(errs, field.Invalid(p, "%d exceeds the team's nominal GPU quota (%d); a team cannot lend more than it holds: lower lendingLimit or raise gpuQuota", *t.LendingLimit, totalQuota(t.GPUQuota)))
 		}
@@ -177,18 +167,14 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 	}
 
 	if len(t.FlavorOrder) > 0 && !sched.Kueue() {
-		errs = append(errs, field.Invalid(path.Child("flavorOrder"), "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove flavorOrder, or set system kueue", sched.System))
+		errs = append(errs, field.Forbidden(path.Child("flavorOrder"), "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove flavorOrder, or set system kueue", sched.System))
 	}
-	seen := map[string]bool{}
-	for i, pool := range t.FlavorOrder {
-		p := path.Child("flavorOrder").Index(i)
+	errs = append(errs, field.Unique(path.Child("flavorOrder"), t.FlavorOrder, "pool %q", func(p field.Path, pool string) *field.Error {
 		if _, ok := t.GPUQuota[pool]; !ok {
-			errs = append(errs, field.Invalid(p, "pool %q has no entry in gpuQuota; order only pools the team has quota on: %s", pool, listOrNone(sortedKeys(t.GPUQuota))))
-		} else if seen[pool] {
-			errs = append(errs, field.Invalid(p, "pool %q is listed twice", pool))
+			return field.Invalid(p, "pool %q has no entry in gpuQuota; order only pools the team has quota on: %s", pool, listOrNone(sortedKeys(t.GPUQuota)))
 		}
-		seen[pool] = true
-	}
+		return nil
+	})...)
 	return errs
 }
 
@@ -203,7 +189,7 @@ func validateQueueName(name, kind string, path field.Path) field.ErrorList {
 	case len(name) > MaxTeamNameLength || !field.IsDNSLabel(name):
 		return field.ErrorList{field.Invalid(path, "%q is not a valid %s name: use lowercase letters, digits and '-', start and end with a letter or digit, at most %d characters", name, kind, MaxTeamNameLength)}
 	case kind == "team" && vocab.PlatformNamespaceOwner(name) != "":
-		return field.ErrorList{field.Invalid(path, "%q is a system namespace (owned by %s); choose another team name (a team name is its namespace, and may not be %s)", name, vocab.PlatformNamespaceOwner(name), strings.Join(vocab.ReservedNamespaceNames(), ", "))}
+		return field.ErrorList{field.Forbidden(path, "%q is a system namespace (owned by %s); choose another team name (a team name is its namespace, and may not be %s)", name, vocab.PlatformNamespaceOwner(name), strings.Join(vocab.ReservedNamespaceNames(), ", "))}
 	}
 	return nil
 }
@@ -267,7 +253,7 @@ func validateResourceLimits(t Team, sched SchedulerSpec, path field.Path) field.
 		nominal, nominalOK := field.ParseQuantity(l.nominal)
 		switch {
 		case !sched.Kueue():
-			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system kueue", sched.System, l.key))
+			errs = append(errs, field.Forbidden(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system kueue", sched.System, l.key))
 		case !ok:
 			errs = append(errs, field.Invalid(p, "%q is not a Kubernetes quantity; write e.g. \"8\" for cpu or \"32Gi\" for memory", l.value))
 		case l.what == "memory" && strings.HasSuffix(l.value, "m"):
