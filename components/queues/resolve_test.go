@@ -40,13 +40,13 @@ func TestNewQueuesTakesResolved(t *testing.T) {
 	require.NoError(t, err)
 	raw, _, err := run(t, kueueArgs())
 	require.NoError(t, err)
-	assert.Equal(t, len(raw.all), len(m.all))
+	assert.Equal(t, len(raw.All()), len(m.All()))
 
 	bad := *r
 	bad.Problems = field.ErrorList{field.Invalid(paths.Teams.Index(0), "broken")}
 	m, _, err = run(t, &QueuesArgs{Resolved: &bad})
 	require.ErrorContains(t, err, "aksml:teams[0]: broken")
-	assert.Empty(t, m.all)
+	assert.Empty(t, m.All())
 }
 
 func TestResolvedQueue(t *testing.T) {
