@@ -29,21 +29,16 @@ const (
 	tokenContainer  = "azure-native:storage:BlobContainer"
 )
 
-// mocks are the shared harness; of lists a type's resources by name.
-type mocks struct{ *mocktest.Mocks }
-
-func (m mocks) of(token string) []mocktest.Resource { return m.SortedByType(token) }
-
 // run builds Tenancy under mocks whose deployment stacks report each
 // template output's value as "value-of-<output>".
-func run(t *testing.T, args *TenancyArgs) (mocks, error) {
+func run(t *testing.T, args *TenancyArgs) (*mocktest.Mocks, error) {
 	t.Helper()
-	m := mocks{Mocks: &mocktest.Mocks{State: func(a pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
+	m := &mocktest.Mocks{State: func(a pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
 		if a.TypeToken == tokenStack {
 			state["outputs"] = mocktest.StackOutputs(a.Inputs, func(k string) string { return "value-of-" + k })
 		}
 		return a.Name + "-id", state
-	}}}
+	}}
 	err := m.Run(func(ctx *pulumi.Context) error {
 		_, err := NewTenancy(ctx, "tenancy", args)
 		return err
@@ -73,7 +68,7 @@ func TestKubernetesObjectsPerTeam(t *testing.T) {
 	m, err := run(t, &TenancyArgs{Teams: teams()})
 	require.NoError(t, err)
 
-	roles := m.of(tokenRole)
+	roles := m.SortedByType(tokenRole)
 	require.Len(t, roles, 2)
 	assert.Equal(t, MemberRoleName, mocktest.Dig(t, roles[0].Inputs, "metadata", "name"))
 	assert.Equal(t, "team-a", mocktest.Dig(t, roles[0].Inputs, "metadata", "namespace"))
@@ -90,13 +85,13 @@ func TestKubernetesObjectsPerTeam(t *testing.T) {
 	assert.ElementsMatch(t, []string{"jobs", "cronjobs", "pytorchjobs", "tfjobs", "workspaces"}, writable,
 		"members write training work only: never LocalQueues, ResourceQuotas, NetworkPolicies or RBAC")
 
-	bindings := m.of(tokenBinding)
+	bindings := m.SortedByType(tokenBinding)
 	require.Len(t, bindings, 2)
 	assert.Equal(t, []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": groupA}}, mocktest.Dig(t, bindings[0].Inputs, "subjects"))
 	assert.Equal(t, MemberRoleName, mocktest.Dig(t, bindings[0].Inputs, "roleRef", "name"))
 
 	policies := map[string]map[string]any{}
-	for _, p := range m.of(tokenPolicy) {
+	for _, p := range m.SortedByType(tokenPolicy) {
 		policies[mocktest.Dig(t, p.Inputs, "metadata", "namespace").(string)+"/"+mocktest.Dig(t, p.Inputs, "metadata", "name").(string)] = p.Inputs
 	}
 	assert.Len(t, policies, 5+3, "restricted team: deny, same namespace, scrape, DNS, HTTPS; unrestricted: no egress allowances")
@@ -109,17 +104,17 @@ func TestKubernetesObjectsPerTeam(t *testing.T) {
 	assert.Equal(t, map[string]any{"rsName": "ama-metrics"}, mocktest.Dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "from", 0, "podSelector", "matchLabels"))
 	assert.Equal(t, "metrics", mocktest.Dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "ports", 0, "port"))
 
-	assert.Empty(t, m.of(tokenSA), "no identity without Azure")
-	assert.Empty(t, m.of(tokenStack))
-	assert.Empty(t, m.of(tokenAssignment))
+	assert.Empty(t, m.SortedByType(tokenSA), "no identity without Azure")
+	assert.Empty(t, m.SortedByType(tokenStack))
+	assert.Empty(t, m.SortedByType(tokenAssignment))
 }
 
 func TestNoBindingWithoutGroups(t *testing.T) {
 	m, err := run(t, &TenancyArgs{Teams: []Team{{Name: "team-a"}}})
 	require.NoError(t, err)
-	assert.Empty(t, m.of(tokenBinding))
-	require.Len(t, m.of(tokenRole), 1)
-	assert.Equal(t, "", mocktest.Dig(t, m.of(tokenRole)[0].Inputs, "metadata", "annotations", GroupsAnnotation))
+	assert.Empty(t, m.SortedByType(tokenBinding))
+	require.Len(t, m.SortedByType(tokenRole), 1)
+	assert.Equal(t, "", mocktest.Dig(t, m.SortedByType(tokenRole)[0].Inputs, "metadata", "annotations", GroupsAnnotation))
 }
 
 func TestAzureRBACIdentitiesAndAssignments(t *testing.T) {
@@ -131,7 +126,7 @@ func TestAzureRBACIdentitiesAndAssignments(t *testing.T) {
 	m, err := run(t, &TenancyArgs{Teams: tt, Azure: az})
 	require.NoError(t, err)
 
-	stacks := m.of(tokenStack)
+	stacks := m.SortedByType(tokenStack)
 	require.Len(t, stacks, 1)
 	assert.Equal(t, "aks-team-identities", stacks[0].Inputs["deploymentStackName"])
 	resources := mocktest.Dig(t, stacks[0].Inputs, "template", "resources").([]any)
@@ -146,13 +141,13 @@ func TestAzureRBACIdentitiesAndAssignments(t *testing.T) {
 	}, mocktest.Dig(t, resources[1], "properties"))
 	assert.Equal(t, "https://oidc.example/issuer/", mocktest.Dig(t, stacks[0].Inputs, "parameters", "oidcIssuerUrl", "value"))
 
-	sas := m.of(tokenSA)
+	sas := m.SortedByType(tokenSA)
 	require.Len(t, sas, 2)
 	assert.Equal(t, TrainingServiceAccount, mocktest.Dig(t, sas[0].Inputs, "metadata", "name"))
 	assert.Equal(t, "value-of-clientId0", mocktest.Dig(t, sas[0].Inputs, "metadata", "annotations", ClientIDAnnotation))
 
 	byScope := map[string][]string{}
-	for _, a := range m.of(tokenAssignment) {
+	for _, a := range m.SortedByType(tokenAssignment) {
 		role := a.Inputs["roleDefinitionId"].(string)
 		byScope[a.Inputs["scope"].(string)] = append(byScope[a.Inputs["scope"].(string)],
 			a.Inputs["principalType"].(string)+":"+a.Inputs["principalId"].(string)+":"+role[strings.LastIndex(role, "/")+1:])
@@ -169,16 +164,16 @@ func TestAzureRBACIdentitiesAndAssignments(t *testing.T) {
 	}, byScope[clusterID+"/namespaces/team-a"])
 	assert.Equal(t, []string{"ServicePrincipal:value-of-principalId0:" + StorageBlobDataContributorRoleID}, byScope["tenancy-team-a-data-id"],
 		"team a's identity gets the data role on its own container only")
-	require.Len(t, m.of(tokenContainer), 2)
-	assert.Equal(t, "team-a", m.of(tokenContainer)[0].Inputs["containerName"])
+	require.Len(t, m.SortedByType(tokenContainer), 2)
+	assert.Equal(t, "team-a", m.SortedByType(tokenContainer)[0].Inputs["containerName"])
 }
 
 func TestKubernetesRBACGetsNoAzureRoleAssignments(t *testing.T) {
 	m, err := run(t, &TenancyArgs{Teams: teams(), Azure: azureArgs(AuthorizationKubernetesRBAC)})
 	require.NoError(t, err)
-	assert.Empty(t, m.of(tokenAssignment), "no Blob account and no Azure RBAC: nothing to assign")
-	assert.Len(t, m.of(tokenBinding), 2)
-	assert.Len(t, m.of(tokenSA), 2)
+	assert.Empty(t, m.SortedByType(tokenAssignment), "no Blob account and no Azure RBAC: nothing to assign")
+	assert.Len(t, m.SortedByType(tokenBinding), 2)
+	assert.Len(t, m.SortedByType(tokenSA), 2)
 }
 
 func TestInvalidArgsRegisterNothing(t *testing.T) {
