@@ -471,7 +471,7 @@ func TestInvalidClusterRegistersNothing(t *testing.T) {
 		wantErr string
 	}{
 		{name: "nil args", wantErr: "args are required"},
-		{name: "Automatic", args: &ClusterArgs{Spec: func() Spec { s := devSpec(); s.Mode = ModeAutomatic; return s }()}, wantErr: "aksml:cluster.mode"},
+		{name: "Automatic", args: &ClusterArgs{Spec: func() Spec { s := devSpec(); s.Mode = ModeAutomatic; return s }()}, wantErr: "cluster.mode: Automatic needs"},
 		{name: "config path", args: &ClusterArgs{Spec: Spec{Name: "aks"}, ConfigPath: "aksml:clusterProd"}, wantErr: "aksml:clusterProd.location: is required"},
 	}
 	for _, tc := range tests {

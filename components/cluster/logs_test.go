@@ -10,6 +10,8 @@ import (
 	"github.com/aksml/aksml/components/field"
 
 	"github.com/aksml/aksml/components/internal/mocktest"
+
+	"github.com/aksml/aksml/components/field/fieldtest"
 )
 
 const testLAW = "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-logs/providers/Microsoft.OperationalInsights/workspaces/law-shared"
@@ -139,8 +141,8 @@ func TestLogsValidate(t *testing.T) {
 func TestInvalidLogsRegisterNothing(t *testing.T) {
 	s := devSpec()
 	s.Logs.LogAnalyticsWorkspaceID = "/subscriptions/not-a-guid/resourceGroups/rg/providers/Microsoft.OperationalInsights/workspaces/w"
-	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
-	require.ErrorContains(t, err, "aksml:cluster.logs.logAnalyticsWorkspaceId")
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s, ConfigPath: "aksml:cluster"})
+	fieldtest.Equal(t, err, fieldtest.Invalid("aksml:cluster.logs.logAnalyticsWorkspaceId"))
 	assert.Empty(t, m.All())
 }
 

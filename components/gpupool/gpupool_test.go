@@ -197,7 +197,7 @@ func runPools(t *testing.T, args *GPUNodePoolsArgs) (*mocktest.Mocks, map[string
 }
 
 func poolsArgs(specs ...Spec) *GPUNodePoolsArgs {
-	return &GPUNodePoolsArgs{Pools: specs, ResourceGroupName: pulumi.String("rg-ml"), ClusterName: pulumi.String("aks-ml")}
+	return &GPUNodePoolsArgs{Pools: specs, ConfigPath: "aksml:gpuPools", ResourceGroupName: pulumi.String("rg-ml"), ClusterName: pulumi.String("aks-ml")}
 }
 
 func stringsOf(v resource.PropertyValue) []string {
@@ -537,8 +537,8 @@ func TestInvalidPoolsRegisterNothing(t *testing.T) {
 			wantErr: []string{`aksml:gpuPools[1].name: pool name "gpua100" is already used by aksml:gpuPools[0]`}},
 		{name: "no cluster", args: withArgs(func(a *GPUNodePoolsArgs) { a.ClusterName = nil }), wantErr: []string{"GPUNodePoolsArgs.ClusterName: is required"}},
 		{name: "no resource group", args: withArgs(func(a *GPUNodePoolsArgs) { a.ResourceGroupName = nil }), wantErr: []string{"GPUNodePoolsArgs.ResourceGroupName: is required"}},
-		{name: "every problem at once", args: &GPUNodePoolsArgs{Pools: []Spec{{Name: "Bad"}}}, wantErr: []string{
-			"aksml:gpuPools[0].name", "aksml:gpuPools[0].vmSize", "GPUNodePoolsArgs.ClusterName", "GPUNodePoolsArgs.ResourceGroupName",
+		{name: "every problem at once", args: &GPUNodePoolsArgs{Pools: []Spec{{Name: "Bad"}}}, wantErr: []string{ // no ConfigPath: the default root
+			"gpuPools[0].name", "gpuPools[0].vmSize", "GPUNodePoolsArgs.ClusterName", "GPUNodePoolsArgs.ResourceGroupName",
 		}},
 		{name: "invalid stack name", compo: "gpu pools", args: poolsArgs(mgd), wantErr: []string{`stack name "gpu pools-stack" is invalid`}},
 	}

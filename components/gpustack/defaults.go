@@ -4,12 +4,15 @@ import (
 	"github.com/aksml/aksml/components/vocab"
 )
 
-// ConfigKey is the stack config key the Spec is read from (C9).
-const ConfigKey = "aksml:gpuStack"
+// DefaultConfigPath is the error-path root of the Spec when the caller
+// gives no GPUStackArgs.ConfigPath. It carries no program's config
+// namespace: the aksml program resolves its stack below `aksml:gpuStack`.
+const DefaultConfigPath = "gpuStack"
 
-// PoolsConfigKey is the stack config key of the GPU pools the component is
-// given; pool errors are reported below it.
-const PoolsConfigKey = "aksml:gpuPools"
+// DefaultPoolsConfigPath is the error-path root of the GPU pools when the
+// caller gives no GPUStackArgs.PoolsConfigPath (the aksml program:
+// `aksml:gpuPools`).
+const DefaultPoolsConfigPath = "gpuPools"
 
 // NVIDIA device plugin, as AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Verify or install the NVIDIA device plugin" deploys it.
 const (

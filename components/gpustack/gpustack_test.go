@@ -361,7 +361,7 @@ func TestNewGPUStackValidatesBeforeRegistering(t *testing.T) {
 		Spec: Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}},
 	})
 	require.Error(t, err)
-	for _, want := range []string{"3 problems", "aksml:gpuStack.timeSlicing.replicas", "aksml:gpuPools[1].mig.strategy", "aksml:gpuPools[2].name"} {
+	for _, want := range []string{"3 problems", "gpuStack.timeSlicing.replicas", "gpuPools[1].mig.strategy", "gpuPools[2].name"} {
 		assert.Contains(t, err.Error(), want)
 	}
 	assert.Empty(t, m.All(), "nothing is registered when the configuration is invalid")
@@ -376,17 +376,17 @@ func TestSpecValidate(t *testing.T) {
 	}{
 		{"defaults", Spec{}, nil},
 		{"custom", Spec{Namespace: "nvidia-system", DevicePluginNamespace: "gpu-system", DevicePluginImage: digest, DCGMExporterImage: "myacr.azurecr.io:443/nvidia/dcgm-exporter:4.2.3-4.1.3-ubuntu22.04", TimeSlicing: &TimeSlicingSpec{Replicas: 4}}, nil},
-		{"namespace invalid", Spec{Namespace: "GPU_Operator"}, []string{"aksml:gpuStack.namespace", "not a valid namespace"}},
-		{"namespace too long", Spec{Namespace: strings.Repeat("a", 64)}, []string{"aksml:gpuStack.namespace"}},
-		{"device plugin namespace invalid", Spec{DevicePluginNamespace: "-kube"}, []string{"aksml:gpuStack.devicePluginNamespace"}},
-		{"device plugin image latest", Spec{DevicePluginImage: "nvcr.io/nvidia/k8s-device-plugin:latest"}, []string{"aksml:gpuStack.devicePluginImage", "latest"}},
-		{"device plugin image untagged", Spec{DevicePluginImage: "myregistry:5000/k8s-device-plugin"}, []string{"aksml:gpuStack.devicePluginImage", "no tag"}},
-		{"dcgm image with spaces", Spec{DCGMExporterImage: "dcgm exporter:1"}, []string{"aksml:gpuStack.dcgmExporterImage", "not an image reference"}},
-		{"dcgm image bad tag", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter:-x"}, []string{"aksml:gpuStack.dcgmExporterImage", "invalid tag"}},
-		{"dcgm image short digest", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:abc"}, []string{"aksml:gpuStack.dcgmExporterImage", "invalid digest"}},
-		{"mig manager image latest", Spec{MIGManagerImage: "nvcr.io/nvidia/cloud-native/k8s-mig-manager:latest"}, []string{"aksml:gpuStack.migManagerImage", "latest"}},
-		{"time slicing one replica", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}}, []string{"aksml:gpuStack.timeSlicing.replicas", "between 2 and 64"}},
-		{"time slicing too many", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 65}}, []string{"aksml:gpuStack.timeSlicing.replicas"}},
+		{"namespace invalid", Spec{Namespace: "GPU_Operator"}, []string{"gpuStack.namespace", "not a valid namespace"}},
+		{"namespace too long", Spec{Namespace: strings.Repeat("a", 64)}, []string{"gpuStack.namespace"}},
+		{"device plugin namespace invalid", Spec{DevicePluginNamespace: "-kube"}, []string{"gpuStack.devicePluginNamespace"}},
+		{"device plugin image latest", Spec{DevicePluginImage: "nvcr.io/nvidia/k8s-device-plugin:latest"}, []string{"gpuStack.devicePluginImage", "latest"}},
+		{"device plugin image untagged", Spec{DevicePluginImage: "myregistry:5000/k8s-device-plugin"}, []string{"gpuStack.devicePluginImage", "no tag"}},
+		{"dcgm image with spaces", Spec{DCGMExporterImage: "dcgm exporter:1"}, []string{"gpuStack.dcgmExporterImage", "not an image reference"}},
+		{"dcgm image bad tag", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter:-x"}, []string{"gpuStack.dcgmExporterImage", "invalid tag"}},
+		{"dcgm image short digest", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:abc"}, []string{"gpuStack.dcgmExporterImage", "invalid digest"}},
+		{"mig manager image latest", Spec{MIGManagerImage: "nvcr.io/nvidia/cloud-native/k8s-mig-manager:latest"}, []string{"gpuStack.migManagerImage", "latest"}},
+		{"time slicing one replica", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}}, []string{"gpuStack.timeSlicing.replicas", "between 2 and 64"}},
+		{"time slicing too many", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 65}}, []string{"gpuStack.timeSlicing.replicas"}},
 		{"every problem at once", Spec{Namespace: "A", DevicePluginNamespace: "B", DevicePluginImage: "x:latest", DCGMExporterImage: "y", TimeSlicing: &TimeSlicingSpec{}},
 			[]string{"5 problems", "namespace", "devicePluginNamespace", "devicePluginImage", "dcgmExporterImage", "timeSlicing.replicas"}},
 	}
@@ -394,7 +394,7 @@ func TestSpecValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.in
 			s.Default()
-			err := s.Validate(field.NewPath(ConfigKey)).ToAggregate()
+			err := s.Validate(field.NewPath(DefaultConfigPath)).ToAggregate()
 			if tt.wantErr == nil {
 				require.NoError(t, err)
 				return
@@ -427,12 +427,12 @@ func TestValidatePools(t *testing.T) {
 			pool("full", t4, gpupool.GPUStackDriverOnly),
 			migPool("a", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
 			migPool("b", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
-		}, []string{"aksml:gpuPools[2].mig.strategy", `Mixed differs from Single on pool "a" (aksml:gpuPools[1])`}},
+		}, []string{"gpuPools[2].mig.strategy", `Mixed differs from Single on pool "a" (gpuPools[1])`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resolved, _ := gpupool.Resolve(tt.pools, field.NewPath(PoolsConfigKey))
-			err := ValidatePools(gpupool.Specs(resolved), field.NewPath(PoolsConfigKey)).ToAggregate()
+			resolved, _ := gpupool.Resolve(tt.pools, field.NewPath(DefaultPoolsConfigPath))
+			err := ValidatePools(gpupool.Specs(resolved), field.NewPath(DefaultPoolsConfigPath)).ToAggregate()
 			if tt.wantErr == nil {
 				require.NoError(t, err)
 				return
@@ -453,7 +453,7 @@ func TestNeedsDevicePluginAndMIGConfig(t *testing.T) {
 		migPool("mig", a100, gpupool.GPUStackNone, gpupool.MIGStrategyMixed),
 		migPool("migmanaged", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
 		migPool("migdo", a100, "", gpupool.MIGStrategySingle),
-	}, field.NewPath(PoolsConfigKey))
+	}, field.NewPath(DefaultPoolsConfigPath))
 	pools := gpupool.Specs(resolved)
 	var plugin, mig, manager []string
 	for _, p := range pools {

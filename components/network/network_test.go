@@ -12,6 +12,8 @@ import (
 	"github.com/aksml/aksml/components/field"
 
 	"github.com/aksml/aksml/components/internal/mocktest"
+
+	"github.com/aksml/aksml/components/field/fieldtest"
 )
 
 const (
@@ -71,7 +73,7 @@ func TestDefaultsSizeTheNodeSubnet(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	p := field.NewPath(DefaultConfigPath)
+	p := field.NewPath("aksml:network")
 	existing := func(mut func(*Spec)) Spec {
 		s := Spec{Existing: true, AddressSpace: "10.10.0.0/16", NodeSubnet: Subnet{ID: nodeSubnetID, Prefix: "10.10.0.0/24"}, PrivateEndpointSubnet: Subnet{ID: peSubnetID}}
 		mut(&s)
@@ -278,10 +280,8 @@ func TestInvalidNetworkRegistersNothing(t *testing.T) {
 		})
 		return err
 	})
-	require.Error(t, err)
-	for _, w := range []string{"aksml:network.addressSpace", "aksml:network.nodeSubnet.prefix", "NetworkArgs.Location"} {
-		assert.Contains(t, err.Error(), w)
-	}
+	// No ConfigPath: problems are reported below the default root.
+	fieldtest.Contains(t, err, fieldtest.Invalid("network.addressSpace"), fieldtest.Invalid("network.nodeSubnet.prefix"), fieldtest.Required("NetworkArgs.Location"))
 	assert.Empty(t, m.All(), "nothing is registered when the spec is invalid")
 
 	_, err = run(t, func(ctx *pulumi.Context) error { _, err := NewNetwork(ctx, "net", nil); return err })

@@ -37,6 +37,9 @@ type MonitorsArgs struct {
 	// Spec is the observability configuration (thresholds, scrape timing,
 	// PrometheusRule toggle). Defaulted and validated by NewMonitors.
 	Spec Spec
+	// ConfigPath names Spec in validation errors. Default
+	// DefaultConfigPath (`observability`).
+	ConfigPath field.Path
 	// GPUStacks are the GPUStack values of the cluster's GPU pools; they
 	// decide which DCGM exporter is scraped (see DCGMTargets). Empty means
 	// the pools are unknown (existing cluster): only the exporter PodMonitor.
@@ -269,6 +272,9 @@ type AlertRulesArgs struct {
 	// ActionGroupIDs. Spec.PrometheusRuleGroups must be true. Defaulted and
 	// validated by NewAlertRules.
 	Spec Spec
+	// ConfigPath names Spec in validation errors. Default
+	// DefaultConfigPath (`observability`).
+	ConfigPath field.Path
 	// TeamNamespaces limits the job, pod and training rules to these
 	// namespaces, as for MonitorsArgs. Default none: any namespace.
 	TeamNamespaces []string

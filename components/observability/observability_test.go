@@ -276,7 +276,7 @@ func TestMonitorsInvalidArgsRegisterNothing(t *testing.T) {
 		return err
 	})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "aksml:observability.rpo: 1m is out of range")
+	assert.Contains(t, err.Error(), "observability.rpo: 1m is out of range")
 	assert.Contains(t, err.Error(), "MonitorsArgs.Namespace")
 	assert.Contains(t, err.Error(), "MonitorsArgs.KueueNamespace")
 	assert.Contains(t, err.Error(), "MonitorsArgs.WorkloadDurations[0].Expected")
@@ -386,7 +386,7 @@ func TestAlertRulesValidation(t *testing.T) {
 		})
 		return err
 	})
-	require.ErrorContains(t, err, "aksml:observability.prometheusRuleGroups: is false")
+	require.ErrorContains(t, err, "observability.prometheusRuleGroups: is false")
 }
 
 // TestMonitorsNonePoolsRegisterNoExporterMonitor: with only bring-your-own

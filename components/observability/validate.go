@@ -11,9 +11,18 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 )
 
-// ConfigKey is the stack config key the Spec is decoded from; components
-// report Spec problems below it.
-const ConfigKey = "aksml:observability"
+// DefaultConfigPath is the error-path root of a Spec when the caller gives
+// no ConfigPath. It carries no program's config namespace: the aksml
+// program passes `aksml:observability`.
+const DefaultConfigPath = "observability"
+
+// specPath is the caller's ConfigPath, or DefaultConfigPath.
+func specPath(p field.Path) field.Path {
+	if p == "" {
+		return field.NewPath(DefaultConfigPath)
+	}
+	return p
+}
 
 var (
 	workspaceIDRE   = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.Monitor/accounts/[A-Za-z0-9][-A-Za-z0-9]{2,42}[A-Za-z0-9]$`)
@@ -173,10 +182,10 @@ func (d DCGMExporter) Validate(path field.Path) field.ErrorList {
 	return errs
 }
 
-// validate checks defaulted MonitorsArgs: the Spec below ConfigKey, the rest
-// below path.
+// validate checks defaulted MonitorsArgs: the Spec below ConfigPath, the
+// rest below path.
 func (a *MonitorsArgs) validate(path field.Path) field.ErrorList {
-	errs := a.Spec.Validate(field.NewPath(ConfigKey))
+	errs := a.Spec.Validate(specPath(a.ConfigPath))
 	errs = append(errs, validateNamespace(a.Namespace, path.Child("Namespace"))...)
 	errs = append(errs, a.DCGMExporter.Validate(path.Child("DCGMExporter"))...)
 	errs = append(errs, validateTeamNamespaces(a.TeamNamespaces, path.Child("TeamNamespaces"))...)
@@ -205,12 +214,12 @@ func validateTeamNamespaces(nss []string, path field.Path) field.ErrorList {
 	return errs
 }
 
-// validate checks AlertRulesArgs: the Spec below ConfigKey, the rest below
+// validate checks AlertRulesArgs: the Spec below ConfigPath, the rest below
 // path.
 func (a *AlertRulesArgs) validate(path field.Path) field.ErrorList {
-	errs := a.Spec.Validate(field.NewPath(ConfigKey))
+	errs := a.Spec.Validate(specPath(a.ConfigPath))
 	if !a.Spec.PrometheusRuleGroups {
-		errs = append(errs, field.Invalid(field.NewPath(ConfigKey).Child("prometheusRuleGroups"), "is false, so no rule group is wanted; set it to true or do not create AlertRules"))
+		errs = append(errs, field.Invalid(specPath(a.ConfigPath).Child("prometheusRuleGroups"), "is false, so no rule group is wanted; set it to true or do not create AlertRules"))
 	}
 	if a.ResourceGroupName == nil {
 		errs = append(errs, field.Required(path.Child("ResourceGroupName"), "the resource group the rule group is created in"))

@@ -32,6 +32,10 @@ type QueuesArgs struct {
 	// set, Teams, Pools and Scheduler are ignored and nothing is validated
 	// again.
 	Resolved *Resolved
+	// Paths are the error-path roots of Teams, Pools and Scheduler when
+	// NewQueues resolves them itself. An empty root defaults to the one of
+	// DefaultPaths (teams, gpuPools, scheduler).
+	Paths Paths
 	// RetainNamespaces keeps the team namespaces in the cluster when they
 	// are removed from the stack or the stack is destroyed
 	// (RetainOnDelete), so that the checkpoint claims inside them survive:
@@ -85,7 +89,7 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	}
 	r := args.Resolved
 	if r == nil {
-		paths := DefaultPaths()
+		paths := args.Paths.orDefault()
 		pools, _ := gpupool.Resolve(args.Pools, paths.Pools)
 		r, _ = Resolve(args.Teams, pools, args.Scheduler, paths)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 
 	"github.com/aksml/aksml/components/internal/mocktest"
+
+	"github.com/aksml/aksml/components/field/fieldtest"
 )
 
 const (
@@ -379,10 +381,13 @@ func TestInvalidConfigRegistersNothing(t *testing.T) {
 	args.Teams[1].GPUQuota["a100"] = 8
 	args.Pools[0].MaxCount = 0
 	m, _, err := run(t, args)
-	require.Error(t, err)
-	assert.ErrorContains(t, err, "aksml:gpuPools[0].maxCount")
-	assert.ErrorContains(t, err, `aksml:teams: nominal nvidia.com/gpu quota on pool "a100" is 12`)
+	fieldtest.Contains(t, err, fieldtest.Invalid("gpuPools[0].maxCount"), fieldtest.Invalid("teams"))
 	assert.Empty(t, m.All())
+
+	// The caller's roots name the keys; an unset root keeps its default.
+	args.Paths = Paths{Teams: "aksml:teams"}
+	_, _, err = run(t, args)
+	fieldtest.Contains(t, err, fieldtest.Invalid("gpuPools[0].maxCount"), fieldtest.Invalid("aksml:teams"))
 
 	_, _, err = run(t, nil)
 	assert.ErrorContains(t, err, "args are required")

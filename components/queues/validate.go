@@ -15,22 +15,38 @@ import (
 // Paths names where each part of the configuration lives, so that every
 // error names the key a user edits.
 type Paths struct {
-	// Teams is the team list, `aksml:teams`.
+	// Teams is the team list (the aksml program: `aksml:teams`).
 	Teams field.Path
-	// Pools is the GPU pool list, `aksml:gpuPools`.
+	// Pools is the GPU pool list (the aksml program: `aksml:gpuPools`).
 	Pools field.Path
-	// Scheduler is the scheduler object, `aksml:scheduler`.
+	// Scheduler is the scheduler object (the aksml program: `aksml:scheduler`).
 	Scheduler field.Path
 }
 
-// DefaultPaths are the stack config keys: aksml:teams, aksml:gpuPools and
-// aksml:scheduler.
+// DefaultPaths are the error-path roots when the caller gives none: teams,
+// gpuPools and scheduler. They carry no program's config namespace: the
+// aksml program passes aksml:teams, aksml:gpuPools and aksml:scheduler.
 func DefaultPaths() Paths {
 	return Paths{
-		Teams:     field.NewPath("aksml:teams"),
-		Pools:     field.NewPath("aksml:gpuPools"),
-		Scheduler: field.NewPath("aksml:scheduler"),
+		Teams:     field.NewPath("teams"),
+		Pools:     field.NewPath("gpuPools"),
+		Scheduler: field.NewPath("scheduler"),
 	}
+}
+
+// orDefault fills each empty root of p from DefaultPaths.
+func (p Paths) orDefault() Paths {
+	d := DefaultPaths()
+	if p.Teams == "" {
+		p.Teams = d.Teams
+	}
+	if p.Pools == "" {
+		p.Pools = d.Pools
+	}
+	if p.Scheduler == "" {
+		p.Scheduler = d.Scheduler
+	}
+	return p
 }
 
 // ValidateTeams checks the teams against the GPU pools and the scheduler

@@ -8,7 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/gpupool"
+
+	"github.com/aksml/aksml/components/field"
 )
+
+// aksmlPaths are the roots the aksml program passes; the tests read like
+// the errors a user of the program sees.
+func aksmlPaths() Paths {
+	return Paths{Teams: field.NewPath("aksml:teams"), Pools: field.NewPath("aksml:gpuPools"), Scheduler: field.NewPath("aksml:scheduler")}
+}
 
 // testPools are an on-demand A100 pool (8 GPUs), a spot A100 pool (4 GPUs)
 // and a MIG pool (2 GPUs × 7 × 1g.10gb = 14 instances).
@@ -207,7 +215,7 @@ func TestValidateTeams(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			errs := ValidateTeams(tc.teams(testTeams()), testPools(), tc.sched, DefaultPaths())
+			errs := ValidateTeams(tc.teams(testTeams()), testPools(), tc.sched, aksmlPaths())
 			if tc.wantErr == nil {
 				require.NoError(t, errs.ToAggregate())
 				return
@@ -225,7 +233,7 @@ func TestValidateTeamsReportsEveryProblemAtOnce(t *testing.T) {
 	teams[0].Name = "Bad"
 	teams[0].Weight = -5
 	teams[1].GPUQuota["nope"] = 1
-	errs := ValidateTeams(teams, testPools(), SchedulerSpec{System: "both"}, DefaultPaths())
+	errs := ValidateTeams(teams, testPools(), SchedulerSpec{System: "both"}, aksmlPaths())
 	err := errs.ToAggregate()
 	require.Error(t, err)
 	for _, want := range []string{"aksml:scheduler.system", "aksml:teams[0].name", "aksml:teams[0].weight", `aksml:teams[1].gpuQuota["nope"]`} {
@@ -274,7 +282,7 @@ func TestCheckCapacity(t *testing.T) {
 			for i := range pools {
 				pools[i].Default()
 			}
-			errs := CheckCapacity([]Team{a, b}, nil, pools, tc.overcommit, DefaultPaths())
+			errs := CheckCapacity([]Team{a, b}, nil, pools, tc.overcommit, aksmlPaths())
 			if tc.wantErr == "" {
 				require.Empty(t, errs)
 				return

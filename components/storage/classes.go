@@ -29,6 +29,9 @@ type ClassAccounts struct {
 
 // StorageClassesArgs configures NewStorageClasses.
 type StorageClassesArgs struct {
+	// ConfigPath is the root of validation error paths (`<ConfigPath>.scratchDiskSku`).
+	// Default DefaultConfigPath (`storage`).
+	ConfigPath field.Path
 	// Provider is the Kubernetes provider; nil uses the ambient default.
 	Provider *kubernetes.Provider
 	// Accounts adds the `storageAccount` and `resourceGroup` CSI parameters
@@ -173,7 +176,7 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 	if scratchSKU == "" {
 		scratchSKU = DefaultScratchDiskSKU
 	}
-	if err := ValidateScratchDiskSKU(scratchSKU, field.NewPath(ConfigKey).Child("scratchDiskSku")).ToAggregate(); err != nil {
+	if err := ValidateScratchDiskSKU(scratchSKU, configPath(args.ConfigPath).Child("scratchDiskSku")).ToAggregate(); err != nil {
 		return nil, err
 	}
 	if args.Provider != nil {

@@ -1,12 +1,23 @@
 package storage
 
 import (
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/vocab"
 )
 
-// ConfigKey is the stack config key the storage Spec is read from (C9). The
-// components validate with paths below it, so errors name the key to change.
-const ConfigKey = "aksml:storage"
+// DefaultConfigPath is the error-path root of the storage components when
+// the caller gives no ConfigPath; errors name the key below it to change.
+// It carries no program's config namespace: the aksml program passes
+// `aksml:storage` (C9).
+const DefaultConfigPath = "storage"
+
+// configPath is the caller's ConfigPath, or DefaultConfigPath.
+func configPath(p field.Path) field.Path {
+	if p == "" {
+		return field.NewPath(DefaultConfigPath)
+	}
+	return p
+}
 
 // StorageClass names, provisioners and SKU from AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Store datasets and checkpoints".
 const (
