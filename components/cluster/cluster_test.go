@@ -301,7 +301,7 @@ func stringsOf(v resource.PropertyValue) []string {
 	return out
 }
 
-func TestDevClusterMatchesSeed000(t *testing.T) {
+func TestDevClusterMatchesBestPractices(t *testing.T) {
 	m, out, err := runCluster(t, &ClusterArgs{Spec: devSpec(), Tags: map[string]string{"env": "dev"}})
 	require.NoError(t, err)
 

@@ -267,7 +267,7 @@ func checkPositiveMinutes(v string) string {
 }
 
 // checkScanInterval accepts a positive whole number of seconds, with or
-// without the 's' suffix ("20s", the seed's value, or "20").
+// without the 's' suffix ("20s", the AKS MLOps best practices' value, or "20").
 func checkScanInterval(v string) string {
 	if n, err := strconv.Atoi(strings.TrimSuffix(v, "s")); err == nil && secondsRE.MatchString(v) && n >= 1 {
 		return ""

@@ -226,7 +226,7 @@ func templatePools(t *testing.T, m *mocktest.Mocks) []resource.PropertyMap {
 	return out
 }
 
-func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
+func TestDriverOnlyPoolMatchesBestPractices(t *testing.T) {
 	args := poolsArgs(Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 4})
 	m, out, err := runPools(t, args)
 	require.NoError(t, err)
@@ -274,7 +274,7 @@ func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
 	assert.Equal(t, 0.0, o.discount)
 }
 
-func TestSpotPoolMatchesSeed004(t *testing.T) {
+func TestSpotPoolMatchesC2(t *testing.T) {
 	spec := Spec{Name: "gpuspot", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, Priority: PrioritySpot, MaxCount: 8, Zones: []string{"1", "2", "3"}}
 	m, out, err := runPools(t, poolsArgs(spec))
 	require.NoError(t, err)

@@ -30,9 +30,9 @@ const (
 	tokenRB        = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
 )
 
-// seedMIGConfig is the mig-parted-config config.yaml of AKS MLOps best
+// guideMIGConfig is the mig-parted-config config.yaml of AKS MLOps best
 // practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops), verbatim.
-const seedMIGConfig = `version: v1
+const guideMIGConfig = `version: v1
 mig-configs:
   all-disabled:
   - devices: all
@@ -136,7 +136,7 @@ func TestNodeAgentsSkipManagedAndByoPools(t *testing.T) {
 	}
 }
 
-func TestDevicePluginIsTheSeedDaemonSet(t *testing.T) {
+func TestDevicePluginIsTheBestPracticeDaemonSet(t *testing.T) {
 	m, _, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
 	require.NoError(t, err)
 	require.Len(t, m.ByType(tokenDaemonSet), 2)
@@ -225,7 +225,7 @@ func TestDCGMExporterMatchesThePodMonitor(t *testing.T) {
 	assert.Equal(t, "gpu-operator", got)
 }
 
-func TestMIGConfigMapIsTheSeedLayout(t *testing.T) {
+func TestMIGConfigMapIsTheBestPracticeLayout(t *testing.T) {
 	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
 		migPool("hptuning", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
 	}})
@@ -236,12 +236,12 @@ func TestMIGConfigMapIsTheSeedLayout(t *testing.T) {
 	assert.Equal(t, "mig-parted-config", mocktest.Get(cm, "metadata", "name"))
 	assert.Equal(t, "gpu-operator", mocktest.Get(cm, "metadata", "namespace"))
 	config := mocktest.Get(cm, "data", "config.yaml").(string)
-	assert.Equal(t, seedMIGConfig, config, "byte for byte the seed's config.yaml")
+	assert.Equal(t, guideMIGConfig, config, "byte for byte the best practices' config.yaml")
 
-	var parsed, seed map[string]any
+	var parsed, documented map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(config), &parsed))
-	require.NoError(t, yaml.Unmarshal([]byte(seedMIGConfig), &seed))
-	assert.Equal(t, seed, parsed)
+	require.NoError(t, yaml.Unmarshal([]byte(guideMIGConfig), &documented))
+	assert.Equal(t, documented, parsed)
 
 	args := strs(mocktest.Get(m.Named(t, tokenDaemonSet, "gpu-device-plugin").Inputs, "spec", "template", "spec", "containers", 0, "args"))
 	assert.Equal(t, []string{"--fail-on-init-error=false", "--mig-strategy=mixed"}, args)

@@ -45,7 +45,7 @@ type MonitorsArgs struct {
 	// the pools are unknown (existing cluster): only the exporter PodMonitor.
 	GPUStacks []gpupool.GPUStack
 	// DCGMExporter locates the exporter pods on DriverOnly and None pools.
-	// Zero fields take the seed's values.
+	// Zero fields take the AKS MLOps best practices' values.
 	DCGMExporter DCGMExporter
 	// Namespace holds the training PodMonitor, the PrometheusRule and the
 	// dashboard ConfigMap. Default kube-system (exists on every cluster).

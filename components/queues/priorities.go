@@ -57,7 +57,7 @@ type PriorityLevel struct {
 	Description string `json:"description,omitempty" pulumi:"description,optional"`
 }
 
-// DefaultPriorities are the seed's two levels (C5.2): training-batch
+// DefaultPriorities are the AKS MLOps best practices' two levels (C5.2): training-batch
 // (10000, Never) and inference-critical (100000, PreemptLowerPriority).
 func DefaultPriorities() []PriorityLevel {
 	return []PriorityLevel{

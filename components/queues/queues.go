@@ -209,7 +209,7 @@ func teamLabels(t Team) map[string]string {
 func partOf() pulumi.StringMap { return pulumi.StringMap{PartOfLabel: pulumi.String(PartOfValue)} }
 
 // priorityClasses registers a PriorityClass per priority level
-// (aksml:scheduler.priorities; default the seed's two).
+// (aksml:scheduler.priorities; default the AKS MLOps best practices' two).
 func (b *builder) priorityClasses() error {
 	for _, pc := range b.sched.Priorities {
 		args := &schedulingv1.PriorityClassArgs{

@@ -76,7 +76,7 @@ func dependsOn(r mocktest.Resource, name string) bool {
 	return false
 }
 
-func TestPriorityClassesAsSeed(t *testing.T) {
+func TestPriorityClassesAsBestPractices(t *testing.T) {
 	m, _, err := run(t, kueueArgs())
 	require.NoError(t, err)
 

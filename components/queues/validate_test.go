@@ -30,7 +30,7 @@ func testPools() []gpupool.Spec {
 }
 
 // testTeams are team-a (quota on every pool, limits, weight 2) and team-b
-// (on-demand only, no limits), like the seed's two teams.
+// (on-demand only, no limits), like the AKS MLOps best practices' two teams.
 func testTeams() []Team {
 	return []Team{
 		{Name: "team-a", GPUQuota: map[string]int{"a100": 4, "a100spot": 2, "mig": 7}, CPU: "64", Memory: "256Gi",

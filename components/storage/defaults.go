@@ -34,7 +34,7 @@ const (
 	// BlobBlockCacheClass is a premium Blob class mounted with BlobFuse2 in
 	// block-cache mode, for read-mostly datasets read in large sequential
 	// blocks (e.g. shards, tokenised corpora), reclaim Delete. It is not in
-	// the seed; teams asked for a FUSE class that needs no NFS network
+	// AKS MLOps best practices; teams asked for a FUSE class that needs no NFS network
 	// setup. The Blob CSI driver creates (or reuses) its own account for it.
 	BlobBlockCacheClass = "ml-azureblob-blockcache"
 
@@ -50,7 +50,7 @@ const (
 	// ReclaimDelete and ReclaimRetain are the StorageClass reclaim policies.
 	ReclaimDelete = "Delete"
 	ReclaimRetain = "Retain"
-	// VolumeBindingImmediate is the seed's volumeBindingMode for every
+	// VolumeBindingImmediate is the AKS MLOps best practices' volumeBindingMode for every
 	// Azure Files and Blob class.
 	VolumeBindingImmediate = "Immediate"
 	// VolumeBindingWaitForFirstConsumer delays disk creation until a pod
@@ -106,7 +106,7 @@ const (
 )
 
 // azureFileMountOptions are the SMB mount options of both Azure Files classes,
-// in the seed's order: group-writable files for uid/gid 1000 (the workloads'
+// in the AKS MLOps best practices' order: group-writable files for uid/gid 1000 (the workloads'
 // runAsUser/runAsGroup), symlinks, strict caching, 30 s attribute cache and a
 // socket per share.
 func azureFileMountOptions() []string {
@@ -129,7 +129,7 @@ func azureFileMountOptions() []string {
 // -o`), so only NFS options are valid there. AKS MLOps best practices lists six options in
 // blobfuse's "-o name=value" form; attr_timeout, entry_timeout and
 // negative_timeout are FUSE options that the NFS client rejects, so every
-// mount failed. What the seed meant survives as the NFS equivalents: a
+// mount failed. What AKS MLOps best practices meant survives as the NFS equivalents: a
 // 120 s attribute cache (actimeo=120, which also covers the entry and
 // negative caching the FUSE options set), noresvport (reconnect from a new
 // source port after a network fault) and nconnect=4 (four TCP connections;
@@ -185,9 +185,9 @@ const (
 const (
 	// DefaultDatasetsClass is Azure Files premium (AKS MLOps best practices shared-training-data).
 	DefaultDatasetsClass = AzureFilePremiumClass
-	// DefaultDatasetsSize is the seed's shared-training-data request.
+	// DefaultDatasetsSize is the AKS MLOps best practices' shared-training-data request.
 	DefaultDatasetsSize = "100Gi"
-	// DefaultCheckpointsSize is the seed's model-checkpoints request.
+	// DefaultCheckpointsSize is the AKS MLOps best practices' model-checkpoints request.
 	DefaultCheckpointsSize = "100Gi"
 	// DefaultFilesAccountSuffix is appended to Accounts.NamePrefix to derive
 	// the Azure Files premium account name.

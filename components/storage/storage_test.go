@@ -62,13 +62,13 @@ func strs(v any) []string {
 	return out
 }
 
-func TestStorageClassesAreExactlyTheSeed(t *testing.T) {
+func TestStorageClassesAreExactlyTheBestPractices(t *testing.T) {
 	m, err := run(t, func(ctx *pulumi.Context) error {
 		_, err := NewStorageClasses(ctx, "ml", nil)
 		return err
 	})
 	require.NoError(t, err)
-	require.Len(t, m.ByType(tokenClass), 5, "four seed classes and the scratch disk class")
+	require.Len(t, m.ByType(tokenClass), 5, "four best-practice classes and the scratch disk class")
 
 	fileOpts := []string{"dir_mode=0770", "file_mode=0660", "uid=1000", "gid=1000", "mfsymlinks", "cache=strict", "actimeo=30", "nosharesock"}
 	want := []struct {
@@ -96,7 +96,7 @@ func TestStorageClassesAreExactlyTheSeed(t *testing.T) {
 			}
 			assert.Equal(t, w.name, mocktest.Get(in, "metadata", "name"))
 			assert.Equal(t, w.provisioner, in["provisioner"])
-			assert.Equal(t, w.params, in["parameters"], "parameters must be exactly the seed's in existing-cluster mode")
+			assert.Equal(t, w.params, in["parameters"], "parameters must be exactly the best practices' in existing-cluster mode")
 			assert.Equal(t, w.mountOptions, strs(in["mountOptions"]))
 			assert.Equal(t, w.reclaim, in["reclaimPolicy"])
 			assert.Equal(t, true, in["allowVolumeExpansion"])
@@ -120,7 +120,7 @@ func TestStorageClassesPointAtManagedAccounts(t *testing.T) {
 			m.ByName(t, res).Inputs["parameters"], res)
 	}
 	assert.Equal(t, map[string]any{"protocol": "nfs", "skuName": "Premium_LRS"}, m.ByName(t, "ml-blob-nfs").Inputs["parameters"],
-		"without a managed Blob account the blob class keeps the seed's parameters")
+		"without a managed Blob account the blob class keeps the best practices' parameters")
 	assert.Equal(t, map[string]any{"protocol": "fuse2", "skuName": "Premium_LRS"}, m.ByName(t, "ml-blob-blockcache").Inputs["parameters"],
 		"the block-cache class never points at aksml's NFS-only accounts")
 }
