@@ -220,7 +220,7 @@ func platformCases() []componentCase {
 			goErrs: func() field.ErrorList {
 				s := observability.Spec{RPO: "1m", GPUIdleThresholdPercent: 100}
 				s.Default()
-				return s.Validate(field.NewPath(observability.ConfigKey))
+				return s.Validate(observability.DefaultConfigPath)
 			},
 		},
 		{
@@ -325,7 +325,7 @@ func TestArgsCoverTheGoArgs(t *testing.T) {
 		{FineTuningWorkspaceArgs{}, []any{workloads.FineTuningWorkspaceArgs{}}, []string{"Provider"}},
 		{Team{}, []any{queues.Team{}}, nil},
 		{Preemption{}, []any{queues.Preemption{}}, nil},
-		{MonitorsArgs{}, []any{observability.MonitorsArgs{}}, []string{"Provider", "DependsOn"}},
+		{MonitorsArgs{}, []any{observability.MonitorsArgs{}}, []string{"Provider", "DependsOn", "ConfigPath"}},
 		{WorkloadDuration{}, []any{observability.WorkloadDuration{}}, nil},
 		{ClusterArgs{}, []any{cluster.Spec{}, cluster.ClusterArgs{}}, []string{"Spec", "ConfigPath", "Transform"}},
 	} {

@@ -119,6 +119,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 	}
 	cl, err := cluster.NewCluster(ctx, cfg.Cluster.Name, &cluster.ClusterArgs{
 		Spec:         *cfg.Cluster,
+		ConfigPath:   key("cluster"),
 		Tags:         cfg.Tags,
 		Protect:      cfg.Protected(),
 		NodeSubnetID: nodeSubnet,
@@ -174,6 +175,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 
 	if cfg.Storage.Accounts != nil {
 		acc, err := storage.NewStorageAccounts(ctx, "storage", &storage.StorageAccountsArgs{
+			ConfigPath:        key("storage"),
 			ResourceGroupName: cl.ResourceGroupName,
 			Location:          pulumi.StringPtr(cfg.Cluster.Location),
 			Spec:              *cfg.Storage.Accounts,
@@ -215,7 +217,7 @@ func (p *platform) gpuStack(ctx *pulumi.Context) error {
 // storageLayer creates the StorageClasses; the team volumes follow the
 // queues, which create the team namespaces.
 func (p *platform) storageLayer(ctx *pulumi.Context) error {
-	args := &storage.StorageClassesArgs{Provider: p.provider, ScratchDiskSKU: p.cfg.Storage.ScratchDiskSKU}
+	args := &storage.StorageClassesArgs{Provider: p.provider, ScratchDiskSKU: p.cfg.Storage.ScratchDiskSKU, ConfigPath: key("storage")}
 	switch {
 	case p.accounts != nil:
 		args.Accounts = p.accounts.ClassAccounts()
@@ -249,6 +251,7 @@ func (p *platform) queueLayer(ctx *pulumi.Context) error {
 	p.outputs["teamNamespaces"] = q.Namespaces
 	for _, t := range p.cfg.Teams {
 		_, err := storage.NewTeamVolumes(ctx, t.Name+"-volumes", &storage.TeamVolumesArgs{
+			ConfigPath:        key("storage"),
 			Provider:          p.provider,
 			Namespace:         q.Namespaces.MapIndex(pulumi.String(t.Name)),
 			Spec:              p.cfg.Storage.Volumes,
@@ -323,6 +326,7 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 	// is then empty): removing the component would detach, not delete,
 	// what its deployment stack created.
 	mon, err := observability.NewAzureMonitor(ctx, "azure-monitor", &observability.AzureMonitorArgs{
+		ConfigPath:           key("observability"),
 		ResourceGroupName:    p.cluster.ResourceGroupName,
 		ClusterName:          p.cluster.Name,
 		ClusterResourceID:    p.cluster.ResourceID,
@@ -345,6 +349,7 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 		return nil
 	}
 	rules, err := observability.NewAlertRules(ctx, "alert-rules", &observability.AlertRulesArgs{
+		ConfigPath:              key("observability"),
 		ResourceGroupName:       p.cluster.ResourceGroupName,
 		Location:                mon.WorkspaceLocation,
 		ClusterName:             p.cluster.Name,
@@ -368,6 +373,7 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 		return nil
 	}
 	mon, err := observability.NewMonitors(ctx, "observability", &observability.MonitorsArgs{
+		ConfigPath:        key("observability"),
 		Provider:          p.provider,
 		Spec:              spec,
 		GPUStacks:         gpupool.Stacks(p.res.pools),

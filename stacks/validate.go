@@ -114,7 +114,7 @@ func (c *Config) validateNames() field.ErrorList {
 		taken := c.Cluster.PoolNames()
 		for i, p := range c.GPUPools {
 			if slices.Contains(taken, p.Name) {
-				errs = append(errs, field.Invalid(key("gpuPools").Index(i).Child("name"), "%q is a pool aksml:cluster already declares (%s); choose another GPU pool name", p.Name, strings.Join(taken, ", ")))
+				errs = append(errs, field.Duplicate(key("gpuPools").Index(i).Child("name"), "%q is a pool aksml:cluster already declares (%s); choose another GPU pool name", p.Name, strings.Join(taken, ", ")))
 			}
 		}
 	}

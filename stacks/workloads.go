@@ -364,7 +364,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		}
 		id := w.Team + "/" + w.Name
 		if j, dup := seen[id]; dup {
-			errs = append(errs, field.Invalid(p.Child("name"), "%q is already used in team %q by %s", w.Name, w.Team, key("workloads").Index(j)))
+			errs = append(errs, field.Duplicate(p.Child("name"), "%q is already used in team %q by %s", w.Name, w.Team, key("workloads").Index(j)))
 		}
 		seen[id] = i
 		errs = append(errs, c.validateOperator(w, p)...)
@@ -374,7 +374,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		errs = append(errs, c.validateSchedulable(w, args, p)...)
 	}
 	if c.TrainingOperator.Enabled && c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator) {
-		errs = append(errs, field.Invalid(key("trainingOperator").Child("enabled"), "aksml:existingCluster.installed says the cluster already runs the Training Operator; two installs would fight over its CRDs and webhook, so set enabled: false or remove trainingOperator from installed"))
+		errs = append(errs, field.Forbidden(key("trainingOperator").Child("enabled"), "aksml:existingCluster.installed says the cluster already runs the Training Operator; two installs would fight over its CRDs and webhook, so set enabled: false or remove trainingOperator from installed"))
 	}
 	return errs
 }

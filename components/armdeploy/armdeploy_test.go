@@ -2,41 +2,15 @@ package armdeploy
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
-
-type registered struct {
-	typ    string
-	name   string
-	inputs resource.PropertyMap
-}
-
-type mocks struct {
-	mu        sync.Mutex
-	resources []registered
-	outputs   resource.PropertyMap
-}
-
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.resources = append(m.resources, registered{args.TypeToken, args.Name, args.Inputs})
-	state := args.Inputs.Copy()
-	for k, v := range m.outputs {
-		state[k] = v
-	}
-	return args.Name + "-id", state, nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
-	return args.Args, nil
-}
 
 func poolTemplate() map[string]any {
 	return Template(
@@ -120,16 +94,12 @@ func TestDeclareParametersKeepsExplicitAndInfersTypes(t *testing.T) {
 }
 
 func TestNewTemplateStackRegistersDeleteOnUnmanage(t *testing.T) {
-	m := &mocks{outputs: resource.PropertyMap{
-		"outputs": resource.NewObjectProperty(resource.PropertyMap{
-			"poolId": resource.NewObjectProperty(resource.PropertyMap{
-				"type":  resource.NewStringProperty("String"),
-				"value": resource.NewStringProperty("/subscriptions/s/pools/gpua100"),
-			}),
-		}),
+	m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
+		state["outputs"] = mocktest.StackOutputs(args.Inputs, func(string) string { return "/subscriptions/s/pools/gpua100" })
+		return args.Name + "-id", state
 	}}
 	var poolID string
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	err := m.Run(func(ctx *pulumi.Context) error {
 		stack, err := NewTemplateStack(ctx, "gpu-pool", &Args{
 			ResourceGroupName: pulumi.String("rg"),
 			Template:          poolTemplate(),
@@ -142,54 +112,52 @@ func TestNewTemplateStackRegistersDeleteOnUnmanage(t *testing.T) {
 		}
 		OutputString(stack, "poolId").ApplyT(func(s string) string { poolID = s; return s })
 		return nil
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	require.NoError(t, err)
-	require.Len(t, m.resources, 1)
-	r := m.resources[0]
-	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", r.typ)
-	assert.Equal(t, "gpu-pool", r.inputs["deploymentStackName"].StringValue())
-	assert.Equal(t, "rg", r.inputs["resourceGroupName"].StringValue())
-	aou := r.inputs["actionOnUnmanage"].ObjectValue()
+	require.Equal(t, 1, m.Count())
+	r := m.All()[0]
+	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", r.Type)
+	assert.Equal(t, "gpu-pool", r.Props["deploymentStackName"].StringValue())
+	assert.Equal(t, "rg", r.Props["resourceGroupName"].StringValue())
+	aou := r.Props["actionOnUnmanage"].ObjectValue()
 	assert.Equal(t, "delete", aou["resources"].StringValue())
 	assert.Equal(t, "delete", aou["resourceGroups"].StringValue())
 	assert.Equal(t, "delete", aou["managementGroups"].StringValue())
-	assert.Equal(t, "none", r.inputs["denySettings"].ObjectValue()["mode"].StringValue())
-	assert.Equal(t, "GPU pool", r.inputs["description"].StringValue())
-	assert.Equal(t, "ml", r.inputs["tags"].ObjectValue()["team"].StringValue())
+	assert.Equal(t, "none", r.Props["denySettings"].ObjectValue()["mode"].StringValue())
+	assert.Equal(t, "GPU pool", r.Props["description"].StringValue())
+	assert.Equal(t, "ml", r.Props["tags"].ObjectValue()["team"].StringValue())
 
-	tpl := r.inputs["template"].ObjectValue()
+	tpl := r.Props["template"].ObjectValue()
 	assert.Equal(t, "1.0.0.0", tpl["contentVersion"].StringValue())
 	res := tpl["resources"].ArrayValue()[0].ObjectValue()
 	assert.Equal(t, "2026-01-02-preview", res["apiVersion"].StringValue())
 	params := tpl["parameters"].ObjectValue()
 	assert.Equal(t, "string", params["clusterName"].ObjectValue()["type"].StringValue())
 
-	values := r.inputs["parameters"].ObjectValue()
+	values := r.Props["parameters"].ObjectValue()
 	assert.Equal(t, "aks", values["clusterName"].ObjectValue()["value"].StringValue())
 	assert.Equal(t, "gpua100", values["poolName"].ObjectValue()["value"].StringValue())
 	assert.Equal(t, "/subscriptions/s/pools/gpua100", poolID)
 }
 
 func TestNewTemplateStackInvalidRegistersNothing(t *testing.T) {
-	m := &mocks{}
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
 		_, err := NewTemplateStack(ctx, "bad name", &Args{ResourceGroupName: pulumi.String("rg"), Template: poolTemplate()})
 		return err
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	require.Error(t, err)
-	assert.Empty(t, m.resources)
+	assert.Empty(t, m.All())
 }
 
 func TestOutputStringFailsOnMissingOutput(t *testing.T) {
-	m := &mocks{}
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	_, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
 		stack, err := NewTemplateStack(ctx, "s", &Args{ResourceGroupName: pulumi.String("rg"), Template: poolTemplate()})
 		if err != nil {
 			return err
 		}
 		ctx.Export("id", OutputString(stack, "poolId"))
 		return nil
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `no string output "poolId"`)
 }

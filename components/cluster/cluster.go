@@ -19,8 +19,10 @@ import (
 // ComponentType is the Pulumi type token of Cluster.
 const ComponentType = "aksml:cluster:Cluster"
 
-// DefaultConfigPath is the config key Spec is read from.
-const DefaultConfigPath = "aksml:cluster"
+// DefaultConfigPath is the error-path root of Spec when the caller gives
+// no ConfigPath. It carries no program's config namespace: the aksml
+// program passes `aksml:cluster`.
+const DefaultConfigPath = "cluster"
 
 // ClusterArgs configures the cluster.
 type ClusterArgs struct {
@@ -28,7 +30,7 @@ type ClusterArgs struct {
 	// Required.
 	Spec Spec
 	// ConfigPath is the config key Spec was read from, used in validation
-	// errors. Default `aksml:cluster`.
+	// errors. Default DefaultConfigPath (`cluster`).
 	ConfigPath field.Path
 	// Tags are put on the resource group (when created) and the cluster.
 	Tags map[string]string

@@ -5,17 +5,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/aksml/aksml/components/field"
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/field"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
 const (
@@ -215,88 +216,56 @@ func TestAutoscalerKeysAllMapToProviderFields(t *testing.T) {
 	assert.NotNil(t, a.BalanceSimilarNodeGroups)
 }
 
-type registered struct {
-	typ    string
-	name   string
-	inputs resource.PropertyMap
-	rpc    *pulumirpc.RegisterResourceRequest
-}
-
-type mocks struct {
-	mu        sync.Mutex
-	resources []registered
-	calls     []pulumi.MockCallArgs
-}
-
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.resources = append(m.resources, registered{args.TypeToken, args.Name, args.Inputs, args.RegisterRPC})
-	state := args.Inputs.Copy()
-	id := args.Name + "-id"
-	switch {
-	case strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup"):
-		// Every declared template output resolves to "deployed:<key>".
-		outputs := resource.PropertyMap{}
-		if tpl := args.Inputs["template"]; tpl.IsObject() {
-			if decl := tpl.ObjectValue()["outputs"]; decl.IsObject() {
-				for k := range decl.ObjectValue() {
-					outputs[k] = resource.NewObjectProperty(resource.PropertyMap{"type": resource.NewStringProperty("String"), "value": resource.NewStringProperty("deployed:" + string(k))})
-				}
-			}
-		}
-		state["outputs"] = resource.NewObjectProperty(outputs)
-	case strings.HasSuffix(args.TypeToken, ":ManagedCluster"):
-		state["name"] = args.Inputs["resourceName"]
-		state["nodeResourceGroup"] = resource.NewStringProperty("MC_rg_" + args.Inputs["resourceName"].StringValue())
-		state["oidcIssuerProfile"] = resource.NewObjectProperty(resource.PropertyMap{
-			"enabled":   resource.NewBoolProperty(true),
-			"issuerURL": resource.NewStringProperty("https://eastus.oic.prod-aks.azure.com/tenant/cluster/"),
-		})
-		id = "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/" + args.Inputs["resourceName"].StringValue()
-	case strings.HasSuffix(args.TypeToken, ":ResourceGroup"):
-		state["name"] = args.Inputs["resourceGroupName"]
-	}
-	return id, state, nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.calls = append(m.calls, args)
-	if strings.HasSuffix(args.Token, ":listManagedClusterUserCredentials") {
-		return resource.PropertyMap{"kubeconfigs": resource.NewArrayProperty([]resource.PropertyValue{
-			resource.NewObjectProperty(resource.PropertyMap{
-				"name":  resource.NewStringProperty("clusterUser"),
-				"value": resource.NewStringProperty(base64.StdEncoding.EncodeToString([]byte(kubeconfig))),
-			}),
-		})}, nil
-	}
-	return resource.PropertyMap{}, nil
-}
-
-func (m *mocks) byType(suffix string) []registered {
-	var out []registered
-	for _, r := range m.resources {
-		if strings.HasSuffix(r.typ, suffix) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 type clusterOutputs struct {
 	name, resourceID, rg, issuer, nodeRG, kubeconfig string
 	secret                                           bool
 }
 
+// newMocks returns mocks that answer like ARM: deployment stacks report
+// every declared template output as "deployed:<key>", a managed cluster its
+// name, node resource group, OIDC issuer and ARM ID, a resource group its
+// name; listManagedClusterUserCredentials returns a kubeconfig.
+func newMocks() *mocktest.Mocks {
+	return &mocktest.Mocks{
+		State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
+			id := args.Name + "-id"
+			switch {
+			case strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup"):
+				state["outputs"] = mocktest.StackOutputs(args.Inputs, func(k string) string { return "deployed:" + k })
+			case strings.HasSuffix(args.TypeToken, ":ManagedCluster"):
+				state["name"] = args.Inputs["resourceName"]
+				state["nodeResourceGroup"] = resource.NewStringProperty("MC_rg_" + args.Inputs["resourceName"].StringValue())
+				state["oidcIssuerProfile"] = resource.NewObjectProperty(resource.PropertyMap{
+					"enabled":   resource.NewBoolProperty(true),
+					"issuerURL": resource.NewStringProperty("https://eastus.oic.prod-aks.azure.com/tenant/cluster/"),
+				})
+				id = "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/" + args.Inputs["resourceName"].StringValue()
+			case strings.HasSuffix(args.TypeToken, ":ResourceGroup"):
+				state["name"] = args.Inputs["resourceGroupName"]
+			}
+			return id, state
+		},
+		OnCall: func(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
+			if strings.HasSuffix(args.Token, ":listManagedClusterUserCredentials") {
+				return resource.PropertyMap{"kubeconfigs": resource.NewArrayProperty([]resource.PropertyValue{
+					resource.NewObjectProperty(resource.PropertyMap{
+						"name":  resource.NewStringProperty("clusterUser"),
+						"value": resource.NewStringProperty(base64.StdEncoding.EncodeToString([]byte(kubeconfig))),
+					}),
+				})}, nil
+			}
+			return resource.PropertyMap{}, nil
+		},
+	}
+}
+
 // runCluster builds a cluster under mocks and returns its resolved outputs.
-func runCluster(t *testing.T, args *ClusterArgs) (*mocks, clusterOutputs, error) {
+func runCluster(t *testing.T, args *ClusterArgs) (*mocktest.Mocks, clusterOutputs, error) {
 	t.Helper()
-	m := &mocks{}
+	m := newMocks()
 	ch := make(chan clusterOutputs, 1)
 	var kc pulumi.StringOutput
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	err := m.Run(func(ctx *pulumi.Context) error {
 		c, err := NewCluster(ctx, "aks", args)
 		if err != nil {
 			return err
@@ -310,7 +279,7 @@ func runCluster(t *testing.T, args *ClusterArgs) (*mocks, clusterOutputs, error)
 			return 0
 		})
 		return nil
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	if err != nil {
 		return m, clusterOutputs{}, err
 	}
@@ -332,23 +301,23 @@ func stringsOf(v resource.PropertyValue) []string {
 	return out
 }
 
-func TestDevClusterMatchesSeed000(t *testing.T) {
+func TestDevClusterMatchesBestPractices(t *testing.T) {
 	m, out, err := runCluster(t, &ClusterArgs{Spec: devSpec(), Tags: map[string]string{"env": "dev"}})
 	require.NoError(t, err)
 
-	rgs := m.byType(":ResourceGroup")
+	rgs := m.ByTypeSuffix(":ResourceGroup")
 	require.Len(t, rgs, 1)
-	assert.Equal(t, "aks-rg", rgs[0].name)
-	assert.Equal(t, "rg-ml-dev", rgs[0].inputs["resourceGroupName"].StringValue())
-	assert.Equal(t, "eastus", rgs[0].inputs["location"].StringValue())
+	assert.Equal(t, "aks-rg", rgs[0].Name)
+	assert.Equal(t, "rg-ml-dev", rgs[0].Props["resourceGroupName"].StringValue())
+	assert.Equal(t, "eastus", rgs[0].Props["location"].StringValue())
 
-	mcs := m.byType(":ManagedCluster")
+	mcs := m.ByTypeSuffix(":ManagedCluster")
 	require.Len(t, mcs, 1)
-	assert.Equal(t, "azure-native:containerservice/v20241001:ManagedCluster", mcs[0].typ)
-	assert.Equal(t, "aks-aks", mcs[0].name)
-	assert.ElementsMatch(t, []string{"agentPoolProfiles[0].count", "agentPoolProfiles[1].count"}, mcs[0].rpc.GetIgnoreChanges())
-	assert.False(t, mcs[0].rpc.GetProtect())
-	in := mcs[0].inputs
+	assert.Equal(t, "azure-native:containerservice/v20241001:ManagedCluster", mcs[0].Type)
+	assert.Equal(t, "aks-aks", mcs[0].Name)
+	assert.ElementsMatch(t, []string{"agentPoolProfiles[0].count", "agentPoolProfiles[1].count"}, mcs[0].IgnoreChanges)
+	assert.False(t, mcs[0].Protect)
+	in := mcs[0].Props
 	assert.Equal(t, "aks-ml-dev", in["resourceName"].StringValue())
 	assert.Equal(t, "rg-ml-dev", in["resourceGroupName"].StringValue())
 	assert.Equal(t, "aks-ml-dev", in["dnsPrefix"].StringValue())
@@ -405,16 +374,16 @@ func TestDevClusterMatchesSeed000(t *testing.T) {
 	assert.False(t, in.HasValue("aadProfile"))
 	assert.False(t, in.HasValue("apiServerAccessProfile"))
 
-	assert.Empty(t, m.byType(":MaintenanceConfiguration"), "no window, no maintenance configuration")
+	assert.Empty(t, m.ByTypeSuffix(":MaintenanceConfiguration"), "no window, no maintenance configuration")
 
-	require.Len(t, m.calls, 1)
-	assert.Equal(t, "azure-native:containerservice/v20241001:listManagedClusterUserCredentials", m.calls[0].Token)
-	assert.False(t, m.calls[0].Args.HasValue("format"), "local-account clusters get the default kubeconfig")
+	require.Len(t, m.Calls(), 1)
+	assert.Equal(t, "azure-native:containerservice/v20241001:listManagedClusterUserCredentials", m.Calls()[0].Token)
+	assert.False(t, m.Calls()[0].Args.HasValue("format"), "local-account clusters get the default kubeconfig")
 
-	providers := m.byType("pulumi:providers:kubernetes")
+	providers := m.ByTypeSuffix("pulumi:providers:kubernetes")
 	require.Len(t, providers, 1)
-	assert.Equal(t, "aks-k8s", providers[0].name)
-	assert.True(t, providers[0].inputs["enableServerSideApply"].BoolValue())
+	assert.Equal(t, "aks-k8s", providers[0].Name)
+	assert.True(t, providers[0].Props["enableServerSideApply"].BoolValue())
 
 	assert.Equal(t, "aks-ml-dev", out.name)
 	assert.Equal(t, "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks-ml-dev", out.resourceID)
@@ -428,9 +397,9 @@ func TestDevClusterMatchesSeed000(t *testing.T) {
 func TestProdClusterSecurity(t *testing.T) {
 	m, _, err := runCluster(t, &ClusterArgs{Spec: prodSpec(), Protect: true})
 	require.NoError(t, err)
-	in := m.byType(":ManagedCluster")[0].inputs
-	assert.True(t, m.byType(":ManagedCluster")[0].rpc.GetProtect())
-	assert.True(t, m.byType(":ResourceGroup")[0].rpc.GetProtect())
+	in := m.ByTypeSuffix(":ManagedCluster")[0].Props
+	assert.True(t, m.ByTypeSuffix(":ManagedCluster")[0].Protect)
+	assert.True(t, m.ByTypeSuffix(":ResourceGroup")[0].Protect)
 	assert.True(t, in["disableLocalAccounts"].BoolValue())
 	aad := in["aadProfile"].ObjectValue()
 	assert.True(t, aad["managed"].BoolValue())
@@ -444,20 +413,20 @@ func TestProdClusterSecurity(t *testing.T) {
 	assert.True(t, def["securityMonitoring"].ObjectValue()["enabled"].BoolValue())
 	assert.Equal(t, []string{"1", "2", "3"}, stringsOf(in["agentPoolProfiles"].ArrayValue()[0].ObjectValue()["availabilityZones"]))
 
-	require.Len(t, m.calls, 1)
-	assert.Equal(t, "exec", m.calls[0].Args["format"].StringValue(), "Entra ID clusters get the kubelogin exec kubeconfig")
+	require.Len(t, m.Calls(), 1)
+	assert.Equal(t, "exec", m.Calls()[0].Args["format"].StringValue(), "Entra ID clusters get the kubelogin exec kubeconfig")
 
-	mcs := m.byType(":MaintenanceConfiguration")
+	mcs := m.ByTypeSuffix(":MaintenanceConfiguration")
 	require.Len(t, mcs, 2)
-	names := []string{mcs[0].inputs["configName"].StringValue(), mcs[1].inputs["configName"].StringValue()}
+	names := []string{mcs[0].Props["configName"].StringValue(), mcs[1].Props["configName"].StringValue()}
 	assert.ElementsMatch(t, []string{"aksManagedAutoUpgradeSchedule", "aksManagedNodeOSUpgradeSchedule"}, names)
-	w := mcs[0].inputs["maintenanceWindow"].ObjectValue()
+	w := mcs[0].Props["maintenanceWindow"].ObjectValue()
 	assert.Equal(t, "Sunday", w["schedule"].ObjectValue()["weekly"].ObjectValue()["dayOfWeek"].StringValue())
 	assert.Equal(t, 1.0, w["schedule"].ObjectValue()["weekly"].ObjectValue()["intervalWeeks"].NumberValue())
 	assert.Equal(t, "01:00", w["startTime"].StringValue())
 	assert.Equal(t, 4.0, w["durationHours"].NumberValue())
 	assert.Equal(t, "+00:00", w["utcOffset"].StringValue())
-	assert.Equal(t, "aks-ml-prod", mcs[0].inputs["resourceName"].StringValue())
+	assert.Equal(t, "aks-ml-prod", mcs[0].Props["resourceName"].StringValue())
 }
 
 func TestPrivateClusterAndOverrides(t *testing.T) {
@@ -471,7 +440,7 @@ func TestPrivateClusterAndOverrides(t *testing.T) {
 	args := &ClusterArgs{Spec: s, Transform: func(a *containerservice.ManagedClusterArgs) { a.SupportPlan = pulumi.String("KubernetesOfficial") }}
 	m, _, err := runCluster(t, args)
 	require.NoError(t, err)
-	in := m.byType(":ManagedCluster")[0].inputs
+	in := m.ByTypeSuffix(":ManagedCluster")[0].Props
 	assert.True(t, in["apiServerAccessProfile"].ObjectValue()["enablePrivateCluster"].BoolValue())
 	assert.False(t, in["addonProfiles"].ObjectValue()["azurepolicy"].ObjectValue()["enabled"].BoolValue())
 	assert.Len(t, in["agentPoolProfiles"].ArrayValue(), 1)
@@ -490,8 +459,8 @@ func TestExistingResourceGroupRegistersNone(t *testing.T) {
 	s.ResourceGroup.Existing = true
 	m, out, err := runCluster(t, &ClusterArgs{Spec: s})
 	require.NoError(t, err)
-	assert.Empty(t, m.byType(":ResourceGroup"))
-	assert.Equal(t, "rg-ml-dev", m.byType(":ManagedCluster")[0].inputs["resourceGroupName"].StringValue())
+	assert.Empty(t, m.ByTypeSuffix(":ResourceGroup"))
+	assert.Equal(t, "rg-ml-dev", m.ByTypeSuffix(":ManagedCluster")[0].Props["resourceGroupName"].StringValue())
 	assert.Equal(t, "rg-ml-dev", out.rg)
 }
 
@@ -502,7 +471,7 @@ func TestInvalidClusterRegistersNothing(t *testing.T) {
 		wantErr string
 	}{
 		{name: "nil args", wantErr: "args are required"},
-		{name: "Automatic", args: &ClusterArgs{Spec: func() Spec { s := devSpec(); s.Mode = ModeAutomatic; return s }()}, wantErr: "aksml:cluster.mode"},
+		{name: "Automatic", args: &ClusterArgs{Spec: func() Spec { s := devSpec(); s.Mode = ModeAutomatic; return s }()}, wantErr: "cluster.mode: Automatic needs"},
 		{name: "config path", args: &ClusterArgs{Spec: Spec{Name: "aks"}, ConfigPath: "aksml:clusterProd"}, wantErr: "aksml:clusterProd.location: is required"},
 	}
 	for _, tc := range tests {
@@ -510,8 +479,8 @@ func TestInvalidClusterRegistersNothing(t *testing.T) {
 			m, _, err := runCluster(t, tc.args)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.wantErr)
-			assert.Empty(t, m.resources)
-			assert.Empty(t, m.calls)
+			assert.Empty(t, m.All())
+			assert.Empty(t, m.Calls())
 		})
 	}
 }
@@ -545,30 +514,29 @@ func TestExistingProvider(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &mocks{}
-			err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+			m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
 				_, err := ExistingProvider(ctx, "existing", tc.spec)
 				return err
-			}, pulumi.WithMocks("aksml", "test", m))
+			})
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)
-				assert.Empty(t, m.resources)
+				assert.Empty(t, m.All())
 				return
 			}
 			require.NoError(t, err)
-			require.Len(t, m.resources, 1)
-			r := m.resources[0]
-			assert.Equal(t, "pulumi:providers:kubernetes", r.typ)
-			assert.Equal(t, tc.wantID, r.inputs["clusterIdentifier"].StringValue())
-			assert.True(t, r.inputs["enableServerSideApply"].BoolValue())
-			assert.Equal(t, tc.wantKube, r.inputs.HasValue("kubeconfig"))
+			require.Len(t, m.All(), 1)
+			r := m.All()[0]
+			assert.Equal(t, "pulumi:providers:kubernetes", r.Type)
+			assert.Equal(t, tc.wantID, r.Props["clusterIdentifier"].StringValue())
+			assert.True(t, r.Props["enableServerSideApply"].BoolValue())
+			assert.Equal(t, tc.wantKube, r.Props.HasValue("kubeconfig"))
 			if tc.wantKube {
-				kc := r.inputs["kubeconfig"]
+				kc := r.Props["kubeconfig"]
 				assert.True(t, kc.IsSecret(), "the kubeconfig contents are secret")
 				assert.Equal(t, kubeconfig, kc.SecretValue().Element.StringValue())
 			}
-			assert.Empty(t, m.byType(":ManagedCluster"))
+			assert.Empty(t, m.ByTypeSuffix(":ManagedCluster"))
 		})
 	}
 }
@@ -578,16 +546,16 @@ func TestNodeSubnetOnInlinePools(t *testing.T) {
 	const subnet = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes"
 	m, _, err := runCluster(t, &ClusterArgs{Spec: devSpec(), NodeSubnetID: pulumi.String(subnet)})
 	require.NoError(t, err)
-	pools := m.byType(":ManagedCluster")[0].inputs["agentPoolProfiles"].ArrayValue()
+	pools := m.ByTypeSuffix(":ManagedCluster")[0].Props["agentPoolProfiles"].ArrayValue()
 	require.Len(t, pools, 2)
 	for _, p := range pools {
 		assert.Equal(t, subnet, p.ObjectValue()["vnetSubnetID"].StringValue(), p.ObjectValue()["name"].StringValue())
 	}
-	assert.Contains(t, m.byType(":ManagedCluster")[0].rpc.GetReplaceOnChanges(), "agentPoolProfiles[*].vnetSubnetID",
+	assert.Contains(t, m.ByTypeSuffix(":ManagedCluster")[0].ReplaceOnChanges, "agentPoolProfiles[*].vnetSubnetID",
 		"AKS cannot move a pool to another subnet: a preview shows the replacement")
 	m, _, err = runCluster(t, &ClusterArgs{Spec: devSpec()})
 	require.NoError(t, err)
-	for _, p := range m.byType(":ManagedCluster")[0].inputs["agentPoolProfiles"].ArrayValue() {
+	for _, p := range m.ByTypeSuffix(":ManagedCluster")[0].Props["agentPoolProfiles"].ArrayValue() {
 		assert.False(t, p.ObjectValue().HasValue("vnetSubnetID"))
 	}
 }

@@ -70,16 +70,7 @@ var ExistingStackOutputs = struct{ Kubeconfig, ClusterResourceID, ResourceGroupN
 // and that Installed names known operators once each.
 func (s ExistingClusterSpec) Validate(path field.Path) field.ErrorList {
 	var errs field.ErrorList
-	seen := map[string]bool{}
-	for i, op := range s.Installed {
-		switch {
-		case !slices.Contains(InstalledOperators, op):
-			errs = append(errs, field.NotSupported(path.Child("installed").Index(i), op, InstalledOperators))
-		case seen[op]:
-			errs = append(errs, field.Invalid(path.Child("installed").Index(i), "%q is listed twice", op))
-		}
-		seen[op] = true
-	}
+	errs = append(errs, field.Unique(path.Child("installed"), s.Installed, "%q", field.OneOf(InstalledOperators))...)
 	if s.StackReference != "" {
 		parts := strings.Split(s.StackReference, "/")
 		switch {

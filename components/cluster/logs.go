@@ -133,7 +133,7 @@ func (l LogsSpec) Validate(path field.Path) field.ErrorList {
 	if n := l.LogAnalyticsWorkspaceName; n != "" {
 		switch {
 		case l.LogAnalyticsWorkspaceID != "":
-			errs = append(errs, field.Invalid(path.Child("logAnalyticsWorkspaceName"), "names a workspace to create, but logAnalyticsWorkspaceId already names an existing one; set only one"))
+			errs = append(errs, field.Forbidden(path.Child("logAnalyticsWorkspaceName"), "names a workspace to create, but logAnalyticsWorkspaceId already names an existing one; set only one"))
 		case !lawNameRE.MatchString(n):
 			errs = append(errs, field.Invalid(path.Child("logAnalyticsWorkspaceName"), "%q is not a Log Analytics workspace name: use 4-63 letters, digits or '-', starting and ending with a letter or digit", n))
 		}
@@ -141,17 +141,7 @@ func (l LogsSpec) Validate(path field.Path) field.ErrorList {
 	if l.RetentionInDays < 30 || l.RetentionInDays > 730 {
 		errs = append(errs, field.Invalid(path.Child("retentionInDays"), "%d is out of range; use 30 to 730 days", l.RetentionInDays))
 	}
-	seen := map[string]bool{}
-	for i, c := range l.AuditCategories {
-		p := path.Child("auditCategories").Index(i)
-		switch {
-		case !slices.Contains(AuditCategories, c):
-			errs = append(errs, field.NotSupported(p, c, AuditCategories))
-		case seen[c]:
-			errs = append(errs, field.Invalid(p, "%s is listed twice", c))
-		}
-		seen[c] = true
-	}
+	errs = append(errs, field.Unique(path.Child("auditCategories"), l.AuditCategories, "%s", field.OneOf(AuditCategories))...)
 	return errs
 }
 

@@ -8,26 +8,30 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/field"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
+
+	"github.com/aksml/aksml/components/field/fieldtest"
 )
 
 const testLAW = "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-logs/providers/Microsoft.OperationalInsights/workspaces/law-shared"
 
 // stackByName returns the registered deployment stack with that Pulumi name.
-func stackByName(t *testing.T, m *mocks, name string) registered {
+func stackByName(t *testing.T, m *mocktest.Mocks, name string) mocktest.Resource {
 	t.Helper()
-	for _, r := range m.byType(":DeploymentStackAtResourceGroup") {
-		if r.name == name {
+	for _, r := range m.ByTypeSuffix(":DeploymentStackAtResourceGroup") {
+		if r.Name == name {
 			return r
 		}
 	}
 	t.Fatalf("no deployment stack %s", name)
-	return registered{}
+	return mocktest.Resource{}
 }
 
 // templateJSON renders a stack's template input as JSON for assertions.
-func templateJSON(t *testing.T, r registered) string {
+func templateJSON(t *testing.T, r mocktest.Resource) string {
 	t.Helper()
-	b, err := json.Marshal(r.inputs["template"].Mappable())
+	b, err := json.Marshal(r.Props["template"].Mappable())
 	require.NoError(t, err)
 	return string(b)
 }
@@ -40,11 +44,11 @@ func TestContainerInsightsAndAuditByDefault(t *testing.T) {
 	assert.Contains(t, ws, `"type":"Microsoft.OperationalInsights/workspaces"`)
 	assert.Contains(t, ws, `"apiVersion":"2022-10-01"`)
 	assert.Contains(t, ws, `"sku":{"name":"PerGB2018"}`)
-	params := stackByName(t, m, "aks-logs").inputs["parameters"].ObjectValue()
+	params := stackByName(t, m, "aks-logs").Props["parameters"].ObjectValue()
 	assert.Equal(t, "law-aks-ml-dev", params["workspaceName"].ObjectValue()["value"].StringValue())
 	assert.Equal(t, 30.0, params["retentionInDays"].ObjectValue()["value"].NumberValue())
 
-	oms := m.byType(":ManagedCluster")[0].inputs["addonProfiles"].ObjectValue()["omsagent"].ObjectValue()
+	oms := m.ByTypeSuffix(":ManagedCluster")[0].Props["addonProfiles"].ObjectValue()["omsagent"].ObjectValue()
 	assert.True(t, oms["enabled"].BoolValue())
 	cfg := oms["config"].ObjectValue()
 	assert.Equal(t, "true", cfg["useAADAuth"].StringValue(), "managed-identity auth, as Microsoft's template")
@@ -74,7 +78,7 @@ func TestExistingWorkspaceIsOnlyReferenced(t *testing.T) {
 	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
 	require.NoError(t, err)
 	assert.NotContains(t, templateJSON(t, stackByName(t, m, "aks-logs")), "OperationalInsights", "a brought workspace is not created")
-	cfg := m.byType(":ManagedCluster")[0].inputs["addonProfiles"].ObjectValue()["omsagent"].ObjectValue()["config"].ObjectValue()
+	cfg := m.ByTypeSuffix(":ManagedCluster")[0].Props["addonProfiles"].ObjectValue()["omsagent"].ObjectValue()["config"].ObjectValue()
 	assert.Equal(t, testLAW, cfg["logAnalyticsWorkspaceResourceID"].StringValue())
 }
 
@@ -84,7 +88,7 @@ func TestLogsOff(t *testing.T) {
 	s.Logs.ContainerInsights, s.Logs.AuditLogs = &off, &off
 	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
 	require.NoError(t, err)
-	assert.False(t, m.byType(":ManagedCluster")[0].inputs["addonProfiles"].ObjectValue().HasValue("omsagent"))
+	assert.False(t, m.ByTypeSuffix(":ManagedCluster")[0].Props["addonProfiles"].ObjectValue().HasValue("omsagent"))
 	assert.Contains(t, templateJSON(t, stackByName(t, m, "aks-logs")), `"resources":[]`, "the stacks stay registered, empty, so Azure deletes what they created")
 	assert.Contains(t, templateJSON(t, stackByName(t, m, "aks-insights")), `"resources":[]`)
 
@@ -137,9 +141,9 @@ func TestLogsValidate(t *testing.T) {
 func TestInvalidLogsRegisterNothing(t *testing.T) {
 	s := devSpec()
 	s.Logs.LogAnalyticsWorkspaceID = "/subscriptions/not-a-guid/resourceGroups/rg/providers/Microsoft.OperationalInsights/workspaces/w"
-	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
-	require.ErrorContains(t, err, "aksml:cluster.logs.logAnalyticsWorkspaceId")
-	assert.Empty(t, m.resources)
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s, ConfigPath: "aksml:cluster"})
+	fieldtest.Equal(t, err, fieldtest.Invalid("aksml:cluster.logs.logAnalyticsWorkspaceId"))
+	assert.Empty(t, m.All())
 }
 
 func TestRegistryCreatedWithAcrPull(t *testing.T) {
@@ -152,14 +156,14 @@ func TestRegistryCreatedWithAcrPull(t *testing.T) {
 	assert.Contains(t, tpl, `"type":"Microsoft.ContainerRegistry/registries"`)
 	assert.Contains(t, tpl, `"apiVersion":"2023-07-01"`)
 	assert.Contains(t, tpl, `"adminUserEnabled":false`)
-	params := reg.inputs["parameters"].ObjectValue()
+	params := reg.Props["parameters"].ObjectValue()
 	assert.Equal(t, "acrAksmlDev", params["registryName"].ObjectValue()["value"].StringValue())
 	assert.Equal(t, "Standard", params["sku"].ObjectValue()["value"].StringValue())
 
-	ras := m.byType(":RoleAssignment")
+	ras := m.ByTypeSuffix(":RoleAssignment")
 	require.Len(t, ras, 1)
-	in := ras[0].inputs
-	assert.Equal(t, "aks-acrpull", ras[0].name)
+	in := ras[0].Props
+	assert.Equal(t, "aks-acrpull", ras[0].Name)
 	assert.Equal(t, "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.ContainerRegistry/registries/acrAksmlDev", in["scope"].StringValue())
 	assert.Equal(t, "/subscriptions/sub/providers/Microsoft.Authorization/roleDefinitions/7f951dda-4ed3-4680-a7ca-43fe172d538d", in["roleDefinitionId"].StringValue(), "AcrPull")
 	assert.Equal(t, "acraksmldev.azurecr.io", s.Registry.LoginServer())
@@ -171,12 +175,12 @@ func TestRegistryBrought(t *testing.T) {
 	s.Registry = &RegistrySpec{ID: id}
 	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
 	require.NoError(t, err)
-	for _, r := range m.byType(":DeploymentStackAtResourceGroup") {
-		assert.NotEqual(t, "aks-registry", r.name, "an existing registry is not created")
+	for _, r := range m.ByTypeSuffix(":DeploymentStackAtResourceGroup") {
+		assert.NotEqual(t, "aks-registry", r.Name, "an existing registry is not created")
 	}
-	ras := m.byType(":RoleAssignment")
+	ras := m.ByTypeSuffix(":RoleAssignment")
 	require.Len(t, ras, 1)
-	assert.Equal(t, id, ras[0].inputs["scope"].StringValue())
+	assert.Equal(t, id, ras[0].Props["scope"].StringValue())
 	assert.Equal(t, "sharedacr01.azurecr.io", s.Registry.LoginServer())
 }
 

@@ -148,16 +148,7 @@ func validatePool(vmSize string, minCount, maxCount, minAllowed int, zones []str
 	} else if maxCount < minCount || maxCount > 1000 {
 		errs = append(errs, field.Invalid(path.Child("maxCount"), "maxCount (%d) must be between minCount (%d) and 1000", maxCount, minCount))
 	}
-	seen := map[string]bool{}
-	for i, z := range zones {
-		switch {
-		case z != "1" && z != "2" && z != "3":
-			errs = append(errs, field.Invalid(path.Child("zones").Index(i), "%q is not an availability zone; use \"1\", \"2\" or \"3\"", z))
-		case seen[z]:
-			errs = append(errs, field.Invalid(path.Child("zones").Index(i), "zone %q is listed twice", z))
-		}
-		seen[z] = true
-	}
+	errs = append(errs, field.ValidateZones(zones, path.Child("zones"))...)
 	if osDisk < 30 || osDisk > 2048 {
 		errs = append(errs, field.Invalid(path.Child("osDiskSizeGB"), "%d is out of range; use 30 to 2048 GB", osDisk))
 	}
@@ -276,7 +267,7 @@ func checkPositiveMinutes(v string) string {
 }
 
 // checkScanInterval accepts a positive whole number of seconds, with or
-// without the 's' suffix ("20s", the seed's value, or "20").
+// without the 's' suffix ("20s", the AKS MLOps best practices' value, or "20").
 func checkScanInterval(v string) string {
 	if n, err := strconv.Atoi(strings.TrimSuffix(v, "s")); err == nil && secondsRE.MatchString(v) && n >= 1 {
 		return ""

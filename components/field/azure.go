@@ -88,6 +88,19 @@ func ValidateTags(tags map[string]string, maxName int, path Path) ErrorList {
 	return errs
 }
 
+// ValidateZones checks a list of availability zones: each "1", "2" or "3"
+// (the zone numbers AKS agent pools take, "Create an AKS cluster that uses
+// availability zones",
+// https://learn.microsoft.com/azure/aks/availability-zones), each once.
+func ValidateZones(zones []string, path Path) ErrorList {
+	return Unique(path, zones, "zone %q", func(p Path, z string) *Error {
+		if z != "1" && z != "2" && z != "3" {
+			return Invalid(p, "%q is not an availability zone; use \"1\", \"2\" or \"3\"", z)
+		}
+		return nil
+	})
+}
+
 func storageNote(maxName int) string {
 	if maxName == MaxStorageTagNameLength {
 		return " (the tags also go on storage accounts, whose limit is lower)"

@@ -128,3 +128,32 @@ func TestValidateTags(t *testing.T) {
 	}
 	assert.Contains(t, ValidateTags(many, MaxTagNameLength, p).ToAggregate().Error(), "aksml:tags: has 51 tags")
 }
+
+func TestErrorTypes(t *testing.T) {
+	p := NewPath("aksml:x")
+	for _, tc := range []struct {
+		err  *Error
+		want ErrorType
+		msg  string
+	}{
+		{Invalid(p, "%d is out of range", 0), ErrorTypeInvalid, "aksml:x: 0 is out of range"},
+		{Required(p, "a name"), ErrorTypeRequired, "aksml:x: is required: a name"},
+		{NotSupported(p, "a", []string{"b"}), ErrorTypeNotSupported, `aksml:x: "a" is not supported; use one of "b"`},
+		{Duplicate(p, "%q is listed twice", "a"), ErrorTypeDuplicate, `aksml:x: "a" is listed twice`},
+		{Forbidden(p, "is a kueue setting"), ErrorTypeForbidden, "aksml:x: is a kueue setting"},
+	} {
+		assert.Equal(t, tc.want, tc.err.Type)
+		assert.Equal(t, tc.msg, tc.err.Error(), "the type does not show in the message")
+	}
+}
+
+func TestUnique(t *testing.T) {
+	p := NewPath("aksml:zones")
+	errs := Unique(p, []string{"1", "4", "1", "4", "2"}, "zone %q", OneOf([]string{"1", "2", "3"}))
+	require.Len(t, errs, 3)
+	assert.Equal(t, []ErrorType{ErrorTypeNotSupported, ErrorTypeDuplicate, ErrorTypeNotSupported}, []ErrorType{errs[0].Type, errs[1].Type, errs[2].Type})
+	assert.Equal(t, `aksml:zones[2]: zone "1" is listed twice`, errs[1].Error())
+	assert.Equal(t, []Path{"aksml:zones[1]", "aksml:zones[2]", "aksml:zones[3]"}, []Path{errs[0].Path, errs[1].Path, errs[2].Path}, "an invalid repeat is reported once, as invalid")
+	assert.Empty(t, Unique(p, []string{"1", "2"}, "zone %q", OneOf([]string{"1", "2", "3"})))
+	assert.Equal(t, "aksml:codes[1]: exit code 3 is listed twice", Unique(NewPath("aksml:codes"), []int{3, 3}, "exit code %d", func(Path, int) *Error { return nil })[0].Error())
+}

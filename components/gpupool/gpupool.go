@@ -18,8 +18,10 @@ import (
 // ComponentType is the Pulumi type token of GPUNodePools.
 const ComponentType = "aksml:gpupool:GPUNodePools"
 
-// DefaultConfigPath is the config key the pools are read from.
-const DefaultConfigPath = "aksml:gpuPools"
+// DefaultConfigPath is the error-path root of the pools when the caller
+// gives no ConfigPath. It carries no program's config namespace: the aksml
+// program passes `aksml:gpuPools`.
+const DefaultConfigPath = "gpuPools"
 
 // Values the pools are created with (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops), AKS-managed GPU nodes (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes), SPEC C2).
 const (
@@ -90,7 +92,8 @@ type GPUNodePoolsArgs struct {
 	// instead of the raw specs; they are not validated again.
 	Resolved []Resolved
 	// ConfigPath is the config key Pools was read from, used in validation
-	// errors (`<ConfigPath>[i].<field>`). Default `aksml:gpuPools`.
+	// errors (`<ConfigPath>[i].<field>`). Default DefaultConfigPath
+	// (`gpuPools`).
 	ConfigPath field.Path
 	// ResourceGroupName is the cluster's resource group; the shared
 	// template stack is created there too. Required.

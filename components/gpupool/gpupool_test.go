@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,9 +15,10 @@ import (
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
 // specOf returns a valid A100 training pool (SPEC C2) changed by mutate.
@@ -132,53 +132,22 @@ func TestValidatePoolsRejectsDuplicateNames(t *testing.T) {
 	assert.Contains(t, errs[0].Detail, "already used by aksml:gpuPools[0]")
 }
 
-type registered struct {
-	typ    string
-	name   string
-	inputs resource.PropertyMap
-	rpc    *pulumirpc.RegisterResourceRequest
-}
-
-type mocks struct {
-	mu        sync.Mutex
-	resources []registered
-}
-
-// NewResource records the resource and returns its inputs as state; an
-// AgentPool gets its name, a deployment stack gets one output per template
-// output `<pool>Id`, valued /subscriptions/s/agentPools/<pool>.
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.resources = append(m.resources, registered{args.TypeToken, args.Name, args.Inputs, args.RegisterRPC})
-	state := args.Inputs.Copy()
-	if strings.HasSuffix(args.TypeToken, ":AgentPool") {
-		state["name"] = args.Inputs["agentPoolName"]
-	}
-	if strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
-		state["name"] = args.Inputs["deploymentStackName"]
-		outputs := resource.PropertyMap{}
-		for k := range args.Inputs["template"].ObjectValue()["outputs"].ObjectValue() {
-			id := "/subscriptions/s/agentPools/" + strings.TrimSuffix(string(k), "Id")
-			outputs[k] = resource.NewObjectProperty(resource.PropertyMap{"value": resource.NewStringProperty(id)})
+// newMocks returns mocks that answer like ARM: an AgentPool gets its name,
+// a deployment stack its name and one output per template output `<pool>Id`,
+// valued /subscriptions/s/agentPools/<pool>.
+func newMocks() *mocktest.Mocks {
+	return &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
+		if strings.HasSuffix(args.TypeToken, ":AgentPool") {
+			state["name"] = args.Inputs["agentPoolName"]
 		}
-		state["outputs"] = resource.NewObjectProperty(outputs)
-	}
-	return args.Name + "-id", state, nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
-	return args.Args, nil
-}
-
-func (m *mocks) byType(suffix string) []registered {
-	var out []registered
-	for _, r := range m.resources {
-		if strings.HasSuffix(r.typ, suffix) {
-			out = append(out, r)
+		if strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
+			state["name"] = args.Inputs["deploymentStackName"]
+			state["outputs"] = mocktest.StackOutputs(args.Inputs, func(k string) string {
+				return "/subscriptions/s/agentPools/" + strings.TrimSuffix(k, "Id")
+			})
 		}
-	}
-	return out
+		return args.Name + "-id", state
+	}}
 }
 
 // resolvedPool holds the resolved outputs of one GPUNodePool.
@@ -190,12 +159,12 @@ type resolvedPool struct {
 
 // runPools builds the pools under mocks and returns the mocks and, when
 // they were built, the resolved outputs of every pool by name.
-func runPools(t *testing.T, args *GPUNodePoolsArgs) (*mocks, map[string]resolvedPool, error) {
+func runPools(t *testing.T, args *GPUNodePoolsArgs) (*mocktest.Mocks, map[string]resolvedPool, error) {
 	t.Helper()
-	m := &mocks{}
+	m := newMocks()
 	ch := make(chan resolvedPool, 16)
 	want := 0
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	err := m.Run(func(ctx *pulumi.Context) error {
 		c, err := NewGPUNodePools(ctx, "gpu", args)
 		if err != nil {
 			return err
@@ -211,7 +180,7 @@ func runPools(t *testing.T, args *GPUNodePoolsArgs) (*mocks, map[string]resolved
 			})
 		}
 		return nil
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	if err != nil {
 		return m, nil, err
 	}
@@ -228,7 +197,7 @@ func runPools(t *testing.T, args *GPUNodePoolsArgs) (*mocks, map[string]resolved
 }
 
 func poolsArgs(specs ...Spec) *GPUNodePoolsArgs {
-	return &GPUNodePoolsArgs{Pools: specs, ResourceGroupName: pulumi.String("rg-ml"), ClusterName: pulumi.String("aks-ml")}
+	return &GPUNodePoolsArgs{Pools: specs, ConfigPath: "aksml:gpuPools", ResourceGroupName: pulumi.String("rg-ml"), ClusterName: pulumi.String("aks-ml")}
 }
 
 func stringsOf(v resource.PropertyValue) []string {
@@ -240,36 +209,36 @@ func stringsOf(v resource.PropertyValue) []string {
 }
 
 // stackOf returns the only deployment stack registered.
-func stackOf(t *testing.T, m *mocks) registered {
+func stackOf(t *testing.T, m *mocktest.Mocks) mocktest.Resource {
 	t.Helper()
-	stacks := m.byType(":DeploymentStackAtResourceGroup")
+	stacks := m.ByTypeSuffix(":DeploymentStackAtResourceGroup")
 	require.Len(t, stacks, 1, "one shared template stack per cluster")
 	return stacks[0]
 }
 
 // templatePools returns the agentPools resources of the stack's template.
-func templatePools(t *testing.T, m *mocks) []resource.PropertyMap {
+func templatePools(t *testing.T, m *mocktest.Mocks) []resource.PropertyMap {
 	t.Helper()
 	var out []resource.PropertyMap
-	for _, r := range stackOf(t, m).inputs["template"].ObjectValue()["resources"].ArrayValue() {
+	for _, r := range stackOf(t, m).Props["template"].ObjectValue()["resources"].ArrayValue() {
 		out = append(out, r.ObjectValue())
 	}
 	return out
 }
 
-func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
+func TestDriverOnlyPoolMatchesBestPractices(t *testing.T) {
 	args := poolsArgs(Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 4})
 	m, out, err := runPools(t, args)
 	require.NoError(t, err)
 	assert.Nil(t, args.Pools[0].MinCount, "the caller's spec is not defaulted in place")
-	require.Len(t, m.byType(":GPUNodePools"), 1)
-	pools := m.byType(":AgentPool")
+	require.Len(t, m.ByTypeSuffix(":GPUNodePools"), 1)
+	pools := m.ByTypeSuffix(":AgentPool")
 	require.Len(t, pools, 1)
 	assert.Empty(t, templatePools(t, m), "the stack is registered with no pool")
 	p := pools[0]
-	assert.Equal(t, "azure-native:containerservice/v20241001:AgentPool", p.typ)
-	assert.Equal(t, "gpu-gpunp", p.name)
-	in := p.inputs
+	assert.Equal(t, "azure-native:containerservice/v20241001:AgentPool", p.Type)
+	assert.Equal(t, "gpu-gpunp", p.Name)
+	in := p.Props
 	assert.Equal(t, "gpunp", in["agentPoolName"].StringValue())
 	assert.Equal(t, "aks-ml", in["resourceName"].StringValue())
 	assert.Equal(t, "rg-ml", in["resourceGroupName"].StringValue())
@@ -286,10 +255,10 @@ func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
 	assert.Equal(t, "training", labels["workload"].StringValue())
 	assert.Len(t, labels, 2)
 	assert.Equal(t, 256.0, in["osDiskSizeGB"].NumberValue())
-	assert.Equal(t, []string{"count"}, p.rpc.GetIgnoreChanges(), "the autoscaler owns count")
-	assert.Subset(t, p.rpc.GetReplaceOnChanges(), []string{"vmSize", "gpuInstanceProfile", "scaleSetPriority", "availabilityZones", "osDiskSizeGB"})
-	assert.True(t, p.rpc.GetDeleteBeforeReplace(), "the pool name is fixed: delete before re-creating")
-	assert.Contains(t, p.rpc.GetParent(), ComponentType)
+	assert.Equal(t, []string{"count"}, p.IgnoreChanges, "the autoscaler owns count")
+	assert.Subset(t, p.ReplaceOnChanges, []string{"vmSize", "gpuInstanceProfile", "scaleSetPriority", "availabilityZones", "osDiskSizeGB"})
+	assert.True(t, p.DeleteBeforeReplace, "the pool name is fixed: delete before re-creating")
+	assert.Contains(t, p.Parent, ComponentType)
 	for _, k := range []resource.PropertyKey{"scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice", "gpuInstanceProfile", "availabilityZones", "osSKU"} {
 		assert.False(t, in.HasValue(k), "%s must be unset on a regular non-MIG regional Ubuntu pool", k)
 	}
@@ -305,11 +274,11 @@ func TestDriverOnlyPoolMatchesSeed000(t *testing.T) {
 	assert.Equal(t, 0.0, o.discount)
 }
 
-func TestSpotPoolMatchesSeed004(t *testing.T) {
+func TestSpotPoolMatchesC2(t *testing.T) {
 	spec := Spec{Name: "gpuspot", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, Priority: PrioritySpot, MaxCount: 8, Zones: []string{"1", "2", "3"}}
 	m, out, err := runPools(t, poolsArgs(spec))
 	require.NoError(t, err)
-	in := m.byType(":AgentPool")[0].inputs
+	in := m.ByTypeSuffix(":AgentPool")[0].Props
 	assert.Equal(t, "Spot", in["scaleSetPriority"].StringValue())
 	assert.Equal(t, "Delete", in["scaleSetEvictionPolicy"].StringValue())
 	assert.Equal(t, -1.0, in["spotMaxPrice"].NumberValue())
@@ -337,7 +306,7 @@ func TestMIGPoolSetsInstanceProfile(t *testing.T) {
 	spec := Spec{Name: "gpumig", VMSize: "Standard_NC24ads_A100_v4", Workload: WorkloadTraining, MaxCount: 2, MIG: &MIGSpec{Strategy: MIGStrategyMixed, Profile: MIG1g}}
 	m, _, err := runPools(t, poolsArgs(spec))
 	require.NoError(t, err)
-	in := m.byType(":AgentPool")[0].inputs
+	in := m.ByTypeSuffix(":AgentPool")[0].Props
 	assert.Equal(t, "MIG1g", in["gpuInstanceProfile"].StringValue())
 	assert.Equal(t, "hptuning-1g10gb", in["nodeLabels"].ObjectValue()["nvidia.com/mig.config"].StringValue())
 }
@@ -361,13 +330,13 @@ func TestTransformsAndTags(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"gpunp"}, transformed, "Transform sees DriverOnly pools only")
 	assert.Equal(t, []string{"gpumgd"}, propsTransformed, "PropertiesTransform sees template pools only")
-	in := m.byType(":AgentPool")[0].inputs
+	in := m.ByTypeSuffix(":AgentPool")[0].Props
 	assert.Equal(t, 50.0, in["maxPods"].NumberValue())
 	assert.Equal(t, "ml", in["tags"].ObjectValue()["costCenter"].StringValue())
 	props := templatePools(t, m)[0]["properties"].ObjectValue()
 	assert.Equal(t, 60.0, props["maxPods"].NumberValue())
 	assert.Equal(t, "ml", props["tags"].ObjectValue()["costCenter"].StringValue())
-	assert.Equal(t, "ml", stackOf(t, m).inputs["tags"].ObjectValue()["costCenter"].StringValue())
+	assert.Equal(t, "ml", stackOf(t, m).Props["tags"].ObjectValue()["costCenter"].StringValue())
 }
 
 func TestTemplatePoolsShareOneStack(t *testing.T) {
@@ -378,16 +347,16 @@ func TestTemplatePoolsShareOneStack(t *testing.T) {
 	m, out, err := runPools(t, poolsArgs(managedPool, driverOnly, byo))
 	require.NoError(t, err)
 
-	require.Len(t, m.byType(":AgentPool"), 1, "only the DriverOnly pool is a typed AgentPool")
-	assert.Equal(t, "gpunp", m.byType(":AgentPool")[0].inputs["agentPoolName"].StringValue())
+	require.Len(t, m.ByTypeSuffix(":AgentPool"), 1, "only the DriverOnly pool is a typed AgentPool")
+	assert.Equal(t, "gpunp", m.ByTypeSuffix(":AgentPool")[0].Props["agentPoolName"].StringValue())
 	stack := stackOf(t, m)
-	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.typ)
-	assert.Equal(t, "gpu-stack", stack.name)
-	assert.Equal(t, "gpu-stack", stack.inputs["deploymentStackName"].StringValue())
-	assert.Contains(t, stack.rpc.GetParent(), ComponentType)
-	assert.Empty(t, stack.rpc.GetReplaceOnChanges(), "replacing the stack would detach every pool it holds")
-	assert.False(t, stack.rpc.GetDeleteBeforeReplace())
-	in := stack.inputs
+	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.Type)
+	assert.Equal(t, "gpu-stack", stack.Name)
+	assert.Equal(t, "gpu-stack", stack.Props["deploymentStackName"].StringValue())
+	assert.Contains(t, stack.Parent, ComponentType)
+	assert.Empty(t, stack.ReplaceOnChanges, "replacing the stack would detach every pool it holds")
+	assert.False(t, stack.DeleteBeforeReplace)
+	in := stack.Props
 	assert.Equal(t, "rg-ml", in["resourceGroupName"].StringValue())
 	aou := in["actionOnUnmanage"].ObjectValue()
 	assert.Equal(t, "delete", aou["resources"].StringValue(), "a pool removed from the template is deleted")
@@ -452,11 +421,11 @@ func TestStackRegisteredWithoutPools(t *testing.T) {
 	m, out, err := runPools(t, poolsArgs())
 	require.NoError(t, err)
 	assert.Empty(t, out)
-	assert.Empty(t, m.byType(":AgentPool"))
-	tpl := stackOf(t, m).inputs["template"].ObjectValue()
+	assert.Empty(t, m.ByTypeSuffix(":AgentPool"))
+	tpl := stackOf(t, m).Props["template"].ObjectValue()
 	assert.Empty(t, tpl["resources"].ArrayValue(), "an empty template: removing the last template pool deletes it")
 	assert.Empty(t, tpl["outputs"].ObjectValue())
-	assert.Equal(t, "aks-ml", stackOf(t, m).inputs["parameters"].ObjectValue()["clusterName"].ObjectValue()["value"].StringValue(),
+	assert.Equal(t, "aks-ml", stackOf(t, m).Props["parameters"].ObjectValue()["clusterName"].ObjectValue()["value"].StringValue(),
 		"the stack still waits for the cluster, so destroy deletes it before the cluster")
 }
 
@@ -568,33 +537,29 @@ func TestInvalidPoolsRegisterNothing(t *testing.T) {
 			wantErr: []string{`aksml:gpuPools[1].name: pool name "gpua100" is already used by aksml:gpuPools[0]`}},
 		{name: "no cluster", args: withArgs(func(a *GPUNodePoolsArgs) { a.ClusterName = nil }), wantErr: []string{"GPUNodePoolsArgs.ClusterName: is required"}},
 		{name: "no resource group", args: withArgs(func(a *GPUNodePoolsArgs) { a.ResourceGroupName = nil }), wantErr: []string{"GPUNodePoolsArgs.ResourceGroupName: is required"}},
-		{name: "every problem at once", args: &GPUNodePoolsArgs{Pools: []Spec{{Name: "Bad"}}}, wantErr: []string{
-			"aksml:gpuPools[0].name", "aksml:gpuPools[0].vmSize", "GPUNodePoolsArgs.ClusterName", "GPUNodePoolsArgs.ResourceGroupName",
+		{name: "every problem at once", args: &GPUNodePoolsArgs{Pools: []Spec{{Name: "Bad"}}}, wantErr: []string{ // no ConfigPath: the default root
+			"gpuPools[0].name", "gpuPools[0].vmSize", "GPUNodePoolsArgs.ClusterName", "GPUNodePoolsArgs.ResourceGroupName",
 		}},
 		{name: "invalid stack name", compo: "gpu pools", args: poolsArgs(mgd), wantErr: []string{`stack name "gpu pools-stack" is invalid`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &mocks{}
 			compo := tc.compo
 			if compo == "" {
 				compo = "gpu"
 			}
-			err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+			m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
 				_, err := NewGPUNodePools(ctx, compo, tc.args)
 				return err
-			}, pulumi.WithMocks("aksml", "test", m))
+			})
 			require.Error(t, err)
 			for _, want := range tc.wantErr {
 				assert.Contains(t, err.Error(), want)
 			}
-			assert.Empty(t, m.resources)
+			assert.Empty(t, m.All())
 		})
 	}
 }
-
-// dependsOn returns the URNs a registered resource waits for.
-func (r registered) dependsOn() []string { return r.rpc.GetDependencies() }
 
 func TestPoolWritesAreSerial(t *testing.T) {
 	first := specOf(func(s *Spec) { s.Name = "gpuone" })
@@ -605,16 +570,16 @@ func TestPoolWritesAreSerial(t *testing.T) {
 	m, _, err := runPools(t, poolsArgs(first, second, byo, third, mgd))
 	require.NoError(t, err)
 
-	typed := m.byType(":AgentPool")
+	typed := m.ByTypeSuffix(":AgentPool")
 	require.Len(t, typed, 3)
-	urn := func(r registered) string {
-		return "urn:pulumi:test::aksml::aksml:gpupool:GPUNodePools$" + r.typ + "::" + r.name
+	urn := func(r mocktest.Resource) string {
+		return "urn:pulumi:test::aksml::aksml:gpupool:GPUNodePools$" + r.Type + "::" + r.Name
 	}
-	assert.Equal(t, []string{"gpu-gpuone", "gpu-gputwo", "gpu-gputhree"}, []string{typed[0].name, typed[1].name, typed[2].name}, "config order")
-	assert.Empty(t, typed[0].dependsOn(), "the first typed pool waits only for its inputs (the cluster)")
-	assert.Equal(t, []string{urn(typed[0])}, typed[1].dependsOn(), "each typed pool waits for the one before")
-	assert.Equal(t, []string{urn(typed[1])}, typed[2].dependsOn())
-	assert.Equal(t, []string{urn(typed[2])}, stackOf(t, m).dependsOn(), "the template pools are written after the last typed pool")
+	assert.Equal(t, []string{"gpu-gpuone", "gpu-gputwo", "gpu-gputhree"}, []string{typed[0].Name, typed[1].Name, typed[2].Name}, "config order")
+	assert.Empty(t, typed[0].Deps, "the first typed pool waits only for its inputs (the cluster)")
+	assert.Equal(t, []string{urn(typed[0])}, typed[1].Deps, "each typed pool waits for the one before")
+	assert.Equal(t, []string{urn(typed[1])}, typed[2].Deps)
+	assert.Equal(t, []string{urn(typed[2])}, stackOf(t, m).Deps, "the template pools are written after the last typed pool")
 
 	pools := templatePools(t, m)
 	require.Len(t, pools, 2)
@@ -626,7 +591,7 @@ func TestPoolWritesAreSerial(t *testing.T) {
 func TestStackWithoutTypedPoolsWaitsForNoPool(t *testing.T) {
 	m, _, err := runPools(t, poolsArgs(specOf(func(s *Spec) { s.Name = "gpumgd"; managed(s, 1) })))
 	require.NoError(t, err)
-	assert.Empty(t, stackOf(t, m).dependsOn())
+	assert.Empty(t, stackOf(t, m).Deps)
 }
 
 func TestManagedPoolCapacityAndCostFollowCount(t *testing.T) {
@@ -680,17 +645,17 @@ func TestNodeSubnetOnEveryPool(t *testing.T) {
 	args.NodeSubnetID = pulumi.String(subnet)
 	m, _, err := runPools(t, args)
 	require.NoError(t, err)
-	require.Len(t, m.byType(":AgentPool"), 1)
-	assert.Equal(t, subnet, m.byType(":AgentPool")[0].inputs["vnetSubnetID"].StringValue())
+	require.Len(t, m.ByTypeSuffix(":AgentPool"), 1)
+	assert.Equal(t, subnet, m.ByTypeSuffix(":AgentPool")[0].Props["vnetSubnetID"].StringValue())
 	pools := templatePools(t, m)
 	require.Len(t, pools, 1)
 	assert.Equal(t, "[parameters('nodeSubnetId')]", pools[0]["properties"].ObjectValue()["vnetSubnetID"].StringValue())
-	params := stackOf(t, m).inputs["parameters"].ObjectValue()
+	params := stackOf(t, m).Props["parameters"].ObjectValue()
 	assert.Equal(t, subnet, params[NodeSubnetParameter].ObjectValue()["value"].StringValue())
 
 	m, _, err = runPools(t, poolsArgs(mgd, driverOnly))
 	require.NoError(t, err)
-	assert.False(t, m.byType(":AgentPool")[0].inputs.HasValue("vnetSubnetID"), "no subnet: AKS picks the VNet")
+	assert.False(t, m.ByTypeSuffix(":AgentPool")[0].Props.HasValue("vnetSubnetID"), "no subnet: AKS picks the VNet")
 	assert.False(t, templatePools(t, m)[0]["properties"].ObjectValue().HasValue("vnetSubnetID"))
 }
 
@@ -739,10 +704,10 @@ func TestProdInferencePoolsDefaultToOneWarmNode(t *testing.T) {
 func TestAzureLinuxPoolSendsOSSKU(t *testing.T) {
 	m, _, err := runPools(t, poolsArgs(specOf(func(s *Spec) { s.Name = "gpuazl"; s.OSSKU = OSSKUAzureLinux })))
 	require.NoError(t, err)
-	pools := m.byType(":AgentPool")
+	pools := m.ByTypeSuffix(":AgentPool")
 	require.Len(t, pools, 1)
-	assert.Equal(t, "AzureLinux", pools[0].inputs["osSKU"].StringValue())
-	assert.Contains(t, pools[0].rpc.GetReplaceOnChanges(), "osSKU", "the OS of a pool is fixed at creation")
+	assert.Equal(t, "AzureLinux", pools[0].Props["osSKU"].StringValue())
+	assert.Contains(t, pools[0].ReplaceOnChanges, "osSKU", "the OS of a pool is fixed at creation")
 
 	assert.Nil(t, AgentPoolArgs(specOf(func(s *Spec) { s.OSSKU = OSSKUUbuntu }), pulumi.String("rg"), pulumi.String("aks"), nil).OsSKU)
 	assert.NotContains(t, TemplateProperties(specOf(func(s *Spec) { managed(s, 1) }), nil), "osSKU")

@@ -74,7 +74,7 @@ func Resolve(specs []Spec, root field.Path) ([]Resolved, field.ErrorList) {
 		path := root.Index(i)
 		r := resolveOne(raw, path)
 		if j, dup := seen[r.Name]; dup && r.Name != "" {
-			r.Problems = append(r.Problems, field.Invalid(path.Child("name"), "pool name %q is already used by %s; pool names must be unique", r.Name, root.Index(j)))
+			r.Problems = append(r.Problems, field.Duplicate(path.Child("name"), "pool name %q is already used by %s; pool names must be unique", r.Name, root.Index(j)))
 		} else {
 			seen[r.Name] = i
 		}

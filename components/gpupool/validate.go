@@ -70,7 +70,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(path.Child("priority"), s.Priority, []Priority{PriorityRegular, PrioritySpot}))
 	}
 	if s.IsSpot() && s.Workload == WorkloadInference {
-		errs = append(errs, field.Invalid(path.Child("priority"), "Spot is not allowed for workload \"inference\": evictions make real-time serving unavailable (SPEC C2); use priority Regular, or a training, fine-tuning or batch-inference pool for spot"))
+		errs = append(errs, field.Forbidden(path.Child("priority"), "Spot is not allowed for workload \"inference\": evictions make real-time serving unavailable (SPEC C2); use priority Regular, or a training, fine-tuning or batch-inference pool for spot"))
 	}
 
 	if s.IsManaged() {
@@ -79,15 +79,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, s.validateAutoscaledCount(path)...)
 	}
 
-	seenZone := map[string]bool{}
-	for i, z := range s.Zones {
-		if z != "1" && z != "2" && z != "3" {
-			errs = append(errs, field.Invalid(path.Child("zones").Index(i), "%q is not an availability zone; use \"1\", \"2\" or \"3\"", z))
-		} else if seenZone[z] {
-			errs = append(errs, field.Invalid(path.Child("zones").Index(i), "zone %q is listed twice", z))
-		}
-		seenZone[z] = true
-	}
+	errs = append(errs, field.ValidateZones(s.Zones, path.Child("zones"))...)
 
 	if known && sku.RDMACapable && len(s.Zones) > 1 {
 		errs = append(errs, field.Invalid(path.Child("zones"), "%s is an InfiniBand (RDMA) size: its nodes only share one InfiniBand fabric inside one scale set placement, which zones %s split, so NCCL falls back to TCP; list one zone (or none)", s.VMSize, strings.Join(s.Zones, ", ")))
@@ -184,10 +176,10 @@ func (s Spec) validateManagedCount(path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("count"), "%d is out of range; use 0 to %d nodes", *s.Count, MaxPoolCount))
 	}
 	if s.MinCount != nil {
-		errs = append(errs, field.Invalid(path.Child("minCount"), "is not allowed on a gpuStack Managed pool: %s; remove minCount and set count", noAutoscaler))
+		errs = append(errs, field.Forbidden(path.Child("minCount"), "is not allowed on a gpuStack Managed pool: %s; remove minCount and set count", noAutoscaler))
 	}
 	if s.MaxCount != 0 {
-		errs = append(errs, field.Invalid(path.Child("maxCount"), "is not allowed on a gpuStack Managed pool: %s; remove maxCount and set count", noAutoscaler))
+		errs = append(errs, field.Forbidden(path.Child("maxCount"), "is not allowed on a gpuStack Managed pool: %s; remove maxCount and set count", noAutoscaler))
 	}
 	return errs
 }

@@ -4,12 +4,15 @@ import (
 	"github.com/aksml/aksml/components/vocab"
 )
 
-// ConfigKey is the stack config key the Spec is read from (C9).
-const ConfigKey = "aksml:gpuStack"
+// DefaultConfigPath is the error-path root of the Spec when the caller
+// gives no GPUStackArgs.ConfigPath. It carries no program's config
+// namespace: the aksml program resolves its stack below `aksml:gpuStack`.
+const DefaultConfigPath = "gpuStack"
 
-// PoolsConfigKey is the stack config key of the GPU pools the component is
-// given; pool errors are reported below it.
-const PoolsConfigKey = "aksml:gpuPools"
+// DefaultPoolsConfigPath is the error-path root of the GPU pools when the
+// caller gives no GPUStackArgs.PoolsConfigPath (the aksml program:
+// `aksml:gpuPools`).
+const DefaultPoolsConfigPath = "gpuPools"
 
 // NVIDIA device plugin, as AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Verify or install the NVIDIA device plugin" deploys it.
 const (
@@ -18,7 +21,7 @@ const (
 	// DevicePluginName names the DaemonSet, its container and its
 	// app.kubernetes.io/name label (AKS MLOps best practices).
 	DevicePluginName = "nvidia-device-plugin"
-	// DefaultDevicePluginNamespace is where the seed runs the device plugin.
+	// DefaultDevicePluginNamespace is where AKS MLOps best practices runs the device plugin.
 	DefaultDevicePluginNamespace = "kube-system"
 	// DevicePluginSocketDir is the kubelet device plugin directory mounted
 	// from the host (AKS MLOps best practices, hostPath type Directory).
@@ -33,7 +36,7 @@ const (
 	// ConfigHashAnnotation carries the hash of the device plugin config on
 	// the pod template, so that a config change rolls the DaemonSet.
 	ConfigHashAnnotation = "aksml.io/device-plugin-config-sha256"
-	// NameLabel is the label the seed selects the device plugin pods by.
+	// NameLabel is the label AKS MLOps best practices selects the device plugin pods by.
 	NameLabel = "app.kubernetes.io/name"
 	// SystemNodeCritical is the priority class of both node agents (AKS MLOps best practices).
 	SystemNodeCritical = "system-node-critical"
@@ -51,7 +54,7 @@ const (
 	// DCGMExporterName names the DaemonSet, its Service and the value of
 	// DCGMExporterAppLabel.
 	DCGMExporterName = "nvidia-dcgm-exporter"
-	// DCGMExporterAppLabel is the pod label key the seed's PodMonitor selects.
+	// DCGMExporterAppLabel is the pod label key the AKS MLOps best practices' PodMonitor selects.
 	DCGMExporterAppLabel = "app"
 	// DCGMExporterPort is the port aksml's DCGM exporter serves /metrics on.
 	DCGMExporterPort = 9400

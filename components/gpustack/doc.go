@@ -15,7 +15,7 @@
 //     capabilities dropped, the kubelet device-plugins hostPath) and a DCGM
 //     exporter DaemonSet plus Service on port 9400 named `metrics` in
 //     gpu-operator with the pod label `app: nvidia-dcgm-exporter` that the
-//     seed's PodMonitor selects (DCGMExporterPort, DCGMExporterPortName,
+//     AKS MLOps best practices' PodMonitor selects (DCGMExporterPort, DCGMExporterPortName,
 //     DCGMExporterLabels). Both select nodes labelled accelerator=nvidia AND
 //     whose `kubernetes.azure.com/agentpool` is one of the DriverOnly pools,
 //     so by construction they cannot land on a Managed pool's nodes.
@@ -25,7 +25,7 @@
 //
 // MIG: every MIG pool that is not Managed gets its layout in the
 // `mig-parted-config` ConfigMap in gpu-operator, next to `all-disabled`,
-// exactly in the seed's format (e.g. hptuning-1g10gb: 7 × "1g.10gb" per GPU).
+// exactly in the AKS MLOps best practices' format (e.g. hptuning-1g10gb: 7 × "1g.10gb" per GPU).
 // The node label that selects a layout, nvidia.com/mig.config=<layout>, is
 // already on the pool (gpupool.Spec.Labels), so nothing here labels nodes
 // with it. Who consumes the layout depends on the pool's mode:
@@ -59,7 +59,7 @@
 //     change and the device plugin restarts on the new layout. The manager
 //     waits for the DCGM exporter's pod (app=nvidia-dcgm-exporter in its
 //     namespace); it does not find the device plugin's pod when the plugin
-//     runs in another namespace (the seed's kube-system), so it does not
+//     runs in another namespace (the AKS MLOps best practices' kube-system), so it does not
 //     wait for that one to go. AKS itself partitions the GPUs of a pool
 //     with gpuInstanceProfile when it creates a node ("Create a
 //     multi-instance GPU node pool in AKS",

@@ -26,6 +26,12 @@ type GPUStackArgs struct {
 	// Resolved is the stack already resolved by the caller (Resolve); when
 	// set, Pools and Spec are ignored and nothing is validated again.
 	Resolved *Resolved
+	// ConfigPath names Spec in validation errors. Default DefaultConfigPath
+	// (`gpuStack`).
+	ConfigPath field.Path
+	// PoolsConfigPath names Pools in validation errors. Default
+	// DefaultPoolsConfigPath (`gpuPools`).
+	PoolsConfigPath field.Path
 }
 
 // GPUStack is the GPU software aksml installs on the cluster for pools AKS
@@ -68,8 +74,15 @@ func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...p
 	}
 	r := args.Resolved
 	if r == nil {
-		pools, _ := gpupool.Resolve(args.Pools, field.NewPath(PoolsConfigKey))
-		r, _ = Resolve(args.Spec, pools, field.NewPath(ConfigKey), field.NewPath(PoolsConfigKey))
+		path, poolsPath := args.ConfigPath, args.PoolsConfigPath
+		if path == "" {
+			path = field.NewPath(DefaultConfigPath)
+		}
+		if poolsPath == "" {
+			poolsPath = field.NewPath(DefaultPoolsConfigPath)
+		}
+		pools, _ := gpupool.Resolve(args.Pools, poolsPath)
+		r, _ = Resolve(args.Spec, pools, path, poolsPath)
 	}
 	if err := r.Problems.ToAggregate(); err != nil {
 		return nil, err

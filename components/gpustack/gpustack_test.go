@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
 const (
@@ -29,9 +30,9 @@ const (
 	tokenRB        = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
 )
 
-// seedMIGConfig is the mig-parted-config config.yaml of AKS MLOps best
+// guideMIGConfig is the mig-parted-config config.yaml of AKS MLOps best
 // practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops), verbatim.
-const seedMIGConfig = `version: v1
+const guideMIGConfig = `version: v1
 mig-configs:
   all-disabled:
   - devices: all
@@ -43,79 +44,15 @@ mig-configs:
       "1g.10gb": 7
 `
 
-type registered struct {
-	token, name, provider string
-	inputs                map[string]any
-}
-
-type mocks struct {
-	mu  sync.Mutex
-	res []registered
-}
-
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.res = append(m.res, registered{token: args.TypeToken, name: args.Name, provider: args.Provider, inputs: args.Inputs.Mappable()})
-	return args.Name + "-id", args.Inputs, nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) { return args.Args, nil }
-
-func (m *mocks) byToken(token string) []registered {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []registered
-	for _, r := range m.res {
-		if r.token == token {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func (m *mocks) one(t *testing.T, token, name string) map[string]any {
+func install(t *testing.T, args GPUStackArgs) (*mocktest.Mocks, *GPUStack, error) {
 	t.Helper()
-	for _, r := range m.byToken(token) {
-		if r.name == name {
-			return r.inputs
-		}
-	}
-	t.Fatalf("no %s named %q registered", token, name)
-	return nil
-}
-
-func install(t *testing.T, args GPUStackArgs) (*mocks, *GPUStack, error) {
-	t.Helper()
-	m := &mocks{}
 	var stack *GPUStack
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
 		s, err := NewGPUStack(ctx, "gpu", &args)
 		stack = s
 		return err
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	return m, stack, err
-}
-
-func get(v any, keys ...any) any {
-	cur := v
-	for _, k := range keys {
-		switch k := k.(type) {
-		case string:
-			mm, ok := cur.(map[string]any)
-			if !ok {
-				return nil
-			}
-			cur = mm[k]
-		case int:
-			arr, ok := cur.([]any)
-			if !ok || k >= len(arr) {
-				return nil
-			}
-			cur = arr[k]
-		}
-	}
-	return cur
 }
 
 func strs(v any) []string {
@@ -159,8 +96,8 @@ func TestAllManagedPoolsGetNoResources(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m, s, err := install(t, GPUStackArgs{Pools: pools, Spec: Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 4}}})
 			require.NoError(t, err)
-			require.Len(t, m.res, 1, "only the component itself is registered")
-			assert.Equal(t, tokenComponent, m.res[0].token)
+			require.Len(t, m.All(), 1, "only the component itself is registered")
+			assert.Equal(t, tokenComponent, m.All()[0].Type)
 			assert.Empty(t, s.DevicePluginPools)
 			assert.Empty(t, s.DCGMExporterPools)
 			assert.Empty(t, s.MIGLayouts)
@@ -183,15 +120,15 @@ func TestNodeAgentsSkipManagedAndByoPools(t *testing.T) {
 
 	for _, ds := range []string{"gpu-device-plugin", "gpu-dcgm-exporter"} {
 		t.Run(ds, func(t *testing.T) {
-			spec := get(m.one(t, tokenDaemonSet, ds), "spec", "template", "spec")
-			assert.Equal(t, map[string]any{"accelerator": "nvidia"}, get(spec, "nodeSelector"))
-			terms := get(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").([]any)
+			spec := mocktest.Get(m.Named(t, tokenDaemonSet, ds).Inputs, "spec", "template", "spec")
+			assert.Equal(t, map[string]any{"accelerator": "nvidia"}, mocktest.Get(spec, "nodeSelector"))
+			terms := mocktest.Get(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").([]any)
 			require.Len(t, terms, 1)
-			exprs := get(terms[0], "matchExpressions").([]any)
+			exprs := mocktest.Get(terms[0], "matchExpressions").([]any)
 			require.Len(t, exprs, 1)
-			assert.Equal(t, "kubernetes.azure.com/agentpool", get(exprs[0], "key"))
-			assert.Equal(t, "In", get(exprs[0], "operator"))
-			pools := strs(get(exprs[0], "values"))
+			assert.Equal(t, "kubernetes.azure.com/agentpool", mocktest.Get(exprs[0], "key"))
+			assert.Equal(t, "In", mocktest.Get(exprs[0], "operator"))
+			pools := strs(mocktest.Get(exprs[0], "values"))
 			assert.Equal(t, []string{"spot", "train"}, pools)
 			assert.NotContains(t, pools, "managed", "never on a Managed pool")
 			assert.NotContains(t, pools, "byo", "None pools bring their own device plugin")
@@ -199,85 +136,85 @@ func TestNodeAgentsSkipManagedAndByoPools(t *testing.T) {
 	}
 }
 
-func TestDevicePluginIsTheSeedDaemonSet(t *testing.T) {
+func TestDevicePluginIsTheBestPracticeDaemonSet(t *testing.T) {
 	m, _, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
 	require.NoError(t, err)
-	require.Len(t, m.byToken(tokenDaemonSet), 2)
+	require.Len(t, m.ByType(tokenDaemonSet), 2)
 
-	ds := m.one(t, tokenDaemonSet, "gpu-device-plugin")
+	ds := m.Named(t, tokenDaemonSet, "gpu-device-plugin").Inputs
 	labels := map[string]any{"app.kubernetes.io/name": "nvidia-device-plugin"}
-	assert.Equal(t, "nvidia-device-plugin", get(ds, "metadata", "name"))
-	assert.Equal(t, "kube-system", get(ds, "metadata", "namespace"))
-	assert.Equal(t, labels, get(ds, "metadata", "labels"))
-	assert.Equal(t, labels, get(ds, "spec", "selector", "matchLabels"))
-	assert.Equal(t, "RollingUpdate", get(ds, "spec", "updateStrategy", "type"))
-	assert.Equal(t, map[string]any{"labels": labels}, get(ds, "spec", "template", "metadata"), "no annotations without a config file")
+	assert.Equal(t, "nvidia-device-plugin", mocktest.Get(ds, "metadata", "name"))
+	assert.Equal(t, "kube-system", mocktest.Get(ds, "metadata", "namespace"))
+	assert.Equal(t, labels, mocktest.Get(ds, "metadata", "labels"))
+	assert.Equal(t, labels, mocktest.Get(ds, "spec", "selector", "matchLabels"))
+	assert.Equal(t, "RollingUpdate", mocktest.Get(ds, "spec", "updateStrategy", "type"))
+	assert.Equal(t, map[string]any{"labels": labels}, mocktest.Get(ds, "spec", "template", "metadata"), "no annotations without a config file")
 
-	pod := get(ds, "spec", "template", "spec")
-	assert.Equal(t, "system-node-critical", get(pod, "priorityClassName"))
-	assert.Equal(t, []any{map[string]any{"operator": "Exists"}}, get(pod, "tolerations"))
+	pod := mocktest.Get(ds, "spec", "template", "spec")
+	assert.Equal(t, "system-node-critical", mocktest.Get(pod, "priorityClassName"))
+	assert.Equal(t, []any{map[string]any{"operator": "Exists"}}, mocktest.Get(pod, "tolerations"))
 
-	containers := get(pod, "containers").([]any)
+	containers := mocktest.Get(pod, "containers").([]any)
 	require.Len(t, containers, 1)
 	c := containers[0]
-	assert.Equal(t, "nvidia-device-plugin", get(c, "name"))
-	image := get(c, "image").(string)
+	assert.Equal(t, "nvidia-device-plugin", mocktest.Get(c, "name"))
+	image := mocktest.Get(c, "image").(string)
 	assert.Equal(t, "nvcr.io/nvidia/k8s-device-plugin:v0.17.1", image)
 	assert.False(t, strings.HasSuffix(image, ":latest"))
-	assert.Equal(t, []string{"--fail-on-init-error=false"}, strs(get(c, "args")))
-	assert.Equal(t, map[string]any{"allowPrivilegeEscalation": false, "capabilities": map[string]any{"drop": []any{"ALL"}}}, get(c, "securityContext"))
-	assert.Equal(t, []any{map[string]any{"name": "device-plugin", "mountPath": "/var/lib/kubelet/device-plugins"}}, get(c, "volumeMounts"))
+	assert.Equal(t, []string{"--fail-on-init-error=false"}, strs(mocktest.Get(c, "args")))
+	assert.Equal(t, map[string]any{"allowPrivilegeEscalation": false, "capabilities": map[string]any{"drop": []any{"ALL"}}}, mocktest.Get(c, "securityContext"))
+	assert.Equal(t, []any{map[string]any{"name": "device-plugin", "mountPath": "/var/lib/kubelet/device-plugins"}}, mocktest.Get(c, "volumeMounts"))
 	assert.Equal(t, []any{map[string]any{
 		"name":     "device-plugin",
 		"hostPath": map[string]any{"path": "/var/lib/kubelet/device-plugins", "type": "Directory"},
-	}}, get(pod, "volumes"))
+	}}, mocktest.Get(pod, "volumes"))
 }
 
 func TestDCGMExporterMatchesThePodMonitor(t *testing.T) {
 	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
 	require.NoError(t, err)
 
-	ns := m.one(t, tokenNamespace, "gpu-namespace")
-	assert.Equal(t, "gpu-operator", get(ns, "metadata", "name"))
-	assert.Equal(t, "privileged", get(ns, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
+	ns := m.Named(t, tokenNamespace, "gpu-namespace").Inputs
+	assert.Equal(t, "gpu-operator", mocktest.Get(ns, "metadata", "name"))
+	assert.Equal(t, "privileged", mocktest.Get(ns, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
 
-	ds := m.one(t, tokenDaemonSet, "gpu-dcgm-exporter")
+	ds := m.Named(t, tokenDaemonSet, "gpu-dcgm-exporter").Inputs
 	labels := map[string]any{"app": "nvidia-dcgm-exporter"}
-	assert.Equal(t, "nvidia-dcgm-exporter", get(ds, "metadata", "name"))
-	assert.Equal(t, "gpu-operator", get(ds, "metadata", "namespace"))
-	assert.Equal(t, labels, get(ds, "spec", "selector", "matchLabels"))
-	assert.Equal(t, labels, get(ds, "spec", "template", "metadata", "labels"))
+	assert.Equal(t, "nvidia-dcgm-exporter", mocktest.Get(ds, "metadata", "name"))
+	assert.Equal(t, "gpu-operator", mocktest.Get(ds, "metadata", "namespace"))
+	assert.Equal(t, labels, mocktest.Get(ds, "spec", "selector", "matchLabels"))
+	assert.Equal(t, labels, mocktest.Get(ds, "spec", "template", "metadata", "labels"))
 	assert.Equal(t, map[string]string{"app": "nvidia-dcgm-exporter"}, DCGMExporterLabels())
 
-	pod := get(ds, "spec", "template", "spec")
-	assert.Equal(t, "system-node-critical", get(pod, "priorityClassName"))
-	assert.Equal(t, false, get(pod, "automountServiceAccountToken"))
-	assert.Equal(t, []any{map[string]any{"operator": "Exists"}}, get(pod, "tolerations"), "tolerates the GPU and spot taints")
-	c := get(pod, "containers", 0)
-	assert.Equal(t, DCGMExporterImage, get(c, "image"))
-	assert.Regexp(t, `^nvcr\.io/nvidia/k8s/dcgm-exporter:4\.[0-9.]+-4\.[0-9.]+-ubuntu[0-9.]+$`, get(c, "image"))
-	assert.Equal(t, []any{map[string]any{"name": "metrics", "containerPort": 9400.0, "protocol": "TCP"}}, get(c, "ports"))
-	assert.Equal(t, float64(DCGMExporterPort), get(c, "ports", 0, "containerPort"))
-	assert.Equal(t, DCGMExporterPortName, get(c, "ports", 0, "name"))
+	pod := mocktest.Get(ds, "spec", "template", "spec")
+	assert.Equal(t, "system-node-critical", mocktest.Get(pod, "priorityClassName"))
+	assert.Equal(t, false, mocktest.Get(pod, "automountServiceAccountToken"))
+	assert.Equal(t, []any{map[string]any{"operator": "Exists"}}, mocktest.Get(pod, "tolerations"), "tolerates the GPU and spot taints")
+	c := mocktest.Get(pod, "containers", 0)
+	assert.Equal(t, DCGMExporterImage, mocktest.Get(c, "image"))
+	assert.Regexp(t, `^nvcr\.io/nvidia/k8s/dcgm-exporter:4\.[0-9.]+-4\.[0-9.]+-ubuntu[0-9.]+$`, mocktest.Get(c, "image"))
+	assert.Equal(t, []any{map[string]any{"name": "metrics", "containerPort": 9400.0, "protocol": "TCP"}}, mocktest.Get(c, "ports"))
+	assert.Equal(t, float64(DCGMExporterPort), mocktest.Get(c, "ports", 0, "containerPort"))
+	assert.Equal(t, DCGMExporterPortName, mocktest.Get(c, "ports", 0, "name"))
 	assert.Equal(t, map[string]any{
 		"runAsUser":    0.0,
 		"runAsNonRoot": false,
 		"capabilities": map[string]any{"drop": []any{"ALL"}, "add": []any{"SYS_ADMIN"}},
-	}, get(c, "securityContext"), "only CAP_SYS_ADMIN, and no allowPrivilegeEscalation=false the API server would reject with it")
+	}, mocktest.Get(c, "securityContext"), "only CAP_SYS_ADMIN, and no allowPrivilegeEscalation=false the API server would reject with it")
 	assert.Equal(t, map[string]any{
 		"requests": map[string]any{"cpu": "100m", "memory": "256Mi"},
 		"limits":   map[string]any{"cpu": "500m", "memory": "1Gi"},
-	}, get(c, "resources"))
-	assert.Equal(t, "metrics", get(c, "livenessProbe", "httpGet", "port"))
-	assert.Equal(t, "/var/lib/kubelet/pod-resources", get(c, "volumeMounts", 0, "mountPath"))
-	assert.Equal(t, true, get(c, "volumeMounts", 0, "readOnly"))
-	assert.Equal(t, "Directory", get(pod, "volumes", 0, "hostPath", "type"))
+	}, mocktest.Get(c, "resources"))
+	assert.Equal(t, "metrics", mocktest.Get(c, "livenessProbe", "httpGet", "port"))
+	assert.Equal(t, "/var/lib/kubelet/pod-resources", mocktest.Get(c, "volumeMounts", 0, "mountPath"))
+	assert.Equal(t, true, mocktest.Get(c, "volumeMounts", 0, "readOnly"))
+	assert.Equal(t, "Directory", mocktest.Get(pod, "volumes", 0, "hostPath", "type"))
 
-	svc := m.one(t, tokenService, "gpu-dcgm-exporter")
-	assert.Equal(t, "gpu-operator", get(svc, "metadata", "namespace"))
-	assert.Equal(t, labels, get(svc, "spec", "selector"))
-	assert.Equal(t, []any{map[string]any{"name": "metrics", "port": 9400.0, "targetPort": "metrics", "protocol": "TCP"}}, get(svc, "spec", "ports"))
-	assert.Equal(t, "true", get(svc, "metadata", "annotations", "pulumi.com/skipAwait"),
+	svc := m.Named(t, tokenService, "gpu-dcgm-exporter").Inputs
+	assert.Equal(t, "gpu-operator", mocktest.Get(svc, "metadata", "namespace"))
+	assert.Equal(t, labels, mocktest.Get(svc, "spec", "selector"))
+	assert.Equal(t, []any{map[string]any{"name": "metrics", "port": 9400.0, "targetPort": "metrics", "protocol": "TCP"}}, mocktest.Get(svc, "spec", "ports"))
+	assert.Equal(t, "true", mocktest.Get(svc, "metadata", "annotations", "pulumi.com/skipAwait"),
 		"pools at zero nodes leave the Service without endpoints; pulumi up must not wait for them")
 
 	var wg sync.WaitGroup
@@ -288,25 +225,25 @@ func TestDCGMExporterMatchesThePodMonitor(t *testing.T) {
 	assert.Equal(t, "gpu-operator", got)
 }
 
-func TestMIGConfigMapIsTheSeedLayout(t *testing.T) {
+func TestMIGConfigMapIsTheBestPracticeLayout(t *testing.T) {
 	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
 		migPool("hptuning", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
 	}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"hptuning-1g10gb"}, s.MIGLayouts)
 
-	cm := m.one(t, tokenConfigMap, "gpu-mig-config")
-	assert.Equal(t, "mig-parted-config", get(cm, "metadata", "name"))
-	assert.Equal(t, "gpu-operator", get(cm, "metadata", "namespace"))
-	config := get(cm, "data", "config.yaml").(string)
-	assert.Equal(t, seedMIGConfig, config, "byte for byte the seed's config.yaml")
+	cm := m.Named(t, tokenConfigMap, "gpu-mig-config").Inputs
+	assert.Equal(t, "mig-parted-config", mocktest.Get(cm, "metadata", "name"))
+	assert.Equal(t, "gpu-operator", mocktest.Get(cm, "metadata", "namespace"))
+	config := mocktest.Get(cm, "data", "config.yaml").(string)
+	assert.Equal(t, guideMIGConfig, config, "byte for byte the best practices' config.yaml")
 
-	var parsed, seed map[string]any
+	var parsed, documented map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(config), &parsed))
-	require.NoError(t, yaml.Unmarshal([]byte(seedMIGConfig), &seed))
-	assert.Equal(t, seed, parsed)
+	require.NoError(t, yaml.Unmarshal([]byte(guideMIGConfig), &documented))
+	assert.Equal(t, documented, parsed)
 
-	args := strs(get(m.one(t, tokenDaemonSet, "gpu-device-plugin"), "spec", "template", "spec", "containers", 0, "args"))
+	args := strs(mocktest.Get(m.Named(t, tokenDaemonSet, "gpu-device-plugin").Inputs, "spec", "template", "spec", "containers", 0, "args"))
 	assert.Equal(t, []string{"--fail-on-init-error=false", "--mig-strategy=mixed"}, args)
 }
 
@@ -329,7 +266,7 @@ func TestMIGConfigMapListsEveryUnmanagedLayout(t *testing.T) {
 			MIGDevices map[string]int `yaml:"mig-devices"`
 		} `yaml:"mig-configs"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(get(m.one(t, tokenConfigMap, "gpu-mig-config"), "data", "config.yaml").(string)), &parsed))
+	require.NoError(t, yaml.Unmarshal([]byte(mocktest.Get(m.Named(t, tokenConfigMap, "gpu-mig-config").Inputs, "data", "config.yaml").(string)), &parsed))
 	assert.Equal(t, "v1", parsed.Version)
 	require.Len(t, parsed.MIGConfigs, 3, "all-disabled plus one entry per distinct unmanaged layout")
 	assert.False(t, parsed.MIGConfigs["all-disabled"][0].MIGEnabled)
@@ -339,7 +276,7 @@ func TestMIGConfigMapListsEveryUnmanagedLayout(t *testing.T) {
 		assert.Equal(t, "all", l[0].Devices, name)
 	}
 
-	args := strs(get(m.one(t, tokenDaemonSet, "gpu-device-plugin"), "spec", "template", "spec", "containers", 0, "args"))
+	args := strs(mocktest.Get(m.Named(t, tokenDaemonSet, "gpu-device-plugin").Inputs, "spec", "template", "spec", "containers", 0, "args"))
 	assert.Contains(t, args, "--mig-strategy=single")
 }
 
@@ -350,22 +287,22 @@ func TestTimeSlicingConfig(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	cm := m.one(t, tokenConfigMap, "gpu-device-plugin-config")
-	assert.Equal(t, "nvidia-device-plugin-config", get(cm, "metadata", "name"))
-	assert.Equal(t, "kube-system", get(cm, "metadata", "namespace"))
-	config := get(cm, "data", "config.yaml").(string)
+	cm := m.Named(t, tokenConfigMap, "gpu-device-plugin-config").Inputs
+	assert.Equal(t, "nvidia-device-plugin-config", mocktest.Get(cm, "metadata", "name"))
+	assert.Equal(t, "kube-system", mocktest.Get(cm, "metadata", "namespace"))
+	config := mocktest.Get(cm, "data", "config.yaml").(string)
 	var parsed map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(config), &parsed))
 	assert.Equal(t, "v1", parsed["version"])
-	assert.Equal(t, true, get(parsed, "sharing", "timeSlicing", "failRequestsGreaterThanOne"))
-	assert.Equal(t, []any{map[string]any{"name": "nvidia.com/gpu", "replicas": 4}}, get(parsed, "sharing", "timeSlicing", "resources"))
+	assert.Equal(t, true, mocktest.Get(parsed, "sharing", "timeSlicing", "failRequestsGreaterThanOne"))
+	assert.Equal(t, []any{map[string]any{"name": "nvidia.com/gpu", "replicas": 4}}, mocktest.Get(parsed, "sharing", "timeSlicing", "resources"))
 
-	ds := m.one(t, tokenDaemonSet, "gpu-device-plugin")
-	assert.Equal(t, configHash(config), get(ds, "spec", "template", "metadata", "annotations", ConfigHashAnnotation))
-	c := get(ds, "spec", "template", "spec", "containers", 0)
-	assert.Equal(t, []string{"--fail-on-init-error=false", "--config-file=/etc/nvidia-device-plugin/config.yaml"}, strs(get(c, "args")))
-	assert.Equal(t, map[string]any{"name": "config", "mountPath": "/etc/nvidia-device-plugin", "readOnly": true}, get(c, "volumeMounts", 1))
-	assert.Equal(t, "nvidia-device-plugin-config", get(ds, "spec", "template", "spec", "volumes", 1, "configMap", "name"))
+	ds := m.Named(t, tokenDaemonSet, "gpu-device-plugin").Inputs
+	assert.Equal(t, configHash(config), mocktest.Get(ds, "spec", "template", "metadata", "annotations", ConfigHashAnnotation))
+	c := mocktest.Get(ds, "spec", "template", "spec", "containers", 0)
+	assert.Equal(t, []string{"--fail-on-init-error=false", "--config-file=/etc/nvidia-device-plugin/config.yaml"}, strs(mocktest.Get(c, "args")))
+	assert.Equal(t, map[string]any{"name": "config", "mountPath": "/etc/nvidia-device-plugin", "readOnly": true}, mocktest.Get(c, "volumeMounts", 1))
+	assert.Equal(t, "nvidia-device-plugin-config", mocktest.Get(ds, "spec", "template", "spec", "volumes", 1, "configMap", "name"))
 	assert.Equal(t, 4, Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 4}}.GPUReplicas())
 	assert.Equal(t, 1, Spec{}.GPUReplicas())
 }
@@ -378,29 +315,28 @@ func TestOptionalPieces(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Empty(t, s.DCGMExporterPools)
-	assert.Empty(t, m.byToken(tokenService))
-	assert.Empty(t, m.byToken(tokenNamespace), "an existing namespace is not created")
-	require.Len(t, m.byToken(tokenDaemonSet), 2, "the device plugin and the MIG Manager, no DCGM exporter")
-	assert.Equal(t, "nvidia-system", get(m.one(t, tokenConfigMap, "gpu-mig-config"), "metadata", "namespace"))
-	assert.Equal(t, "nvidia-system", get(m.one(t, tokenDaemonSet, "gpu-mig-manager"), "metadata", "namespace"), "the MIG Manager follows the GPU-stack namespace")
+	assert.Empty(t, m.ByType(tokenService))
+	assert.Empty(t, m.ByType(tokenNamespace), "an existing namespace is not created")
+	require.Len(t, m.ByType(tokenDaemonSet), 2, "the device plugin and the MIG Manager, no DCGM exporter")
+	assert.Equal(t, "nvidia-system", mocktest.Get(m.Named(t, tokenConfigMap, "gpu-mig-config").Inputs, "metadata", "namespace"))
+	assert.Equal(t, "nvidia-system", mocktest.Get(m.Named(t, tokenDaemonSet, "gpu-mig-manager").Inputs, "metadata", "namespace"), "the MIG Manager follows the GPU-stack namespace")
 }
 
 func TestUsesTheGivenProvider(t *testing.T) {
-	m := &mocks{}
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
 		p, err := kubernetes.NewProvider(ctx, "existing", &kubernetes.ProviderArgs{})
 		if err != nil {
 			return err
 		}
 		_, err = NewGPUStack(ctx, "gpu", &GPUStackArgs{Provider: p, Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
 		return err
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	require.NoError(t, err)
 	var checked int
-	for _, r := range m.res {
-		if strings.HasPrefix(r.token, "kubernetes:") {
+	for _, r := range m.All() {
+		if strings.HasPrefix(r.Type, "kubernetes:") {
 			checked++
-			assert.Contains(t, r.provider, "::existing::", r.name)
+			assert.Contains(t, r.Provider, "::existing::", r.Name)
 		}
 	}
 	assert.Equal(t, 4, checked, "device plugin, namespace, DCGM DaemonSet and Service")
@@ -425,10 +361,10 @@ func TestNewGPUStackValidatesBeforeRegistering(t *testing.T) {
 		Spec: Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}},
 	})
 	require.Error(t, err)
-	for _, want := range []string{"3 problems", "aksml:gpuStack.timeSlicing.replicas", "aksml:gpuPools[1].mig.strategy", "aksml:gpuPools[2].name"} {
+	for _, want := range []string{"3 problems", "gpuStack.timeSlicing.replicas", "gpuPools[1].mig.strategy", "gpuPools[2].name"} {
 		assert.Contains(t, err.Error(), want)
 	}
-	assert.Empty(t, m.res, "nothing is registered when the configuration is invalid")
+	assert.Empty(t, m.All(), "nothing is registered when the configuration is invalid")
 }
 
 func TestSpecValidate(t *testing.T) {
@@ -440,17 +376,17 @@ func TestSpecValidate(t *testing.T) {
 	}{
 		{"defaults", Spec{}, nil},
 		{"custom", Spec{Namespace: "nvidia-system", DevicePluginNamespace: "gpu-system", DevicePluginImage: digest, DCGMExporterImage: "myacr.azurecr.io:443/nvidia/dcgm-exporter:4.2.3-4.1.3-ubuntu22.04", TimeSlicing: &TimeSlicingSpec{Replicas: 4}}, nil},
-		{"namespace invalid", Spec{Namespace: "GPU_Operator"}, []string{"aksml:gpuStack.namespace", "not a valid namespace"}},
-		{"namespace too long", Spec{Namespace: strings.Repeat("a", 64)}, []string{"aksml:gpuStack.namespace"}},
-		{"device plugin namespace invalid", Spec{DevicePluginNamespace: "-kube"}, []string{"aksml:gpuStack.devicePluginNamespace"}},
-		{"device plugin image latest", Spec{DevicePluginImage: "nvcr.io/nvidia/k8s-device-plugin:latest"}, []string{"aksml:gpuStack.devicePluginImage", "latest"}},
-		{"device plugin image untagged", Spec{DevicePluginImage: "myregistry:5000/k8s-device-plugin"}, []string{"aksml:gpuStack.devicePluginImage", "no tag"}},
-		{"dcgm image with spaces", Spec{DCGMExporterImage: "dcgm exporter:1"}, []string{"aksml:gpuStack.dcgmExporterImage", "not an image reference"}},
-		{"dcgm image bad tag", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter:-x"}, []string{"aksml:gpuStack.dcgmExporterImage", "invalid tag"}},
-		{"dcgm image short digest", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:abc"}, []string{"aksml:gpuStack.dcgmExporterImage", "invalid digest"}},
-		{"mig manager image latest", Spec{MIGManagerImage: "nvcr.io/nvidia/cloud-native/k8s-mig-manager:latest"}, []string{"aksml:gpuStack.migManagerImage", "latest"}},
-		{"time slicing one replica", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}}, []string{"aksml:gpuStack.timeSlicing.replicas", "between 2 and 64"}},
-		{"time slicing too many", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 65}}, []string{"aksml:gpuStack.timeSlicing.replicas"}},
+		{"namespace invalid", Spec{Namespace: "GPU_Operator"}, []string{"gpuStack.namespace", "not a valid namespace"}},
+		{"namespace too long", Spec{Namespace: strings.Repeat("a", 64)}, []string{"gpuStack.namespace"}},
+		{"device plugin namespace invalid", Spec{DevicePluginNamespace: "-kube"}, []string{"gpuStack.devicePluginNamespace"}},
+		{"device plugin image latest", Spec{DevicePluginImage: "nvcr.io/nvidia/k8s-device-plugin:latest"}, []string{"gpuStack.devicePluginImage", "latest"}},
+		{"device plugin image untagged", Spec{DevicePluginImage: "myregistry:5000/k8s-device-plugin"}, []string{"gpuStack.devicePluginImage", "no tag"}},
+		{"dcgm image with spaces", Spec{DCGMExporterImage: "dcgm exporter:1"}, []string{"gpuStack.dcgmExporterImage", "not an image reference"}},
+		{"dcgm image bad tag", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter:-x"}, []string{"gpuStack.dcgmExporterImage", "invalid tag"}},
+		{"dcgm image short digest", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:abc"}, []string{"gpuStack.dcgmExporterImage", "invalid digest"}},
+		{"mig manager image latest", Spec{MIGManagerImage: "nvcr.io/nvidia/cloud-native/k8s-mig-manager:latest"}, []string{"gpuStack.migManagerImage", "latest"}},
+		{"time slicing one replica", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}}, []string{"gpuStack.timeSlicing.replicas", "between 2 and 64"}},
+		{"time slicing too many", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 65}}, []string{"gpuStack.timeSlicing.replicas"}},
 		{"every problem at once", Spec{Namespace: "A", DevicePluginNamespace: "B", DevicePluginImage: "x:latest", DCGMExporterImage: "y", TimeSlicing: &TimeSlicingSpec{}},
 			[]string{"5 problems", "namespace", "devicePluginNamespace", "devicePluginImage", "dcgmExporterImage", "timeSlicing.replicas"}},
 	}
@@ -458,7 +394,7 @@ func TestSpecValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.in
 			s.Default()
-			err := s.Validate(field.NewPath(ConfigKey)).ToAggregate()
+			err := s.Validate(field.NewPath(DefaultConfigPath)).ToAggregate()
 			if tt.wantErr == nil {
 				require.NoError(t, err)
 				return
@@ -491,12 +427,12 @@ func TestValidatePools(t *testing.T) {
 			pool("full", t4, gpupool.GPUStackDriverOnly),
 			migPool("a", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
 			migPool("b", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
-		}, []string{"aksml:gpuPools[2].mig.strategy", `Mixed differs from Single on pool "a" (aksml:gpuPools[1])`}},
+		}, []string{"gpuPools[2].mig.strategy", `Mixed differs from Single on pool "a" (gpuPools[1])`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resolved, _ := gpupool.Resolve(tt.pools, field.NewPath(PoolsConfigKey))
-			err := ValidatePools(gpupool.Specs(resolved), field.NewPath(PoolsConfigKey)).ToAggregate()
+			resolved, _ := gpupool.Resolve(tt.pools, field.NewPath(DefaultPoolsConfigPath))
+			err := ValidatePools(gpupool.Specs(resolved), field.NewPath(DefaultPoolsConfigPath)).ToAggregate()
 			if tt.wantErr == nil {
 				require.NoError(t, err)
 				return
@@ -517,7 +453,7 @@ func TestNeedsDevicePluginAndMIGConfig(t *testing.T) {
 		migPool("mig", a100, gpupool.GPUStackNone, gpupool.MIGStrategyMixed),
 		migPool("migmanaged", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
 		migPool("migdo", a100, "", gpupool.MIGStrategySingle),
-	}, field.NewPath(PoolsConfigKey))
+	}, field.NewPath(DefaultPoolsConfigPath))
 	pools := gpupool.Specs(resolved)
 	var plugin, mig, manager []string
 	for _, p := range pools {
@@ -540,9 +476,9 @@ func TestNeedsDevicePluginAndMIGConfig(t *testing.T) {
 // node selector term.
 func affinityExprs(t *testing.T, ds map[string]any) []any {
 	t.Helper()
-	terms := get(ds, "spec", "template", "spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").([]any)
+	terms := mocktest.Get(ds, "spec", "template", "spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").([]any)
 	require.Len(t, terms, 1)
-	return get(terms[0], "matchExpressions").([]any)
+	return mocktest.Get(terms[0], "matchExpressions").([]any)
 }
 
 func TestMIGManagerRunsOnDriverOnlyMIGPoolsOnly(t *testing.T) {
@@ -559,30 +495,30 @@ func TestMIGManagerRunsOnDriverOnlyMIGPoolsOnly(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"mig", "migspot"}, s.MIGManagerPools, "DriverOnly MIG pools only: not Managed (AKS partitions), not None (its GPU Operator does)")
 
-	ds := m.one(t, tokenDaemonSet, "gpu-mig-manager")
-	assert.Equal(t, "aksml-mig-manager", get(ds, "metadata", "name"))
-	assert.Equal(t, "gpu-operator", get(ds, "metadata", "namespace"), "in the GPU-stack namespace, next to mig-parted-config")
-	pod := get(ds, "spec", "template", "spec")
-	assert.Equal(t, "aksml-mig-manager", get(pod, "serviceAccountName"))
-	assert.Equal(t, map[string]any{"accelerator": "nvidia"}, get(pod, "nodeSelector"))
+	ds := m.Named(t, tokenDaemonSet, "gpu-mig-manager").Inputs
+	assert.Equal(t, "aksml-mig-manager", mocktest.Get(ds, "metadata", "name"))
+	assert.Equal(t, "gpu-operator", mocktest.Get(ds, "metadata", "namespace"), "in the GPU-stack namespace, next to mig-parted-config")
+	pod := mocktest.Get(ds, "spec", "template", "spec")
+	assert.Equal(t, "aksml-mig-manager", mocktest.Get(pod, "serviceAccountName"))
+	assert.Equal(t, map[string]any{"accelerator": "nvidia"}, mocktest.Get(pod, "nodeSelector"))
 	exprs := affinityExprs(t, ds)
 	require.Len(t, exprs, 1)
 	assert.Equal(t, map[string]any{"key": "kubernetes.azure.com/agentpool", "operator": "In", "values": []any{"mig", "migspot"}}, exprs[0])
 	assert.Equal(t, []any{
 		map[string]any{"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal", "value": "spot", "effect": "NoSchedule"},
 		map[string]any{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
-	}, get(pod, "tolerations"), "exactly the MIG pools' taints")
+	}, mocktest.Get(pod, "tolerations"), "exactly the MIG pools' taints")
 
-	c := get(pod, "containers", 0)
-	assert.Equal(t, "nvcr.io/nvidia/cloud-native/k8s-mig-manager:v0.14.5", get(c, "image"))
-	assert.Equal(t, true, get(c, "securityContext", "privileged"))
+	c := mocktest.Get(pod, "containers", 0)
+	assert.Equal(t, "nvcr.io/nvidia/cloud-native/k8s-mig-manager:v0.14.5", mocktest.Get(c, "image"))
+	assert.Equal(t, true, mocktest.Get(c, "securityContext", "privileged"))
 	env := map[string]any{}
-	for _, e := range get(c, "env").([]any) {
+	for _, e := range mocktest.Get(c, "env").([]any) {
 		em := e.(map[string]any)
 		if v, ok := em["value"]; ok {
 			env[em["name"].(string)] = v
 		} else {
-			env[em["name"].(string)] = get(em, "valueFrom", "fieldRef", "fieldPath")
+			env[em["name"].(string)] = mocktest.Get(em, "valueFrom", "fieldRef", "fieldPath")
 		}
 	}
 	assert.Equal(t, "/mig-parted-config/config.yaml", env["CONFIG_FILE"])
@@ -590,28 +526,28 @@ func TestMIGManagerRunsOnDriverOnlyMIGPoolsOnly(t *testing.T) {
 	assert.Equal(t, "metadata.namespace", env["DEFAULT_GPU_CLIENTS_NAMESPACE"])
 	assert.Equal(t, "false", env["WITH_REBOOT"])
 	volumes := map[string]any{}
-	for _, v := range get(pod, "volumes").([]any) {
-		volumes[get(v, "name").(string)] = v
+	for _, v := range mocktest.Get(pod, "volumes").([]any) {
+		volumes[mocktest.Get(v, "name").(string)] = v
 	}
-	assert.Equal(t, "mig-parted-config", get(volumes["mig-parted-config"], "configMap", "name"), "consumes the ConfigMap aksml writes")
-	assert.Equal(t, "aksml-mig-manager-gpu-clients", get(volumes["gpu-clients"], "configMap", "name"))
-	m.one(t, tokenConfigMap, "gpu-mig-manager-gpu-clients")
+	assert.Equal(t, "mig-parted-config", mocktest.Get(volumes["mig-parted-config"], "configMap", "name"), "consumes the ConfigMap aksml writes")
+	assert.Equal(t, "aksml-mig-manager-gpu-clients", mocktest.Get(volumes["gpu-clients"], "configMap", "name"))
+	m.Named(t, tokenConfigMap, "gpu-mig-manager-gpu-clients")
 
-	assert.Equal(t, "aksml-mig-manager", get(m.one(t, tokenSA, "gpu-mig-manager"), "metadata", "name"))
+	assert.Equal(t, "aksml-mig-manager", mocktest.Get(m.Named(t, tokenSA, "gpu-mig-manager").Inputs, "metadata", "name"))
 	assert.Equal(t, []any{map[string]any{
 		"apiGroups": []any{""}, "resources": []any{"nodes"}, "verbs": []any{"get", "list", "watch", "update", "patch"},
-	}}, get(m.one(t, tokenCR, "gpu-mig-manager"), "rules"), "it labels its node, nothing else cluster-wide")
+	}}, mocktest.Get(m.Named(t, tokenCR, "gpu-mig-manager").Inputs, "rules"), "it labels its node, nothing else cluster-wide")
 	assert.Equal(t, []any{map[string]any{
 		"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get", "list", "watch", "delete"},
-	}}, get(m.one(t, tokenRole, "gpu-mig-manager"), "rules"))
+	}}, mocktest.Get(m.Named(t, tokenRole, "gpu-mig-manager").Inputs, "rules"))
 	for _, tok := range []string{tokenCRB, tokenRB} {
-		b := m.one(t, tok, "gpu-mig-manager")
-		assert.Equal(t, []any{map[string]any{"kind": "ServiceAccount", "name": "aksml-mig-manager", "namespace": "gpu-operator"}}, get(b, "subjects"), tok)
-		assert.Equal(t, "aksml-mig-manager", get(b, "roleRef", "name"), tok)
+		b := m.Named(t, tok, "gpu-mig-manager").Inputs
+		assert.Equal(t, []any{map[string]any{"kind": "ServiceAccount", "name": "aksml-mig-manager", "namespace": "gpu-operator"}}, mocktest.Get(b, "subjects"), tok)
+		assert.Equal(t, "aksml-mig-manager", mocktest.Get(b, "roleRef", "name"), tok)
 	}
 
 	for ds, label := range map[string]string{"gpu-device-plugin": DeployDevicePluginLabel, "gpu-dcgm-exporter": DeployDCGMExporterLabel} {
-		exprs := affinityExprs(t, m.one(t, tokenDaemonSet, ds))
+		exprs := affinityExprs(t, m.Named(t, tokenDaemonSet, ds).Inputs)
 		require.Len(t, exprs, 2, ds)
 		assert.Equal(t, map[string]any{"key": label, "operator": "NotIn", "values": []any{"paused-for-mig-change"}}, exprs[1],
 			"%s stops while the MIG Manager changes a node's layout", ds)
@@ -629,11 +565,11 @@ func TestNoMIGManagerWithoutDriverOnlyMIGPool(t *testing.T) {
 			require.NoError(t, err)
 			assert.Empty(t, s.MIGManagerPools)
 			for _, tok := range []string{tokenSA, tokenCR, tokenCRB, tokenRole, tokenRB} {
-				assert.Empty(t, m.byToken(tok), tok)
+				assert.Empty(t, m.ByType(tok), tok)
 			}
-			for _, r := range m.byToken(tokenDaemonSet) {
-				assert.NotEqual(t, "gpu-mig-manager", r.name)
-				assert.Len(t, affinityExprs(t, r.inputs), 1, "%s: no pause label without the MIG Manager", r.name)
+			for _, r := range m.ByType(tokenDaemonSet) {
+				assert.NotEqual(t, "gpu-mig-manager", r.Name)
+				assert.Len(t, affinityExprs(t, r.Inputs), 1, "%s: no pause label without the MIG Manager", r.Name)
 			}
 		})
 	}

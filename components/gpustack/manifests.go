@@ -56,7 +56,7 @@ func pausedLabel(migManager bool, label string) string {
 	return ""
 }
 
-// tolerateAll is the seed's node-agent toleration: every taint, so the agent
+// tolerateAll is the AKS MLOps best practices' node-agent toleration: every taint, so the agent
 // also runs on spot and otherwise tainted GPU nodes.
 func tolerateAll() corev1.TolerationArray {
 	return corev1.TolerationArray{corev1.TolerationArgs{Operator: pulumi.String("Exists")}}

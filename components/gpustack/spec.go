@@ -8,7 +8,7 @@ import (
 )
 
 // Spec is the plain-data GPU software configuration held in stack config
-// under `aksml:gpuStack`. Call Default, then Validate(field.NewPath(ConfigKey)).
+// under `aksml:gpuStack`. Call Default, then Validate(field.NewPath("aksml:gpuStack")).
 type Spec struct {
 	// Namespace holds the DCGM exporter and mig-parted-config. Default
 	// gpu-operator (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)). A DNS-1123 label.

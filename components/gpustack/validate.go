@@ -15,7 +15,7 @@ var (
 )
 
 // Validate checks a defaulted Spec and returns every problem, each naming
-// its path below path (the stack passes field.NewPath(ConfigKey)).
+// its path below path (the stack passes field.NewPath("aksml:gpuStack")).
 func (s Spec) Validate(path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateNamespace(s.Namespace, path.Child("namespace"))...)

@@ -6,8 +6,10 @@ import (
 	"strings"
 )
 
-// DefaultConfigPath is the config key Spec is read from.
-const DefaultConfigPath = "aksml:network"
+// DefaultConfigPath is the error-path root of Spec when the caller gives
+// no ConfigPath. It carries no program's config namespace: the aksml
+// program passes `aksml:network`.
+const DefaultConfigPath = "network"
 
 // Defaults applied by (*Spec).Default.
 const (

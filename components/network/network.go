@@ -20,7 +20,8 @@ type NetworkArgs struct {
 	// Spec is `aksml:network`. Default is applied to a copy (with
 	// ClusterName, ClusterResourceGroup and Needs), then Validate.
 	Spec Spec
-	// ConfigPath names Spec in validation errors. Default `aksml:network`.
+	// ConfigPath names Spec in validation errors. Default DefaultConfigPath
+	// (`network`).
 	ConfigPath field.Path
 	// ClusterName and ClusterResourceGroup derive the default VNet and
 	// resource group names. Required unless Spec names both.

@@ -2,7 +2,6 @@ package network
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -11,6 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/field"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
+
+	"github.com/aksml/aksml/components/field/fieldtest"
 )
 
 const (
@@ -20,49 +23,21 @@ const (
 	accountID    = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/mlfiles"
 )
 
-type registered struct {
-	typ, name string
-	inputs    map[string]any
-}
-
-type mocks struct {
-	mu  sync.Mutex
-	res []registered
-}
-
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.res = append(m.res, registered{args.TypeToken, args.Name, args.Inputs.Mappable()})
-	id := args.Name + "-id"
-	switch {
-	case strings.HasSuffix(args.TypeToken, ":Subnet"):
-		id = "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/" + args.Inputs["subnetName"].StringValue()
-	case strings.HasSuffix(args.TypeToken, ":VirtualNetwork"):
-		id = "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/" + args.Inputs["virtualNetworkName"].StringValue()
-	}
-	return id, args.Inputs.Copy(), nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) { return args.Args, nil }
-
-func (m *mocks) byType(suffix string) []registered {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []registered
-	for _, r := range m.res {
-		if strings.HasSuffix(r.typ, suffix) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func run(t *testing.T, fn pulumi.RunFunc) (*mocks, error) {
+// run runs fn under mocks that give subnets and virtual networks their ARM
+// resource IDs.
+func run(t *testing.T, fn pulumi.RunFunc) (*mocktest.Mocks, error) {
 	t.Helper()
-	m := &mocks{}
-	err := pulumi.RunErr(fn, pulumi.WithMocks("aksml", "test", m))
-	return m, err
+	m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
+		const vnets = "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/"
+		switch {
+		case strings.HasSuffix(args.TypeToken, ":Subnet"):
+			return vnets + "vnet/subnets/" + args.Inputs["subnetName"].StringValue(), state
+		case strings.HasSuffix(args.TypeToken, ":VirtualNetwork"):
+			return vnets + args.Inputs["virtualNetworkName"].StringValue(), state
+		}
+		return args.Name + "-id", state
+	}}
+	return m, m.Run(fn)
 }
 
 // needs is a small cluster: system 3, CPU 5 and one GPU pool of 8.
@@ -98,7 +73,7 @@ func TestDefaultsSizeTheNodeSubnet(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	p := field.NewPath(DefaultConfigPath)
+	p := field.NewPath("aksml:network")
 	existing := func(mut func(*Spec)) Spec {
 		s := Spec{Existing: true, AddressSpace: "10.10.0.0/16", NodeSubnet: Subnet{ID: nodeSubnetID, Prefix: "10.10.0.0/24"}, PrivateEndpointSubnet: Subnet{ID: peSubnetID}}
 		mut(&s)
@@ -207,46 +182,46 @@ func TestNewNetworkCreatesVNetSubnetsAndZones(t *testing.T) {
 		return n.PrivateEndpoints(ctx, "storage", []Target{{Name: "files", ResourceID: pulumi.String(accountID), GroupIDs: []string{FileGroupID}}})
 	})
 	require.NoError(t, err)
-	require.Len(t, m.byType(":ResourceGroup"), 1)
-	vnets := m.byType(":VirtualNetwork")
+	require.Len(t, m.ByTypeSuffix(":ResourceGroup"), 1)
+	vnets := m.ByTypeSuffix(":VirtualNetwork")
 	require.Len(t, vnets, 1)
-	assert.Equal(t, []any{"10.224.0.0/16"}, vnets[0].inputs["addressSpace"].(map[string]any)["addressPrefixes"])
-	subnets := m.byType(":Subnet")
+	assert.Equal(t, []any{"10.224.0.0/16"}, vnets[0].Inputs["addressSpace"].(map[string]any)["addressPrefixes"])
+	subnets := m.ByTypeSuffix(":Subnet")
 	require.Len(t, subnets, 2)
-	assert.Equal(t, "10.224.0.0/27", subnets[0].inputs["addressPrefix"])
-	assert.Equal(t, "aks-vnet", subnets[0].inputs["virtualNetworkName"])
-	assert.Equal(t, "10.224.0.32/27", subnets[1].inputs["addressPrefix"])
+	assert.Equal(t, "10.224.0.0/27", subnets[0].Inputs["addressPrefix"])
+	assert.Equal(t, "aks-vnet", subnets[0].Inputs["virtualNetworkName"])
+	assert.Equal(t, "10.224.0.32/27", subnets[1].Inputs["addressPrefix"])
 
 	zones := map[string]bool{}
-	for _, z := range m.byType(":PrivateZone") {
-		zones[z.inputs["privateZoneName"].(string)] = true
-		assert.Equal(t, "global", z.inputs["location"])
+	for _, z := range m.ByTypeSuffix(":PrivateZone") {
+		zones[z.Inputs["privateZoneName"].(string)] = true
+		assert.Equal(t, "global", z.Inputs["location"])
 	}
 	assert.Equal(t, map[string]bool{FilePrivateDNSZone: true, BlobPrivateDNSZone: true}, zones)
-	links := m.byType(":VirtualNetworkLink")
+	links := m.ByTypeSuffix(":VirtualNetworkLink")
 	require.Len(t, links, 2)
 	for _, l := range links {
 		assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/aks-vnet",
-			l.inputs["virtualNetwork"].(map[string]any)["id"], "each zone is linked to the nodes' VNet")
-		assert.Equal(t, false, l.inputs["registrationEnabled"])
+			l.Inputs["virtualNetwork"].(map[string]any)["id"], "each zone is linked to the nodes' VNet")
+		assert.Equal(t, false, l.Inputs["registrationEnabled"])
 	}
 
-	grants := m.byType(":RoleAssignment")
+	grants := m.ByTypeSuffix(":RoleAssignment")
 	require.Len(t, grants, 1)
-	assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes", grants[0].inputs["scope"])
-	assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/providers/Microsoft.Authorization/roleDefinitions/"+NetworkContributorRoleID, grants[0].inputs["roleDefinitionId"])
-	assert.Equal(t, "principal", grants[0].inputs["principalId"])
+	assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes", grants[0].Inputs["scope"])
+	assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/providers/Microsoft.Authorization/roleDefinitions/"+NetworkContributorRoleID, grants[0].Inputs["roleDefinitionId"])
+	assert.Equal(t, "principal", grants[0].Inputs["principalId"])
 
-	pes := m.byType(":PrivateEndpoint")
+	pes := m.ByTypeSuffix(":PrivateEndpoint")
 	require.Len(t, pes, 1)
-	conn := pes[0].inputs["privateLinkServiceConnections"].([]any)[0].(map[string]any)
+	conn := pes[0].Inputs["privateLinkServiceConnections"].([]any)[0].(map[string]any)
 	assert.Equal(t, accountID, conn["privateLinkServiceId"])
 	assert.Equal(t, []any{"file"}, conn["groupIds"])
 	assert.Equal(t, "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/private-endpoints",
-		pes[0].inputs["subnet"].(map[string]any)["id"])
-	groups := m.byType(":PrivateDnsZoneGroup")
+		pes[0].Inputs["subnet"].(map[string]any)["id"])
+	groups := m.ByTypeSuffix(":PrivateDnsZoneGroup")
 	require.Len(t, groups, 1)
-	cfg := groups[0].inputs["privateDnsZoneConfigs"].([]any)[0].(map[string]any)
+	cfg := groups[0].Inputs["privateDnsZoneConfigs"].([]any)[0].(map[string]any)
 	assert.Equal(t, "net-file-dns-id", cfg["privateDnsZoneId"], "the endpoint registers in the file zone")
 }
 
@@ -268,15 +243,15 @@ func TestNewNetworkExistingCreatesNoVNet(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, "vnet", <-names, "the VNet name comes from the subnet ID")
-	assert.Empty(t, m.byType(":ResourceGroup"))
-	assert.Empty(t, m.byType(":VirtualNetwork"))
-	assert.Empty(t, m.byType(":Subnet"))
-	links := m.byType(":VirtualNetworkLink")
+	assert.Empty(t, m.ByTypeSuffix(":ResourceGroup"))
+	assert.Empty(t, m.ByTypeSuffix(":VirtualNetwork"))
+	assert.Empty(t, m.ByTypeSuffix(":Subnet"))
+	links := m.ByTypeSuffix(":VirtualNetworkLink")
 	require.Len(t, links, 2)
-	assert.Equal(t, VNetID(nodeSubnetID), links[0].inputs["virtualNetwork"].(map[string]any)["id"])
-	grants := m.byType(":RoleAssignment")
+	assert.Equal(t, VNetID(nodeSubnetID), links[0].Inputs["virtualNetwork"].(map[string]any)["id"])
+	grants := m.ByTypeSuffix(":RoleAssignment")
 	require.Len(t, grants, 1)
-	assert.Equal(t, nodeSubnetID, grants[0].inputs["scope"], "Network Contributor on the brought subnet")
+	assert.Equal(t, nodeSubnetID, grants[0].Inputs["scope"], "Network Contributor on the brought subnet")
 }
 
 func TestServiceEndpointRoute(t *testing.T) {
@@ -291,10 +266,10 @@ func TestServiceEndpointRoute(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	subnets := m.byType(":Subnet")
+	subnets := m.ByTypeSuffix(":Subnet")
 	require.Len(t, subnets, 1, "no private endpoint subnet")
-	assert.Equal(t, []any{map[string]any{"service": StorageServiceEndpoint}}, subnets[0].inputs["serviceEndpoints"])
-	assert.Empty(t, m.byType(":PrivateZone"))
+	assert.Equal(t, []any{map[string]any{"service": StorageServiceEndpoint}}, subnets[0].Inputs["serviceEndpoints"])
+	assert.Empty(t, m.ByTypeSuffix(":PrivateZone"))
 }
 
 func TestInvalidNetworkRegistersNothing(t *testing.T) {
@@ -305,11 +280,9 @@ func TestInvalidNetworkRegistersNothing(t *testing.T) {
 		})
 		return err
 	})
-	require.Error(t, err)
-	for _, w := range []string{"aksml:network.addressSpace", "aksml:network.nodeSubnet.prefix", "NetworkArgs.Location"} {
-		assert.Contains(t, err.Error(), w)
-	}
-	assert.Empty(t, m.res, "nothing is registered when the spec is invalid")
+	// No ConfigPath: problems are reported below the default root.
+	fieldtest.Contains(t, err, fieldtest.Invalid("network.addressSpace"), fieldtest.Invalid("network.nodeSubnet.prefix"), fieldtest.Required("NetworkArgs.Location"))
+	assert.Empty(t, m.All(), "nothing is registered when the spec is invalid")
 
 	_, err = run(t, func(ctx *pulumi.Context) error { _, err := NewNetwork(ctx, "net", nil); return err })
 	require.Error(t, err)

@@ -96,6 +96,9 @@ type AzureMonitorArgs struct {
 	// Defaulted and validated by NewAzureMonitor. With Spec.Enabled false
 	// the stack's template is empty, which deletes what it created.
 	Spec Spec
+	// ConfigPath names Spec in validation errors. Default
+	// DefaultConfigPath (`observability`).
+	ConfigPath field.Path
 	// Tags are put on every resource of the template and on the stack.
 	Tags map[string]string
 }
@@ -267,10 +270,10 @@ func withTags(r map[string]any, tags map[string]string) map[string]any {
 	return r
 }
 
-// validate checks AzureMonitorArgs: the Spec below ConfigKey, the rest below
-// path.
+// validate checks AzureMonitorArgs: the Spec below ConfigPath, the rest
+// below path.
 func (a *AzureMonitorArgs) validate(path field.Path) field.ErrorList {
-	errs := a.Spec.Validate(field.NewPath(ConfigKey))
+	errs := a.Spec.Validate(specPath(a.ConfigPath))
 	if a.ResourceGroupName == nil {
 		errs = append(errs, field.Required(path.Child("ResourceGroupName"), "the cluster's resource group"))
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/armdeploy"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
 const testClusterID = "/subscriptions/00000000-0000-0000-0000-0000000000aa/resourceGroups/rg-aksml/providers/Microsoft.ContainerService/managedClusters/aks-ml"
@@ -26,10 +28,10 @@ func monitorArgs(spec Spec) *AzureMonitorArgs {
 }
 
 // templateTypes lists the ARM types of a template's resources, in order.
-func templateTypes(t *testing.T, stack registered) []any {
+func templateTypes(t *testing.T, stack mocktest.Resource) []any {
 	var out []any
-	for _, r := range path(t, stack.inputs, "template", "resources").([]any) {
-		out = append(out, path(t, r, "type"))
+	for _, r := range mocktest.Dig(t, stack.Inputs, "template", "resources").([]any) {
+		out = append(out, mocktest.Dig(t, r, "type"))
 	}
 	return out
 }
@@ -47,12 +49,12 @@ func TestAzureMonitorCreatesWorkspaceAndWiresPrometheus(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	res := m.byName()
-	assert.Equal(t, AzureMonitorType, res["mon"].typ)
+	res := m.Names()
+	assert.Equal(t, AzureMonitorType, res["mon"].Type)
 	stack := res["mon-stack"]
-	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.typ)
-	assert.Equal(t, "rg-aksml", stack.inputs["resourceGroupName"])
-	assert.Equal(t, "delete", path(t, stack.inputs, "actionOnUnmanage", "resources"))
+	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.Type)
+	assert.Equal(t, "rg-aksml", stack.Inputs["resourceGroupName"])
+	assert.Equal(t, "delete", mocktest.Dig(t, stack.Inputs, "actionOnUnmanage", "resources"))
 	assert.Equal(t, []any{
 		"Microsoft.Monitor/accounts",
 		"Microsoft.Insights/dataCollectionEndpoints",
@@ -60,36 +62,36 @@ func TestAzureMonitorCreatesWorkspaceAndWiresPrometheus(t *testing.T) {
 		"Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations",
 	}, templateTypes(t, stack))
 	for k, v := range map[string]string{"clusterName": "aks-ml", "clusterLocation": "westeurope", "workspaceLocation": "westeurope", "workspaceName": "amw-aks-ml"} {
-		assert.Equal(t, v, path(t, stack.inputs, "parameters", k, "value"), k)
+		assert.Equal(t, v, mocktest.Dig(t, stack.Inputs, "parameters", k, "value"), k)
 	}
 
-	ws := path(t, stack.inputs, "template", "resources", 0)
-	assert.Equal(t, "2023-04-03", path(t, ws, "apiVersion"))
-	assert.Equal(t, "[parameters('workspaceName')]", path(t, ws, "name"))
-	assert.Equal(t, "ml", path(t, ws, "tags", "owner"))
+	ws := mocktest.Dig(t, stack.Inputs, "template", "resources", 0)
+	assert.Equal(t, "2023-04-03", mocktest.Dig(t, ws, "apiVersion"))
+	assert.Equal(t, "[parameters('workspaceName')]", mocktest.Dig(t, ws, "name"))
+	assert.Equal(t, "ml", mocktest.Dig(t, ws, "tags", "owner"))
 
-	dce := path(t, stack.inputs, "template", "resources", 1)
-	assert.Equal(t, "2024-03-11", path(t, dce, "apiVersion"))
-	assert.Equal(t, "[take(format('MSProm-{0}-{1}', parameters('workspaceLocation'), parameters('clusterName')), 44)]", path(t, dce, "name"),
+	dce := mocktest.Dig(t, stack.Inputs, "template", "resources", 1)
+	assert.Equal(t, "2024-03-11", mocktest.Dig(t, dce, "apiVersion"))
+	assert.Equal(t, "[take(format('MSProm-{0}-{1}', parameters('workspaceLocation'), parameters('clusterName')), 44)]", mocktest.Dig(t, dce, "name"),
 		"MSProm-<workspace region>-<cluster>, as Microsoft's onboarding template names it")
-	assert.Equal(t, "[parameters('workspaceLocation')]", path(t, dce, "location"))
-	assert.Equal(t, "Linux", path(t, dce, "kind"))
+	assert.Equal(t, "[parameters('workspaceLocation')]", mocktest.Dig(t, dce, "location"))
+	assert.Equal(t, "Linux", mocktest.Dig(t, dce, "kind"))
 
-	dcr := path(t, stack.inputs, "template", "resources", 2)
-	assert.Equal(t, "[parameters('workspaceLocation')]", path(t, dcr, "location"), "the rule lives in the workspace's region")
-	assert.Equal(t, []any{"Microsoft-PrometheusMetrics"}, path(t, dcr, "properties", "dataSources", "prometheusForwarder", 0, "streams"))
+	dcr := mocktest.Dig(t, stack.Inputs, "template", "resources", 2)
+	assert.Equal(t, "[parameters('workspaceLocation')]", mocktest.Dig(t, dcr, "location"), "the rule lives in the workspace's region")
+	assert.Equal(t, []any{"Microsoft-PrometheusMetrics"}, mocktest.Dig(t, dcr, "properties", "dataSources", "prometheusForwarder", 0, "streams"))
 	assert.Equal(t, "[resourceId('Microsoft.Monitor/accounts', parameters('workspaceName'))]",
-		path(t, dcr, "properties", "destinations", "monitoringAccounts", 0, "accountResourceId"), "metrics go to the workspace")
+		mocktest.Dig(t, dcr, "properties", "destinations", "monitoringAccounts", 0, "accountResourceId"), "metrics go to the workspace")
 	assert.Equal(t, map[string]any{"streams": []any{"Microsoft-PrometheusMetrics"}, "destinations": []any{"MonitoringAccount1"}},
-		path(t, dcr, "properties", "dataFlows", 0))
-	assert.Equal(t, path(t, dcr, "properties", "dataCollectionEndpointId"), path(t, dcr, "dependsOn", 0))
-	assert.Equal(t, "[resourceId('Microsoft.Monitor/accounts', parameters('workspaceName'))]", path(t, dcr, "dependsOn", 1))
+		mocktest.Dig(t, dcr, "properties", "dataFlows", 0))
+	assert.Equal(t, mocktest.Dig(t, dcr, "properties", "dataCollectionEndpointId"), mocktest.Dig(t, dcr, "dependsOn", 0))
+	assert.Equal(t, "[resourceId('Microsoft.Monitor/accounts', parameters('workspaceName'))]", mocktest.Dig(t, dcr, "dependsOn", 1))
 
-	dcra := path(t, stack.inputs, "template", "resources", 3)
+	dcra := mocktest.Dig(t, stack.Inputs, "template", "resources", 3)
 	assert.Equal(t, "[format('{0}/microsoft.insights/{1}', parameters('clusterName'), format('MSProm-{0}-{1}', parameters('clusterLocation'), parameters('clusterName')))]",
-		path(t, dcra, "name"), "associated with the cluster, named after its region")
+		mocktest.Dig(t, dcra, "name"), "associated with the cluster, named after its region")
 	assert.Equal(t, "[resourceId('Microsoft.Insights/dataCollectionRules', take(format('MSProm-{0}-{1}', parameters('workspaceLocation'), parameters('clusterName')), 44))]",
-		path(t, dcra, "properties", "dataCollectionRuleId"))
+		mocktest.Dig(t, dcra, "properties", "dataCollectionRuleId"))
 	assert.NotContains(t, dcra.(map[string]any), "location", "an association is a proxy resource without location (2024-03-11)")
 
 	assert.Equal(t, "/subscriptions/00000000-0000-0000-0000-0000000000aa/resourceGroups/rg-aksml/providers/Microsoft.Monitor/accounts/amw-aks-ml", workspaceID)
@@ -111,7 +113,7 @@ func TestAzureMonitorExistingWorkspaceAndGrafana(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	res := m.byName()
+	res := m.Names()
 	stack := res["mon-stack"]
 	assert.Equal(t, []any{
 		"Microsoft.Insights/dataCollectionEndpoints",
@@ -119,25 +121,25 @@ func TestAzureMonitorExistingWorkspaceAndGrafana(t *testing.T) {
 		"Microsoft.ContainerService/managedClusters/providers/dataCollectionRuleAssociations",
 		"Microsoft.Dashboard/grafana",
 	}, templateTypes(t, stack), "a configured workspace is never created or deleted")
-	assert.Equal(t, testWorkspaceID, path(t, stack.inputs, "parameters", "workspaceId", "value"))
-	assert.Equal(t, "eastus", path(t, stack.inputs, "parameters", "workspaceLocation", "value"))
-	assert.NotContains(t, path(t, stack.inputs, "parameters").(map[string]any), "workspaceName")
-	assert.Equal(t, "[parameters('workspaceId')]", path(t, stack.inputs, "template", "resources", 1, "properties", "destinations", "monitoringAccounts", 0, "accountResourceId"))
+	assert.Equal(t, testWorkspaceID, mocktest.Dig(t, stack.Inputs, "parameters", "workspaceId", "value"))
+	assert.Equal(t, "eastus", mocktest.Dig(t, stack.Inputs, "parameters", "workspaceLocation", "value"))
+	assert.NotContains(t, mocktest.Dig(t, stack.Inputs, "parameters").(map[string]any), "workspaceName")
+	assert.Equal(t, "[parameters('workspaceId')]", mocktest.Dig(t, stack.Inputs, "template", "resources", 1, "properties", "destinations", "monitoringAccounts", 0, "accountResourceId"))
 
-	grafana := path(t, stack.inputs, "template", "resources", 3)
-	assert.Equal(t, "2025-08-01", path(t, grafana, "apiVersion"))
-	assert.Equal(t, "SystemAssigned", path(t, grafana, "identity", "type"))
-	assert.Equal(t, "Standard", path(t, grafana, "sku", "name"))
-	assert.Equal(t, "[parameters('workspaceId')]", path(t, grafana, "properties", "grafanaIntegrations", "azureMonitorWorkspaceIntegrations", 0, "azureMonitorWorkspaceResourceId"))
-	assert.Equal(t, "amg-ml", path(t, stack.inputs, "parameters", "grafanaName", "value"))
+	grafana := mocktest.Dig(t, stack.Inputs, "template", "resources", 3)
+	assert.Equal(t, "2025-08-01", mocktest.Dig(t, grafana, "apiVersion"))
+	assert.Equal(t, "SystemAssigned", mocktest.Dig(t, grafana, "identity", "type"))
+	assert.Equal(t, "Standard", mocktest.Dig(t, grafana, "sku", "name"))
+	assert.Equal(t, "[parameters('workspaceId')]", mocktest.Dig(t, grafana, "properties", "grafanaIntegrations", "azureMonitorWorkspaceIntegrations", 0, "azureMonitorWorkspaceResourceId"))
+	assert.Equal(t, "amg-ml", mocktest.Dig(t, stack.Inputs, "parameters", "grafanaName", "value"))
 
 	reader := res["mon-grafana-reader"]
-	assert.Equal(t, "azure-native:authorization:RoleAssignment", reader.typ)
-	assert.Equal(t, testWorkspaceID, reader.inputs["scope"])
+	assert.Equal(t, "azure-native:authorization:RoleAssignment", reader.Type)
+	assert.Equal(t, testWorkspaceID, reader.Inputs["scope"])
 	assert.Equal(t, "/subscriptions/00000000-0000-0000-0000-000000000001/providers/Microsoft.Authorization/roleDefinitions/b0d8363b-8ddd-447d-831f-62ca05bff136",
-		reader.inputs["roleDefinitionId"], "Monitoring Data Reader in the workspace's subscription")
-	assert.Equal(t, "deployed:grafanaPrincipalId", reader.inputs["principalId"], "Grafana's system-assigned identity")
-	assert.Equal(t, "ServicePrincipal", reader.inputs["principalType"])
+		reader.Inputs["roleDefinitionId"], "Monitoring Data Reader in the workspace's subscription")
+	assert.Equal(t, "deployed:grafanaPrincipalId", reader.Inputs["principalId"], "Grafana's system-assigned identity")
+	assert.Equal(t, "ServicePrincipal", reader.Inputs["principalType"])
 	assert.Equal(t, testWorkspaceID, workspaceID)
 	assert.Equal(t, "deployed:grafanaEndpoint", endpoint)
 }
@@ -149,9 +151,9 @@ func TestAzureMonitorDisabledEmptiesTheTemplate(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	stack := m.byName()["mon-stack"]
-	assert.Empty(t, path(t, stack.inputs, "template", "resources"), "turning observability off deletes what the stack created")
-	assert.NotContains(t, m.byName(), "mon-grafana-reader")
+	stack := m.Names()["mon-stack"]
+	assert.Empty(t, mocktest.Dig(t, stack.Inputs, "template", "resources"), "turning observability off deletes what the stack created")
+	assert.NotContains(t, m.Names(), "mon-grafana-reader")
 }
 
 func TestAzureMonitorInvalidRegistersNothing(t *testing.T) {
@@ -174,7 +176,7 @@ func TestAzureMonitorInvalidRegistersNothing(t *testing.T) {
 				return err
 			})
 			require.Error(t, err)
-			assert.Empty(t, m.byName())
+			assert.Empty(t, m.Names())
 		})
 	}
 	_, err := run(t, func(ctx *pulumi.Context) error {

@@ -2,7 +2,7 @@ package observability
 
 import "encoding/json"
 
-// The seed's dashboard queries, verbatim (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Create GPU and throughput dashboards").
+// The AKS MLOps best practices' dashboard queries, verbatim (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Create GPU and throughput dashboards").
 const (
 	// QueryGPUUtilisation is GPU utilisation per workload pod and GPU.
 	QueryGPUUtilisation = "avg by (namespace, pod, gpu) (\n  avg_over_time(DCGM_FI_DEV_GPU_UTIL[5m])\n)"
@@ -92,9 +92,9 @@ type target struct {
 // and asks for the Azure Monitor workspace's Prometheus data source.
 var promDatasource = datasourceRef{Type: "prometheus", UID: "${datasource}"}
 
-// DashboardJSON returns the Grafana dashboard built from the seed's four
+// DashboardJSON returns the Grafana dashboard built from the AKS MLOps best practices' four
 // PromQL queries: GPU utilisation, framebuffer use, training samples per
-// second and average step duration, read together as the seed advises (low
+// second and average step duration, read together as AKS MLOps best practices advises (low
 // GPU utilisation with high data wait points at the input pipeline; falling
 // throughput at steady utilisation at communication or sequence length). The
 // result is deterministic, so it diffs cleanly; import it into Azure Managed

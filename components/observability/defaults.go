@@ -14,7 +14,7 @@ const (
 	MetricSamplesTotal = "ml_training_samples_total"
 	// MetricStepsTotal is the counter of completed optimizer steps.
 	MetricStepsTotal = "ml_training_steps_total"
-	// MetricStepDuration is the step latency (a gauge in the seed's example;
+	// MetricStepDuration is the step latency (a gauge in the AKS MLOps best practices' example;
 	// a histogram or summary is kept too).
 	MetricStepDuration = "ml_training_step_duration_seconds"
 	// MetricCheckpointDuration is the checkpoint latency.
@@ -47,7 +47,7 @@ const (
 	LabelModelName = "model_name"
 	// LabelModelVersion is the model version.
 	LabelModelVersion = "model_version"
-	// LabelJobName is the training job name (the seed's example emits it).
+	// LabelJobName is the training job name (the AKS MLOps best practices' example emits it).
 	LabelJobName = "job_name"
 	// LabelRunID is the run ID of one training attempt.
 	LabelRunID = "run_id"
@@ -60,7 +60,7 @@ const (
 	LabelTeam = "team"
 )
 
-// StableLabels lists the seed's stable training labels, in the order above.
+// StableLabels lists the AKS MLOps best practices' stable training labels, in the order above.
 var StableLabels = []string{LabelModelName, LabelModelVersion, LabelJobName, LabelRunID, LabelReplicaRole, LabelTeam}
 
 // Pod labels the training PodMonitor reads.
@@ -131,7 +131,7 @@ const (
 
 // DCGM exporter installed by aksml's gpustack component or the NVIDIA GPU
 // Operator (pools with GPUStack DriverOnly or None): defaults equal the
-// seed's PodMonitor (AKS MLOps best practices "Collect NVIDIA GPU metrics").
+// AKS MLOps best practices' PodMonitor (AKS MLOps best practices "Collect NVIDIA GPU metrics").
 const (
 	// DefaultDCGMNamespace is the namespace of the exporter pods.
 	DefaultDCGMNamespace = vocab.GPUStackNamespace
@@ -141,7 +141,7 @@ const (
 	DefaultDCGMSelectorValue = "nvidia-dcgm-exporter"
 	// DefaultDCGMPortName is the exporter's container port name (port 9400).
 	DefaultDCGMPortName = "metrics"
-	// DCGMPodMonitorName is the name of the exporter PodMonitor (seed).
+	// DCGMPodMonitorName is the name of the exporter PodMonitor (AKS MLOps best practices).
 	DCGMPodMonitorName = "nvidia-dcgm-exporter"
 )
 
@@ -226,7 +226,7 @@ const (
 	// or not, so nothing has to be created first; the Azure Monitor metrics
 	// add-on watches monitors in every namespace.
 	DefaultNamespace = "kube-system"
-	// DefaultScrapeInterval and DefaultScrapeTimeout are the seed's PodMonitor
+	// DefaultScrapeInterval and DefaultScrapeTimeout are the AKS MLOps best practices' PodMonitor
 	// values (`interval: 30s`, `scrapeTimeout: 10s`).
 	DefaultScrapeInterval = "30s"
 	DefaultScrapeTimeout  = "10s"
@@ -248,7 +248,7 @@ const (
 	// repeated-replacement alerts.
 	DefaultPodReplacementThreshold = 3
 	// DefaultPodMonitorGroup is the Azure Monitor managed Prometheus CRD
-	// group the seed's PodMonitors use.
+	// group the AKS MLOps best practices' PodMonitors use.
 	DefaultPodMonitorGroup = MonitorGroupAzure
 	// DefaultManagedDCGMScrapeConfig is true: the add-on's custom scrape
 	// ConfigMap is created when a pool runs the AKS-managed stack.

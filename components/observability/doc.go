@@ -87,7 +87,7 @@
 //
 // # DCGM exporter: which one is scraped
 //
-// The seed says not to run a duplicate exporter but to scrape the one that is
+// AKS MLOps best practices says not to run a duplicate exporter but to scrape the one that is
 // installed. DCGMTargets decides from the pools' GPUStack:
 //
 //   - None pools bring their own GPU stack (e.g. the NVIDIA GPU Operator)
@@ -95,12 +95,12 @@
 //     does not know the exporter's namespace and a PodMonitor in a
 //     namespace nothing creates is rejected by the API server.
 //   - DriverOnly pools run aksml's exporter as pods (the gpustack component,
-//     in the namespace it creates). They get the seed's PodMonitor:
+//     in the namespace it creates). They get the AKS MLOps best practices' PodMonitor:
 //     namespace gpu-operator, selector `app: nvidia-dcgm-exporter`, port
 //     `metrics` (9400), interval 30s, scrapeTimeout 10s; DCGMExporter
 //     overrides each. honorLabels is set so the exporter's namespace, pod and
 //     container labels, which name the workload using each GPU, win over the
-//     exporter pod's own target labels; without it the seed's
+//     exporter pod's own target labels; without it the AKS MLOps best practices'
 //     `avg by (namespace, pod, gpu)` query would group by exporter pod.
 //   - Managed pools run the exporter AKS installs as a systemd service on the
 //     node, listening on port 19400, on nodes labelled
@@ -142,28 +142,28 @@
 //
 // The training PodMonitor selects pods labelled aksml.io/metrics=true (set by
 // the workloads package) in the team namespaces and scrapes port `metrics`,
-// path /metrics, every 30s. Only the seed's metrics are kept
+// path /metrics, every 30s. Only the AKS MLOps best practices' metrics are kept
 // (ml_training_samples_total, ml_training_steps_total,
 // ml_training_step_duration_seconds, ml_training_checkpoint_duration_seconds,
 // ml_training_data_wait_seconds) plus ml_training_last_checkpoint_timestamp_seconds
-// and Spec.AdditionalTrainingMetrics, and only the seed's stable labels
+// and Spec.AdditionalTrainingMetrics, and only the AKS MLOps best practices' stable labels
 // (model_name, model_version, job_name, run_id, replica_role, team) next to
 // the target labels; sample IDs, request IDs, dataset paths and any other
 // label are dropped at scrape time, because high-cardinality labels raise
-// monitoring cost and query latency (seed). team comes from the pod label
+// monitoring cost and query latency (AKS MLOps best practices). team comes from the pod label
 // aksml.io/team, or else the namespace; job_name and replica_role from the
 // Job controller's and the Kubeflow Training Operator's pod labels; run_id,
 // model_name and model_version from optional aksml.io/* pod labels. Where a
 // pod label is absent the value the application emits is kept.
 //
-// The recovery-point alert needs one metric the seed names only in prose
+// The recovery-point alert needs one metric AKS MLOps best practices names only in prose
 // (time of the last successful checkpoint): applications must
 // export ml_training_last_checkpoint_timestamp_seconds, a gauge with the
 // Unix time of the last committed checkpoint (set at start-up to the restored
 // checkpoint's time, or the start time). A gauge was chosen over
 // `increase(ml_training_checkpoint_duration_seconds_count[rpo]) == 0`
 // because it also works when the checkpoint latency is a gauge (as in the
-// seed's example) and because a restarted pod reports the age of the
+// AKS MLOps best practices' example) and because a restarted pod reports the age of the
 // checkpoint it resumed from rather than an empty counter.
 //
 // # Alerts
@@ -215,7 +215,7 @@
 //
 // # Dashboard
 //
-// DashboardJSON is a Grafana dashboard with the seed's four queries verbatim
+// DashboardJSON is a Grafana dashboard with the AKS MLOps best practices' four queries verbatim
 // (GPU utilisation, framebuffer %, samples per second, step duration). The
 // stack exports it for import into Azure Managed Grafana; the ConfigMap
 // labelled grafana_dashboard: "1" serves Grafana dashboard sidecars on

@@ -37,12 +37,15 @@ type MonitorsArgs struct {
 	// Spec is the observability configuration (thresholds, scrape timing,
 	// PrometheusRule toggle). Defaulted and validated by NewMonitors.
 	Spec Spec
+	// ConfigPath names Spec in validation errors. Default
+	// DefaultConfigPath (`observability`).
+	ConfigPath field.Path
 	// GPUStacks are the GPUStack values of the cluster's GPU pools; they
 	// decide which DCGM exporter is scraped (see DCGMTargets). Empty means
 	// the pools are unknown (existing cluster): only the exporter PodMonitor.
 	GPUStacks []gpupool.GPUStack
 	// DCGMExporter locates the exporter pods on DriverOnly and None pools.
-	// Zero fields take the seed's values.
+	// Zero fields take the AKS MLOps best practices' values.
 	DCGMExporter DCGMExporter
 	// Namespace holds the training PodMonitor, the PrometheusRule and the
 	// dashboard ConfigMap. Default kube-system (exists on every cluster).
@@ -269,6 +272,9 @@ type AlertRulesArgs struct {
 	// ActionGroupIDs. Spec.PrometheusRuleGroups must be true. Defaulted and
 	// validated by NewAlertRules.
 	Spec Spec
+	// ConfigPath names Spec in validation errors. Default
+	// DefaultConfigPath (`observability`).
+	ConfigPath field.Path
 	// TeamNamespaces limits the job, pod and training rules to these
 	// namespaces, as for MonitorsArgs. Default none: any namespace.
 	TeamNamespaces []string

@@ -1,7 +1,6 @@
 package observability
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
@@ -12,59 +11,29 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/gpupool"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
-type registered struct {
-	typ      string
-	name     string
-	inputs   map[string]any
-	provider string
-}
-
-type mocks struct {
-	mu        sync.Mutex
-	resources []registered
-}
-
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.resources = append(m.resources, registered{args.TypeToken, args.Name, args.Inputs.Mappable(), args.Provider})
-	state := args.Inputs.Copy()
-	if args.TypeToken == "azure-native:resources/v20240301:DeploymentStackAtResourceGroup" {
-		// Every template output resolves to "deployed:<name>"; the rule
-		// group's to realistic values.
-		outputs := map[string]any{}
-		for k := range args.Inputs["template"].ObjectValue()["outputs"].ObjectValue() {
-			outputs[string(k)] = map[string]any{"type": "String", "value": "deployed:" + string(k)}
-		}
-		outputs["ruleGroupName"] = map[string]any{"type": "String", "value": "aks-ml-aksml-gpu-training"}
-		outputs["ruleGroupId"] = map[string]any{"type": "String", "value": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.AlertsManagement/prometheusRuleGroups/aks-ml-aksml-gpu-training"}
-		state["outputs"] = resource.NewPropertyValue(outputs)
-	}
-	return args.Name + "-id", state, nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
-	return args.Args, nil
-}
-
-// byName returns the registered resources keyed by Pulumi name.
-func (m *mocks) byName() map[string]registered {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string]registered{}
-	for _, r := range m.resources {
-		out[r.name] = r
-	}
-	return out
-}
-
-func run(t *testing.T, fn func(ctx *pulumi.Context) error) (*mocks, error) {
+// run runs fn under mocks whose deployment stacks report every template
+// output as "deployed:<name>", and the rule group's as realistic values.
+func run(t *testing.T, fn func(ctx *pulumi.Context) error) (*mocktest.Mocks, error) {
 	t.Helper()
-	m := &mocks{}
-	err := pulumi.RunErr(fn, pulumi.WithMocks("aksml", "test", m))
-	return m, err
+	m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
+		if args.TypeToken == "azure-native:resources/v20240301:DeploymentStackAtResourceGroup" {
+			state["outputs"] = mocktest.StackOutputs(args.Inputs, func(k string) string {
+				switch k {
+				case "ruleGroupName":
+					return "aks-ml-aksml-gpu-training"
+				case "ruleGroupId":
+					return "/subscriptions/s/resourceGroups/rg/providers/Microsoft.AlertsManagement/prometheusRuleGroups/aks-ml-aksml-gpu-training"
+				}
+				return "deployed:" + k
+			})
+		}
+		return args.Name + "-id", state
+	}}
+	return m, m.Run(fn)
 }
 
 // await returns the resolved value of an output; call it inside the program.
@@ -74,25 +43,6 @@ func await(t *testing.T, ctx *pulumi.Context, o pulumi.Output) any {
 	require.NoError(t, err)
 	require.True(t, r.Known)
 	return r.Value
-}
-
-// path walks nested maps and lists: path(v, "spec", "podMetricsEndpoints", 0, "port").
-func path(t *testing.T, v any, keys ...any) any {
-	t.Helper()
-	for _, k := range keys {
-		switch k := k.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			require.True(t, ok, "%v is not a map at %q", v, k)
-			v = m[k]
-		case int:
-			l, ok := v.([]any)
-			require.True(t, ok, "%v is not a list at %d", v, k)
-			require.Greater(t, len(l), k)
-			v = l[k]
-		}
-	}
-	return v
 }
 
 func TestMonitorsDriverOnlyPool(t *testing.T) {
@@ -114,7 +64,7 @@ func TestMonitorsDriverOnlyPool(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	res := m.byName()
+	res := m.Names()
 	assert.Equal(t, map[string]any{
 		"dcgm":               "nvidia-dcgm-exporter",
 		"managed":            "",
@@ -125,47 +75,47 @@ func TestMonitorsDriverOnlyPool(t *testing.T) {
 	}, outputs)
 
 	require.Contains(t, res, "obs")
-	assert.Equal(t, MonitorsType, res["obs"].typ)
+	assert.Equal(t, MonitorsType, res["obs"].Type)
 	assert.NotContains(t, res, "obs-managed-dcgm", "no managed pool, no add-on scrape config")
 	assert.NotContains(t, res, "obs-rules", "PrometheusRule is opt-in")
 	assert.NotContains(t, res, "obs-kueue", "no Kueue namespace, no Kueue scrape")
 
 	dcgm := res["obs-dcgm"]
-	assert.Equal(t, "kubernetes:azmonitoring.coreos.com/v1:PodMonitor", dcgm.typ)
-	assert.Equal(t, "azmonitoring.coreos.com/v1", dcgm.inputs["apiVersion"])
-	assert.Equal(t, "nvidia-dcgm-exporter", path(t, dcgm.inputs, "metadata", "name"))
-	assert.Equal(t, "gpu-operator", path(t, dcgm.inputs, "metadata", "namespace"))
-	assert.Equal(t, map[string]any{"app": "nvidia-dcgm-exporter"}, path(t, dcgm.inputs, "spec", "selector", "matchLabels"))
-	ep := path(t, dcgm.inputs, "spec", "podMetricsEndpoints", 0)
-	assert.Equal(t, "metrics", path(t, ep, "port"))
-	assert.Equal(t, "30s", path(t, ep, "interval"))
-	assert.Equal(t, "10s", path(t, ep, "scrapeTimeout"))
-	assert.Equal(t, true, path(t, ep, "honorLabels"))
+	assert.Equal(t, "kubernetes:azmonitoring.coreos.com/v1:PodMonitor", dcgm.Type)
+	assert.Equal(t, "azmonitoring.coreos.com/v1", dcgm.Inputs["apiVersion"])
+	assert.Equal(t, "nvidia-dcgm-exporter", mocktest.Dig(t, dcgm.Inputs, "metadata", "name"))
+	assert.Equal(t, "gpu-operator", mocktest.Dig(t, dcgm.Inputs, "metadata", "namespace"))
+	assert.Equal(t, map[string]any{"app": "nvidia-dcgm-exporter"}, mocktest.Dig(t, dcgm.Inputs, "spec", "selector", "matchLabels"))
+	ep := mocktest.Dig(t, dcgm.Inputs, "spec", "podMetricsEndpoints", 0)
+	assert.Equal(t, "metrics", mocktest.Dig(t, ep, "port"))
+	assert.Equal(t, "30s", mocktest.Dig(t, ep, "interval"))
+	assert.Equal(t, "10s", mocktest.Dig(t, ep, "scrapeTimeout"))
+	assert.Equal(t, true, mocktest.Dig(t, ep, "honorLabels"))
 
 	tr := res["obs-training"]
-	assert.Equal(t, "kubernetes:azmonitoring.coreos.com/v1:PodMonitor", tr.typ)
-	assert.Equal(t, "aksml-training-metrics", path(t, tr.inputs, "metadata", "name"))
-	assert.Equal(t, "kube-system", path(t, tr.inputs, "metadata", "namespace"))
-	assert.Equal(t, map[string]any{"aksml.io/metrics": "true"}, path(t, tr.inputs, "spec", "selector", "matchLabels"))
-	assert.Equal(t, map[string]any{"matchNames": []any{"team-a", "team-b"}}, path(t, tr.inputs, "spec", "namespaceSelector"))
-	tep := path(t, tr.inputs, "spec", "podMetricsEndpoints", 0)
-	assert.Equal(t, "metrics", path(t, tep, "port"))
-	assert.Equal(t, "/metrics", path(t, tep, "path"))
-	assert.Equal(t, "30s", path(t, tep, "interval"))
-	assert.Equal(t, "10s", path(t, tep, "scrapeTimeout"))
+	assert.Equal(t, "kubernetes:azmonitoring.coreos.com/v1:PodMonitor", tr.Type)
+	assert.Equal(t, "aksml-training-metrics", mocktest.Dig(t, tr.Inputs, "metadata", "name"))
+	assert.Equal(t, "kube-system", mocktest.Dig(t, tr.Inputs, "metadata", "namespace"))
+	assert.Equal(t, map[string]any{"aksml.io/metrics": "true"}, mocktest.Dig(t, tr.Inputs, "spec", "selector", "matchLabels"))
+	assert.Equal(t, map[string]any{"matchNames": []any{"team-a", "team-b"}}, mocktest.Dig(t, tr.Inputs, "spec", "namespaceSelector"))
+	tep := mocktest.Dig(t, tr.Inputs, "spec", "podMetricsEndpoints", 0)
+	assert.Equal(t, "metrics", mocktest.Dig(t, tep, "port"))
+	assert.Equal(t, "/metrics", mocktest.Dig(t, tep, "path"))
+	assert.Equal(t, "30s", mocktest.Dig(t, tep, "interval"))
+	assert.Equal(t, "10s", mocktest.Dig(t, tep, "scrapeTimeout"))
 
-	keep := path(t, tep, "metricRelabelings", 0)
-	assert.Equal(t, "keep", path(t, keep, "action"))
-	assert.Equal(t, []any{"__name__"}, path(t, keep, "sourceLabels"))
+	keep := mocktest.Dig(t, tep, "metricRelabelings", 0)
+	assert.Equal(t, "keep", mocktest.Dig(t, keep, "action"))
+	assert.Equal(t, []any{"__name__"}, mocktest.Dig(t, keep, "sourceLabels"))
 	for _, metric := range []string{"ml_training_samples_total", "ml_training_steps_total", "ml_training_step_duration_seconds", "ml_training_checkpoint_duration_seconds", "ml_training_data_wait_seconds"} {
-		assert.Contains(t, path(t, keep, "regex"), metric)
+		assert.Contains(t, mocktest.Dig(t, keep, "regex"), metric)
 	}
-	labelkeep := path(t, tep, "metricRelabelings", 1)
-	assert.Equal(t, "labelkeep", path(t, labelkeep, "action"))
-	assert.Equal(t, KeptLabelsRegex(), path(t, labelkeep, "regex"))
+	labelkeep := mocktest.Dig(t, tep, "metricRelabelings", 1)
+	assert.Equal(t, "labelkeep", mocktest.Dig(t, labelkeep, "action"))
+	assert.Equal(t, KeptLabelsRegex(), mocktest.Dig(t, labelkeep, "regex"))
 
 	targets := map[string][]any{}
-	for _, r := range path(t, tep, "relabelings").([]any) {
+	for _, r := range mocktest.Dig(t, tep, "relabelings").([]any) {
 		rl := r.(map[string]any)
 		targets[rl["targetLabel"].(string)] = append(targets[rl["targetLabel"].(string)], rl["sourceLabels"].([]any)[0])
 	}
@@ -177,9 +127,9 @@ func TestMonitorsDriverOnlyPool(t *testing.T) {
 	assert.Contains(t, targets, "model_version")
 
 	dash := res["obs-dashboard"]
-	assert.Equal(t, "kubernetes:core/v1:ConfigMap", dash.typ)
-	assert.Equal(t, "1", path(t, dash.inputs, "metadata", "labels", "grafana_dashboard"))
-	assert.Equal(t, DashboardJSON(), path(t, dash.inputs, "data", "aksml-gpu-training.json"))
+	assert.Equal(t, "kubernetes:core/v1:ConfigMap", dash.Type)
+	assert.Equal(t, "1", mocktest.Dig(t, dash.Inputs, "metadata", "labels", "grafana_dashboard"))
+	assert.Equal(t, DashboardJSON(), mocktest.Dig(t, dash.Inputs, "data", "aksml-gpu-training.json"))
 }
 
 func TestMonitorsManagedPool(t *testing.T) {
@@ -194,22 +144,22 @@ func TestMonitorsManagedPool(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	res := m.byName()
+	res := m.Names()
 
 	assert.NotContains(t, res, "obs-dcgm", "the managed exporter is not a pod")
 	assert.Empty(t, dcgmName)
 	cm := res["obs-managed-dcgm"]
-	assert.Equal(t, "kubernetes:core/v1:ConfigMap", cm.typ)
-	assert.Equal(t, "ama-metrics-prometheus-config", path(t, cm.inputs, "metadata", "name"))
-	assert.Equal(t, "kube-system", path(t, cm.inputs, "metadata", "namespace"))
-	cfg := path(t, cm.inputs, "data", "prometheus-config").(string)
+	assert.Equal(t, "kubernetes:core/v1:ConfigMap", cm.Type)
+	assert.Equal(t, "ama-metrics-prometheus-config", mocktest.Dig(t, cm.Inputs, "metadata", "name"))
+	assert.Equal(t, "kube-system", mocktest.Dig(t, cm.Inputs, "metadata", "namespace"))
+	cfg := mocktest.Dig(t, cm.Inputs, "data", "prometheus-config").(string)
 	assert.Equal(t, ManagedDCGMScrapeConfig(defaultSpec()), cfg)
 	assert.Contains(t, cfg, ":19400")
 	assert.Contains(t, cfg, "__meta_kubernetes_node_label_kubernetes_azure_com_dcgm_exporter")
 	assert.Equal(t, cfg, scrape)
 
-	assert.Equal(t, map[string]any{"aksml.io/metrics": "true"}, path(t, res["obs-training"].inputs, "spec", "selector", "matchLabels"))
-	assert.Equal(t, map[string]any{"any": true}, path(t, res["obs-training"].inputs, "spec", "namespaceSelector"))
+	assert.Equal(t, map[string]any{"aksml.io/metrics": "true"}, mocktest.Dig(t, res["obs-training"].Inputs, "spec", "selector", "matchLabels"))
+	assert.Equal(t, map[string]any{"any": true}, mocktest.Dig(t, res["obs-training"].Inputs, "spec", "namespaceSelector"))
 }
 
 func TestMonitorsMixedPoolsWithoutScrapeConfigMap(t *testing.T) {
@@ -232,14 +182,14 @@ func TestMonitorsMixedPoolsWithoutScrapeConfigMap(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	res := m.byName()
+	res := m.Names()
 
 	assert.NotContains(t, res, "obs-managed-dcgm", "the cluster owns the add-on ConfigMap")
 	assert.Contains(t, scrape, ":19400", "the job is still offered for merging")
 	dcgm := res["obs-dcgm"]
-	assert.Equal(t, "nvidia", path(t, dcgm.inputs, "metadata", "namespace"))
-	assert.Equal(t, map[string]any{"app.kubernetes.io/name": "dcgm-exporter"}, path(t, dcgm.inputs, "spec", "selector", "matchLabels"))
-	assert.Equal(t, "dcgm", path(t, dcgm.inputs, "spec", "podMetricsEndpoints", 0, "port"))
+	assert.Equal(t, "nvidia", mocktest.Dig(t, dcgm.Inputs, "metadata", "namespace"))
+	assert.Equal(t, map[string]any{"app.kubernetes.io/name": "dcgm-exporter"}, mocktest.Dig(t, dcgm.Inputs, "spec", "selector", "matchLabels"))
+	assert.Equal(t, "dcgm", mocktest.Dig(t, dcgm.Inputs, "spec", "podMetricsEndpoints", 0, "port"))
 }
 
 func TestMonitorsPrometheusOperator(t *testing.T) {
@@ -255,21 +205,21 @@ func TestMonitorsPrometheusOperator(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	res := m.byName()
+	res := m.Names()
 
 	for _, n := range []string{"obs-dcgm", "obs-training"} {
-		assert.Equal(t, "kubernetes:monitoring.coreos.com/v1:PodMonitor", res[n].typ, n)
-		assert.Equal(t, "kube-prometheus-stack", path(t, res[n].inputs, "metadata", "labels", "release"), n)
-		assert.Equal(t, "aksml", path(t, res[n].inputs, "metadata", "labels", "app.kubernetes.io/part-of"), n)
+		assert.Equal(t, "kubernetes:monitoring.coreos.com/v1:PodMonitor", res[n].Type, n)
+		assert.Equal(t, "kube-prometheus-stack", mocktest.Dig(t, res[n].Inputs, "metadata", "labels", "release"), n)
+		assert.Equal(t, "aksml", mocktest.Dig(t, res[n].Inputs, "metadata", "labels", "app.kubernetes.io/part-of"), n)
 	}
 	rule := res["obs-rules"]
-	assert.Equal(t, "kubernetes:monitoring.coreos.com/v1:PrometheusRule", rule.typ)
-	assert.Equal(t, "monitoring", path(t, rule.inputs, "metadata", "namespace"))
-	assert.Equal(t, "kube-prometheus-stack", path(t, rule.inputs, "metadata", "labels", "release"))
-	rules := path(t, rule.inputs, "spec", "groups", 0, "rules").([]any)
+	assert.Equal(t, "kubernetes:monitoring.coreos.com/v1:PrometheusRule", rule.Type)
+	assert.Equal(t, "monitoring", mocktest.Dig(t, rule.Inputs, "metadata", "namespace"))
+	assert.Equal(t, "kube-prometheus-stack", mocktest.Dig(t, rule.Inputs, "metadata", "labels", "release"))
+	rules := mocktest.Dig(t, rule.Inputs, "spec", "groups", 0, "rules").([]any)
 	require.Len(t, rules, len(Rules(defaultSpec(), nil)))
-	assert.Equal(t, "GPUUnderutilized", path(t, rules[0], "alert"))
-	assert.Contains(t, path(t, rules[0], "expr"), "DCGM_FI_DEV_GPU_UTIL")
+	assert.Equal(t, "GPUUnderutilized", mocktest.Dig(t, rules[0], "alert"))
+	assert.Contains(t, mocktest.Dig(t, rules[0], "expr"), "DCGM_FI_DEV_GPU_UTIL")
 }
 
 func TestMonitorsUseTheProvider(t *testing.T) {
@@ -283,12 +233,12 @@ func TestMonitorsUseTheProvider(t *testing.T) {
 	})
 	require.NoError(t, err)
 	children := 0
-	for _, r := range m.byName() {
-		if r.typ == "pulumi:providers:kubernetes" || r.typ == MonitorsType {
+	for _, r := range m.Names() {
+		if r.Type == "pulumi:providers:kubernetes" || r.Type == MonitorsType {
 			continue
 		}
 		children++
-		assert.Contains(t, r.provider, "pulumi:providers:kubernetes::existing", r.name)
+		assert.Contains(t, r.Provider, "pulumi:providers:kubernetes::existing", r.Name)
 	}
 	assert.Equal(t, 3, children, "DCGM and training PodMonitors, dashboard ConfigMap")
 }
@@ -305,18 +255,18 @@ func TestMonitorsScrapeKueue(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, "kueue-metrics", name)
-	sm := m.byName()["obs-kueue"]
-	assert.Equal(t, "kubernetes:azmonitoring.coreos.com/v1:ServiceMonitor", sm.typ)
-	assert.Equal(t, "kueue-system", path(t, sm.inputs, "metadata", "namespace"))
+	sm := m.Names()["obs-kueue"]
+	assert.Equal(t, "kubernetes:azmonitoring.coreos.com/v1:ServiceMonitor", sm.Type)
+	assert.Equal(t, "kueue-system", mocktest.Dig(t, sm.Inputs, "metadata", "namespace"))
 	assert.Equal(t, map[string]any{"app.kubernetes.io/component": "metrics-service", "app.kubernetes.io/name": "kueue"},
-		path(t, sm.inputs, "spec", "selector", "matchLabels"), "the Kueue v0.17.0 chart's metrics Service labels")
-	ep := path(t, sm.inputs, "spec", "endpoints", 0)
-	assert.Equal(t, "https", path(t, ep, "port"))
-	assert.Equal(t, "https", path(t, ep, "scheme"))
-	assert.Equal(t, "/var/run/secrets/kubernetes.io/serviceaccount/token", path(t, ep, "bearerTokenFile"), "Kueue's endpoint requires an authorized token")
-	assert.Equal(t, true, path(t, ep, "tlsConfig", "insecureSkipVerify"))
-	assert.Equal(t, "kueue_.*", path(t, ep, "metricRelabelings", 0, "regex"))
-	assert.Equal(t, "30s", path(t, ep, "interval"))
+		mocktest.Dig(t, sm.Inputs, "spec", "selector", "matchLabels"), "the Kueue v0.17.0 chart's metrics Service labels")
+	ep := mocktest.Dig(t, sm.Inputs, "spec", "endpoints", 0)
+	assert.Equal(t, "https", mocktest.Dig(t, ep, "port"))
+	assert.Equal(t, "https", mocktest.Dig(t, ep, "scheme"))
+	assert.Equal(t, "/var/run/secrets/kubernetes.io/serviceaccount/token", mocktest.Dig(t, ep, "bearerTokenFile"), "Kueue's endpoint requires an authorized token")
+	assert.Equal(t, true, mocktest.Dig(t, ep, "tlsConfig", "insecureSkipVerify"))
+	assert.Equal(t, "kueue_.*", mocktest.Dig(t, ep, "metricRelabelings", 0, "regex"))
+	assert.Equal(t, "30s", mocktest.Dig(t, ep, "interval"))
 }
 
 func TestMonitorsInvalidArgsRegisterNothing(t *testing.T) {
@@ -326,11 +276,11 @@ func TestMonitorsInvalidArgsRegisterNothing(t *testing.T) {
 		return err
 	})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "aksml:observability.rpo: 1m is out of range")
+	assert.Contains(t, err.Error(), "observability.rpo: 1m is out of range")
 	assert.Contains(t, err.Error(), "MonitorsArgs.Namespace")
 	assert.Contains(t, err.Error(), "MonitorsArgs.KueueNamespace")
 	assert.Contains(t, err.Error(), "MonitorsArgs.WorkloadDurations[0].Expected")
-	assert.Empty(t, m.byName())
+	assert.Empty(t, m.Names())
 
 	_, err = run(t, func(ctx *pulumi.Context) error {
 		_, err := NewMonitors(ctx, "obs", nil)
@@ -362,32 +312,32 @@ func TestAlertRules(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	res := m.byName()
+	res := m.Names()
 
-	assert.Equal(t, AlertRulesType, res["alerts"].typ)
+	assert.Equal(t, AlertRulesType, res["alerts"].Type)
 	stack := res["alerts-rulegroup"]
-	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.typ)
-	assert.Equal(t, "rg-aksml", stack.inputs["resourceGroupName"])
-	assert.Equal(t, "aks-ml", path(t, stack.inputs, "parameters", "clusterName", "value"))
-	assert.Equal(t, "westeurope", path(t, stack.inputs, "parameters", "location", "value"))
-	assert.NotContains(t, stack.inputs["parameters"], "clusterResourceId")
-	assert.Equal(t, testWorkspaceID, path(t, stack.inputs, "parameters", "azureMonitorWorkspaceId", "value"), "the configured workspace")
+	assert.Equal(t, "azure-native:resources/v20240301:DeploymentStackAtResourceGroup", stack.Type)
+	assert.Equal(t, "rg-aksml", stack.Inputs["resourceGroupName"])
+	assert.Equal(t, "aks-ml", mocktest.Dig(t, stack.Inputs, "parameters", "clusterName", "value"))
+	assert.Equal(t, "westeurope", mocktest.Dig(t, stack.Inputs, "parameters", "location", "value"))
+	assert.NotContains(t, stack.Inputs["parameters"], "clusterResourceId")
+	assert.Equal(t, testWorkspaceID, mocktest.Dig(t, stack.Inputs, "parameters", "azureMonitorWorkspaceId", "value"), "the configured workspace")
 
-	group := path(t, stack.inputs, "template", "resources", 0)
-	assert.Equal(t, "Microsoft.AlertsManagement/prometheusRuleGroups", path(t, group, "type"))
-	assert.Equal(t, "2023-03-01", path(t, group, "apiVersion"))
-	assert.Equal(t, []any{"[parameters('azureMonitorWorkspaceId')]"}, path(t, group, "properties", "scopes"))
-	assert.Equal(t, "PT1M", path(t, group, "properties", "interval"))
+	group := mocktest.Dig(t, stack.Inputs, "template", "resources", 0)
+	assert.Equal(t, "Microsoft.AlertsManagement/prometheusRuleGroups", mocktest.Dig(t, group, "type"))
+	assert.Equal(t, "2023-03-01", mocktest.Dig(t, group, "apiVersion"))
+	assert.Equal(t, []any{"[parameters('azureMonitorWorkspaceId')]"}, mocktest.Dig(t, group, "properties", "scopes"))
+	assert.Equal(t, "PT1M", mocktest.Dig(t, group, "properties", "interval"))
 	var overdue map[string]any
-	for _, r := range path(t, group, "properties", "rules").([]any) {
-		if path(t, r, "alert") == "TrainingCheckpointOverdue" {
+	for _, r := range mocktest.Dig(t, group, "properties", "rules").([]any) {
+		if mocktest.Dig(t, r, "alert") == "TrainingCheckpointOverdue" {
 			overdue = r.(map[string]any)
 		}
 	}
 	require.NotNil(t, overdue)
 	assert.Contains(t, overdue["expression"], `{namespace=~"team-a"}) > 3600`)
 	assert.Equal(t, float64(1), overdue["severity"])
-	assert.Equal(t, testActionGroupID, path(t, overdue, "actions", 0, "actionGroupId"))
+	assert.Equal(t, testActionGroupID, mocktest.Dig(t, overdue, "actions", 0, "actionGroupId"))
 
 	assert.Equal(t, "aks-ml-aksml-gpu-training", name)
 	assert.Contains(t, id, "/providers/Microsoft.AlertsManagement/prometheusRuleGroups/")
@@ -406,12 +356,12 @@ func TestAlertRulesWithClusterScope(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	stack := m.byName()["alerts-rulegroup"]
-	assert.Equal(t, testWorkspaceID, path(t, stack.inputs, "parameters", "azureMonitorWorkspaceId", "value"), "the workspace AzureMonitor created")
+	stack := m.Names()["alerts-rulegroup"]
+	assert.Equal(t, testWorkspaceID, mocktest.Dig(t, stack.Inputs, "parameters", "azureMonitorWorkspaceId", "value"), "the workspace AzureMonitor created")
 	assert.Equal(t, "/subscriptions/s/resourceGroups/rg-aksml/providers/Microsoft.ContainerService/managedClusters/aks-ml",
-		path(t, stack.inputs, "parameters", "clusterResourceId", "value"))
+		mocktest.Dig(t, stack.Inputs, "parameters", "clusterResourceId", "value"))
 	assert.Equal(t, []any{"[parameters('azureMonitorWorkspaceId')]", "[parameters('clusterResourceId')]"},
-		path(t, stack.inputs, "template", "resources", 0, "properties", "scopes"))
+		mocktest.Dig(t, stack.Inputs, "template", "resources", 0, "properties", "scopes"))
 }
 
 func TestAlertRulesValidation(t *testing.T) {
@@ -428,7 +378,7 @@ func TestAlertRulesValidation(t *testing.T) {
 	} {
 		assert.Contains(t, err.Error(), want)
 	}
-	assert.Empty(t, m.byName())
+	assert.Empty(t, m.Names())
 
 	_, err = run(t, func(ctx *pulumi.Context) error {
 		_, err := NewAlertRules(ctx, "alerts", &AlertRulesArgs{
@@ -436,7 +386,7 @@ func TestAlertRulesValidation(t *testing.T) {
 		})
 		return err
 	})
-	require.ErrorContains(t, err, "aksml:observability.prometheusRuleGroups: is false")
+	require.ErrorContains(t, err, "observability.prometheusRuleGroups: is false")
 }
 
 // TestMonitorsNonePoolsRegisterNoExporterMonitor: with only bring-your-own
@@ -453,7 +403,7 @@ func TestMonitorsNonePoolsRegisterNoExporterMonitor(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	res := m.byName()
+	res := m.Names()
 	assert.NotContains(t, res, "obs-dcgm")
 	assert.NotContains(t, res, "obs-managed-dcgm")
 	assert.Empty(t, name)

@@ -28,7 +28,7 @@ func rulesByName(rules []Rule) map[string]Rule {
 	return out
 }
 
-func TestRulesCoverTheSeedAlerts(t *testing.T) {
+func TestRulesCoverTheBestPracticeAlerts(t *testing.T) {
 	rules := rulesByName(Rules(defaultSpec(), nil))
 	tests := []struct {
 		alert    string
@@ -345,14 +345,14 @@ func TestDashboardJSON(t *testing.T) {
 		require.Len(t, p.Targets, 1, p.Title)
 		exprs = append(exprs, normalise(p.Targets[0].Expr))
 	}
-	// The seed's four queries, as printed in AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Create GPU and throughput dashboards".
-	seed := []string{
+	// The AKS MLOps best practices' four queries, as printed in AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Create GPU and throughput dashboards".
+	documented := []string{
 		"avg by (namespace, pod, gpu) (\n  avg_over_time(DCGM_FI_DEV_GPU_UTIL[5m])\n)",
 		"100 *\nDCGM_FI_DEV_FB_USED\n/\n(DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)",
 		"sum by (job_name) (\n  rate(ml_training_samples_total[5m])\n)",
 		"avg by (job_name) (\n  ml_training_step_duration_seconds\n)",
 	}
-	for i, q := range seed {
+	for i, q := range documented {
 		assert.Equal(t, normalise(q), exprs[i])
 	}
 	require.Len(t, d.Templating.List, 1)

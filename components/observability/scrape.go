@@ -14,7 +14,7 @@ import (
 // DCGMExporter locates the DCGM exporter pods installed on pools whose
 // GPUStack is DriverOnly (aksml's gpustack component) or None (e.g. the
 // NVIDIA GPU Operator). The stack passes gpustack's values; zero fields take
-// the seed's PodMonitor values.
+// the AKS MLOps best practices' PodMonitor values.
 type DCGMExporter struct {
 	// Namespace of the exporter pods. Default gpu-operator.
 	Namespace string `pulumi:"namespace,optional"`
@@ -26,7 +26,7 @@ type DCGMExporter struct {
 	PortName string `pulumi:"portName,optional"`
 }
 
-// Default fills unset fields with the seed's values.
+// Default fills unset fields with the AKS MLOps best practices' values.
 func (d *DCGMExporter) Default() {
 	if d.Namespace == "" {
 		d.Namespace = DefaultDCGMNamespace
@@ -68,7 +68,7 @@ func DCGMTargets(stacks []gpupool.GPUStack) (managed, pod bool) {
 // dcgmPodMonitorSpec is the spec of the azmonitoring.coreos.com/v1 PodMonitor
 // for an exporter running as pods (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) PodMonitor). honorLabels keeps
 // the exporter's own namespace, pod and container labels, which name the
-// workload using each GPU, so the seed's `avg by (namespace, pod, gpu)`
+// workload using each GPU, so the AKS MLOps best practices' `avg by (namespace, pod, gpu)`
 // dashboard query groups by workload rather than by exporter pod.
 func dcgmPodMonitorSpec(d DCGMExporter, s Spec) map[string]any {
 	return map[string]any{

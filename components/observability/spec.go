@@ -43,7 +43,7 @@ type Spec struct {
 	PodReplacementThreshold int `json:"podReplacementThreshold,omitempty" pulumi:"podReplacementThreshold,optional"`
 	// ScrapeInterval and ScrapeTimeout apply to every scrape target, as
 	// durations in h, m and s ("30s", "1m"), 1s to 5m. Defaults 30s and 10s
-	// (seed PodMonitor); the timeout may not exceed the interval.
+	// (AKS MLOps best practices PodMonitor); the timeout may not exceed the interval.
 	ScrapeInterval string `json:"scrapeInterval,omitempty" pulumi:"scrapeInterval,optional"`
 	// ScrapeTimeout is the scrape timeout, at most ScrapeInterval (see
 	// there). Default 10s.

@@ -11,9 +11,18 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 )
 
-// ConfigKey is the stack config key the Spec is decoded from; components
-// report Spec problems below it.
-const ConfigKey = "aksml:observability"
+// DefaultConfigPath is the error-path root of a Spec when the caller gives
+// no ConfigPath. It carries no program's config namespace: the aksml
+// program passes `aksml:observability`.
+const DefaultConfigPath = "observability"
+
+// specPath is the caller's ConfigPath, or DefaultConfigPath.
+func specPath(p field.Path) field.Path {
+	if p == "" {
+		return field.NewPath(DefaultConfigPath)
+	}
+	return p
+}
 
 var (
 	workspaceIDRE   = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}/providers/Microsoft\.Monitor/accounts/[A-Za-z0-9][-A-Za-z0-9]{2,42}[A-Za-z0-9]$`)
@@ -47,19 +56,15 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("scrapeTimeout"), "%s is longer than scrapeInterval %s; use a timeout no longer than the interval", s.ScrapeTimeout, s.ScrapeInterval))
 	}
 
-	seen := map[string]bool{}
-	for i, m := range s.AdditionalTrainingMetrics {
-		p := path.Child("additionalTrainingMetrics").Index(i)
+	errs = append(errs, field.Unique(path.Child("additionalTrainingMetrics"), s.AdditionalTrainingMetrics, "%s", func(p field.Path, m string) *field.Error {
 		switch {
 		case !metricNameRE.MatchString(m):
-			errs = append(errs, field.Invalid(p, "%q is not a Prometheus metric name; use letters, digits, '_' and ':', not starting with a digit", m))
+			return field.Invalid(p, "%q is not a Prometheus metric name; use letters, digits, '_' and ':', not starting with a digit", m)
 		case slices.Contains(TrainingMetrics, m):
-			errs = append(errs, field.Invalid(p, "%s is always kept; remove it from the list", m))
-		case seen[m]:
-			errs = append(errs, field.Invalid(p, "%s is listed twice", m))
+			return field.Invalid(p, "%s is always kept; remove it from the list", m)
 		}
-		seen[m] = true
-	}
+		return nil
+	})...)
 
 	if s.AzureMonitorWorkspaceID != "" && !workspaceIDRE.MatchString(s.AzureMonitorWorkspaceID) {
 		errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceId"), "%q is not an Azure Monitor workspace resource ID; use /subscriptions/<subscription-guid>/resourceGroups/<group>/providers/Microsoft.Monitor/accounts/<name>", s.AzureMonitorWorkspaceID))
@@ -67,7 +72,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 	if s.AzureMonitorWorkspaceName != "" {
 		switch {
 		case s.AzureMonitorWorkspaceID != "":
-			errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceName"), "names a workspace to create, but azureMonitorWorkspaceId already names an existing one; set only one"))
+			errs = append(errs, field.Forbidden(path.Child("azureMonitorWorkspaceName"), "names a workspace to create, but azureMonitorWorkspaceId already names an existing one; set only one"))
 		case !workspaceNameRE.MatchString(s.AzureMonitorWorkspaceName):
 			errs = append(errs, field.Invalid(path.Child("azureMonitorWorkspaceName"), "%q is not an Azure Monitor workspace name: use 4-44 letters, digits or '-', starting and ending with a letter or digit", s.AzureMonitorWorkspaceName))
 		}
@@ -177,10 +182,10 @@ func (d DCGMExporter) Validate(path field.Path) field.ErrorList {
 	return errs
 }
 
-// validate checks defaulted MonitorsArgs: the Spec below ConfigKey, the rest
-// below path.
+// validate checks defaulted MonitorsArgs: the Spec below ConfigPath, the
+// rest below path.
 func (a *MonitorsArgs) validate(path field.Path) field.ErrorList {
-	errs := a.Spec.Validate(field.NewPath(ConfigKey))
+	errs := a.Spec.Validate(specPath(a.ConfigPath))
 	errs = append(errs, validateNamespace(a.Namespace, path.Child("Namespace"))...)
 	errs = append(errs, a.DCGMExporter.Validate(path.Child("DCGMExporter"))...)
 	errs = append(errs, validateTeamNamespaces(a.TeamNamespaces, path.Child("TeamNamespaces"))...)
@@ -202,19 +207,19 @@ func validateTeamNamespaces(nss []string, path field.Path) field.ErrorList {
 	for i, ns := range nss {
 		errs = append(errs, validateNamespace(ns, path.Index(i))...)
 		if seen[ns] {
-			errs = append(errs, field.Invalid(path.Index(i), "namespace %q is listed twice", ns))
+			errs = append(errs, field.Duplicate(path.Index(i), "namespace %q is listed twice", ns))
 		}
 		seen[ns] = true
 	}
 	return errs
 }
 
-// validate checks AlertRulesArgs: the Spec below ConfigKey, the rest below
+// validate checks AlertRulesArgs: the Spec below ConfigPath, the rest below
 // path.
 func (a *AlertRulesArgs) validate(path field.Path) field.ErrorList {
-	errs := a.Spec.Validate(field.NewPath(ConfigKey))
+	errs := a.Spec.Validate(specPath(a.ConfigPath))
 	if !a.Spec.PrometheusRuleGroups {
-		errs = append(errs, field.Invalid(field.NewPath(ConfigKey).Child("prometheusRuleGroups"), "is false, so no rule group is wanted; set it to true or do not create AlertRules"))
+		errs = append(errs, field.Invalid(specPath(a.ConfigPath).Child("prometheusRuleGroups"), "is false, so no rule group is wanted; set it to true or do not create AlertRules"))
 	}
 	if a.ResourceGroupName == nil {
 		errs = append(errs, field.Required(path.Child("ResourceGroupName"), "the resource group the rule group is created in"))
@@ -250,7 +255,7 @@ func ValidateWorkloadDurations(ds []WorkloadDuration, path field.Path) field.Err
 		}
 		id := d.Namespace + "/" + d.Name
 		if seen[id] {
-			errs = append(errs, field.Invalid(p, "%s has two expected durations; keep one", id))
+			errs = append(errs, field.Duplicate(p, "%s has two expected durations; keep one", id))
 		}
 		seen[id] = true
 	}

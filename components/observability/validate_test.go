@@ -8,6 +8,8 @@ import (
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
+
+	"github.com/aksml/aksml/components/field/fieldtest"
 )
 
 const (
@@ -29,7 +31,7 @@ func TestSpecDefault(t *testing.T) {
 	assert.True(t, s.CreatesManagedDCGMScrapeConfig())
 	assert.False(t, s.PrometheusRuleGroups)
 	assert.False(t, s.PrometheusRule)
-	require.Empty(t, s.Validate(field.NewPath(ConfigKey)))
+	require.Empty(t, s.Validate(field.NewPath("aksml:observability")))
 
 	off := false
 	s = Spec{Enabled: &off}
@@ -110,7 +112,7 @@ func TestSpecValidate(t *testing.T) {
 			if tc.mutate != nil {
 				tc.mutate(&s)
 			}
-			errs := s.Validate(field.NewPath(ConfigKey))
+			errs := s.Validate(field.NewPath("aksml:observability"))
 			if len(tc.wantErr) == 0 {
 				require.Empty(t, errs)
 				return
@@ -126,49 +128,41 @@ func TestSpecValidate(t *testing.T) {
 
 func TestValidateExistingCluster(t *testing.T) {
 	s := Spec{PrometheusRuleGroups: true}
-	errs := s.ValidateExistingCluster(field.NewPath(ConfigKey))
+	errs := s.ValidateExistingCluster(field.NewPath("aksml:observability"))
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error(), "aksml:observability.prometheusRuleGroups: Azure Monitor rule groups need an AKS cluster")
-	assert.Empty(t, Spec{PrometheusRule: true}.ValidateExistingCluster(field.NewPath(ConfigKey)))
-	g := Spec{Grafana: &GrafanaSpec{Enabled: true, Name: "amg"}}.ValidateExistingCluster(field.NewPath(ConfigKey))
+	assert.Empty(t, Spec{PrometheusRule: true}.ValidateExistingCluster(field.NewPath("aksml:observability")))
+	g := Spec{Grafana: &GrafanaSpec{Enabled: true, Name: "amg"}}.ValidateExistingCluster(field.NewPath("aksml:observability"))
 	require.Len(t, g, 1)
 	assert.Contains(t, g[0].Error(), "aksml:observability.grafana.enabled")
 }
 
 func TestMonitorsArgsValidate(t *testing.T) {
 	tests := []struct {
-		name    string
-		args    MonitorsArgs
-		wantErr []string
+		name string
+		args MonitorsArgs
+		want []fieldtest.Want // nil: valid
 	}{
 		{name: "defaults"},
 		{name: "all stacks", args: MonitorsArgs{GPUStacks: gpupool.GPUStacks, TeamNamespaces: []string{"team-a", "team-b"}}},
-		{name: "bad namespace", args: MonitorsArgs{Namespace: "Monitoring"}, wantErr: []string{`MonitorsArgs.Namespace: "Monitoring" is not a namespace name`}},
-		{name: "bad exporter", args: MonitorsArgs{DCGMExporter: DCGMExporter{Namespace: "gpu_operator", PortName: "metrics-port-too-long"}}, wantErr: []string{
-			`MonitorsArgs.DCGMExporter.Namespace: "gpu_operator" is not a namespace name`,
-			`MonitorsArgs.DCGMExporter.PortName: "metrics-port-too-long" is not a port name`,
+		{name: "bad namespace", args: MonitorsArgs{Namespace: "Monitoring"}, want: []fieldtest.Want{fieldtest.Invalid("MonitorsArgs.Namespace")}},
+		{name: "bad exporter", args: MonitorsArgs{DCGMExporter: DCGMExporter{Namespace: "gpu_operator", PortName: "metrics-port-too-long"}}, want: []fieldtest.Want{
+			fieldtest.Invalid("MonitorsArgs.DCGMExporter.Namespace"),
+			fieldtest.Invalid("MonitorsArgs.DCGMExporter.PortName"),
 		}},
-		{name: "team namespaces", args: MonitorsArgs{TeamNamespaces: []string{"team-a", "team-a", ""}}, wantErr: []string{
-			`MonitorsArgs.TeamNamespaces[1]: namespace "team-a" is listed twice`,
-			"MonitorsArgs.TeamNamespaces[2]: is required",
+		{name: "team namespaces", args: MonitorsArgs{TeamNamespaces: []string{"team-a", "team-a", ""}}, want: []fieldtest.Want{
+			fieldtest.Duplicate("MonitorsArgs.TeamNamespaces[1]"),
+			fieldtest.Required("MonitorsArgs.TeamNamespaces[2]"),
 		}},
-		{name: "gpu stack", args: MonitorsArgs{GPUStacks: []gpupool.GPUStack{"Operator"}}, wantErr: []string{`MonitorsArgs.GPUStacks[0]: "Operator" is not supported`}},
-		{name: "spec errors use the config key", args: MonitorsArgs{Spec: Spec{RPO: "soon"}}, wantErr: []string{`aksml:observability.rpo: "soon" is not a duration`}},
+		{name: "gpu stack", args: MonitorsArgs{GPUStacks: []gpupool.GPUStack{"Operator"}}, want: []fieldtest.Want{fieldtest.NotSupported("MonitorsArgs.GPUStacks[0]")}},
+		{name: "spec errors use the default root", args: MonitorsArgs{Spec: Spec{RPO: "soon"}}, want: []fieldtest.Want{fieldtest.Invalid("observability.rpo")}},
+		{name: "spec errors use the caller's root", args: MonitorsArgs{Spec: Spec{RPO: "soon"}, ConfigPath: "aksml:observability"}, want: []fieldtest.Want{fieldtest.Invalid("aksml:observability.rpo")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			a := tc.args
 			a.applyDefaults()
-			errs := a.validate(field.NewPath("MonitorsArgs"))
-			if len(tc.wantErr) == 0 {
-				require.Empty(t, errs)
-				return
-			}
-			require.Len(t, errs, len(tc.wantErr), "errors: %v", errs)
-			msg := errs.ToAggregate().Error()
-			for _, want := range tc.wantErr {
-				assert.Contains(t, msg, want)
-			}
+			fieldtest.ListEqual(t, a.validate(field.NewPath("MonitorsArgs")), tc.want...)
 		})
 	}
 }

@@ -10,22 +10,22 @@ const (
 	// PriorityClassTrainingBatch is the PriorityClass (and Kueue
 	// WorkloadPriorityClass) of checkpointed, preemptible batch training.
 	PriorityClassTrainingBatch = vocab.PriorityClassTrainingBatch
-	// TrainingBatchValue is the priority of PriorityClassTrainingBatch (seed: 10000).
+	// TrainingBatchValue is the priority of PriorityClassTrainingBatch (AKS MLOps best practices: 10000).
 	TrainingBatchValue = 10000
 	// TrainingBatchPreemptionPolicy is Never: training waits, it never evicts
-	// other pods (seed).
+	// other pods (AKS MLOps best practices).
 	TrainingBatchPreemptionPolicy = "Never"
-	// TrainingBatchDescription is the seed's description, verbatim.
+	// TrainingBatchDescription is the AKS MLOps best practices' description, verbatim.
 	TrainingBatchDescription = "Batch training can wait and can be preempted by higher-priority workloads."
 
 	// PriorityClassInferenceCritical is the PriorityClass (and Kueue
 	// WorkloadPriorityClass) of latency-sensitive production inference.
 	PriorityClassInferenceCritical = vocab.PriorityClassInferenceCritical
-	// InferenceCriticalValue is the priority of PriorityClassInferenceCritical (seed: 100000).
+	// InferenceCriticalValue is the priority of PriorityClassInferenceCritical (AKS MLOps best practices: 100000).
 	InferenceCriticalValue = 100000
-	// InferenceCriticalPreemptionPolicy is PreemptLowerPriority (seed).
+	// InferenceCriticalPreemptionPolicy is PreemptLowerPriority (AKS MLOps best practices).
 	InferenceCriticalPreemptionPolicy = "PreemptLowerPriority"
-	// InferenceCriticalDescription is the seed's description, verbatim.
+	// InferenceCriticalDescription is the AKS MLOps best practices' description, verbatim.
 	InferenceCriticalDescription = "Latency-sensitive production inference can preempt lower-priority workloads."
 )
 
@@ -40,7 +40,7 @@ const (
 	// KueueNamespace is where the Kueue controller runs.
 	KueueNamespace = vocab.KueueNamespace
 	// KueueAPIVersion is the storage version of Kueue's API in KueueVersion
-	// (v1beta1 is deprecated). It differs from the seed's v1beta1 manifest in
+	// (v1beta1 is deprecated). It differs from the AKS MLOps best practices' v1beta1 manifest in
 	// field names: a ClusterQueue's cohort is `spec.cohortName`.
 	KueueAPIVersion = "kueue.x-k8s.io/v1beta2"
 	// KueueConfigAPIVersion is the API version of Kueue's controller configuration.
@@ -78,13 +78,13 @@ const (
 	VolcanoNamespace = vocab.VolcanoNamespace
 	// VolcanoAPIVersion is the API version of Volcano's Queue.
 	VolcanoAPIVersion = "scheduling.volcano.sh/v1beta1"
-	// VolcanoSchedulerName is the schedulerName Volcano jobs set (seed).
+	// VolcanoSchedulerName is the schedulerName Volcano jobs set (AKS MLOps best practices).
 	VolcanoSchedulerName = "volcano"
 )
 
 // Names and labels shared with the workloads that use the queues.
 const (
-	// LocalQueueName is the Kueue LocalQueue in every team namespace (seed:
+	// LocalQueueName is the Kueue LocalQueue in every team namespace (AKS MLOps best practices:
 	// `gpu-queue`). Jobs select it with the QueueNameLabel.
 	LocalQueueName = vocab.LocalQueueName
 	// QueueNameLabel is the label a Kueue-managed job carries with its LocalQueue.
@@ -104,7 +104,7 @@ const (
 	// PartOfValue is the value of PartOfLabel.
 	PartOfValue = vocab.PartOfValue
 	// NamespaceNameLabel is set by Kubernetes on every namespace; ClusterQueues
-	// select their team namespace with it (seed).
+	// select their team namespace with it (AKS MLOps best practices).
 	NamespaceNameLabel = "kubernetes.io/metadata.name"
 	// CPUResource is the core cpu resource teams get quota for.
 	CPUResource = "cpu"
@@ -127,7 +127,7 @@ const (
 
 // Defaults applied by Default.
 const (
-	// DefaultSystem is Kueue, the seed's primary recommendation.
+	// DefaultSystem is Kueue, the AKS MLOps best practices' primary recommendation.
 	DefaultSystem = SystemKueue
 	// DefaultCohort is the Kueue cohort every team's ClusterQueue joins, so
 	// that teams can borrow each other's unused quota (AKS MLOps best practices: use cohorts
@@ -150,7 +150,7 @@ const (
 	// strictest profile holds. Teams whose images cannot run as non-root set
 	// baseline.
 	DefaultPodSecurity = PodSecurityRestricted
-	// QueueingStrategy is the seed's ClusterQueue queueing strategy.
+	// QueueingStrategy is the AKS MLOps best practices' ClusterQueue queueing strategy.
 	QueueingStrategy = "BestEffortFIFO"
 )
 

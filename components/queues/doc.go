@@ -7,12 +7,12 @@
 //   - a namespace per team, labelled `aksml.io/team` and with Pod Security
 //     admission enforced (restricted by default, baseline per team);
 //   - a PriorityClass per priority level (SchedulerSpec.Priorities; default
-//     the seed's `training-batch` (10000, preemptionPolicy Never) and
+//     the AKS MLOps best practices' `training-batch` (10000, preemptionPolicy Never) and
 //     `inference-critical` (100000, PreemptLowerPriority));
 //   - a ResourceQuota `gpu-quota` per team namespace on
 //     `requests.nvidia.com/gpu` (and MIG resources): a second guard for pods
 //     that bypass the queue, sized to what the queue can admit;
-//   - one primary queueing system (seed: do not run two):
+//   - one primary queueing system (AKS MLOps best practices: do not run two):
 //   - kueue (default): Kueue KueueVersion from its official chart (optional,
 //     for clusters that run Kueue already), a ResourceFlavor per GPU pool
 //     (`gpu-<pool>`; spot pools only for workloads that tolerate spot) and

@@ -60,7 +60,7 @@ func resourceFlavorSpec(pool gpupool.Spec) map[string]any {
 // matches any schedulable node and adds nothing to admitted pods.
 func cpuFlavorSpec() map[string]any { return map[string]any{} }
 
-// clusterQueueSpec is the spec of the team's ClusterQueue (seed team-a-gpu,
+// clusterQueueSpec is the spec of the team's ClusterQueue (AKS MLOps best practices team-a-gpu,
 // in the v1beta2 field names).
 //
 // Resource groups: one per GPU resource (nvidia.com/gpu, and each MIG

@@ -37,7 +37,7 @@ func validateLenders(lenders []Lender, teams []Team, poolNames []string, sched S
 		return nil
 	}
 	if !sched.Kueue() {
-		return field.ErrorList{field.Invalid(path, "is a kueue setting but system is %q; run one primary queueing system (AKS MLOps best practices): remove lenders, or set system kueue", sched.System)}
+		return field.ErrorList{field.Forbidden(path, "is a kueue setting but system is %q; run one primary queueing system (AKS MLOps best practices): remove lenders, or set system kueue", sched.System)}
 	}
 	var errs field.ErrorList
 	teamIndex := map[string]int{}
@@ -52,7 +52,7 @@ func validateLenders(lenders []Lender, teams []Team, poolNames []string, sched S
 			errs = append(errs, field.Invalid(p.Child("name"), "%q is the name of team %s; both would own ClusterQueue %s: choose another name", l.Name, teamsPath.Index(j), ClusterQueueName(l.Name)))
 		}
 		if j, dup := seen[l.Name]; dup && l.Name != "" {
-			errs = append(errs, field.Invalid(p.Child("name"), "%q is already defined at %s; lender names must be unique", l.Name, path.Index(j)))
+			errs = append(errs, field.Duplicate(p.Child("name"), "%q is already defined at %s; lender names must be unique", l.Name, path.Index(j)))
 		} else {
 			seen[l.Name] = i
 		}

@@ -116,7 +116,7 @@ func (p Preemption) isDefault() bool {
 func (p Preemption) validate(sched SchedulerSpec, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if !p.isDefault() && !sched.Kueue() {
-		return field.ErrorList{field.Invalid(path, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove preemption, or set system kueue", sched.System)}
+		return field.ErrorList{field.Forbidden(path, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove preemption, or set system kueue", sched.System)}
 	}
 	if !slices.Contains(WithinClusterQueuePolicies, p.WithinClusterQueue) {
 		errs = append(errs, field.NotSupported(path.Child("withinClusterQueue"), p.WithinClusterQueue, WithinClusterQueuePolicies))

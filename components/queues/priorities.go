@@ -57,7 +57,7 @@ type PriorityLevel struct {
 	Description string `json:"description,omitempty" pulumi:"description,optional"`
 }
 
-// DefaultPriorities are the seed's two levels (C5.2): training-batch
+// DefaultPriorities are the AKS MLOps best practices' two levels (C5.2): training-batch
 // (10000, Never) and inference-critical (100000, PreemptLowerPriority).
 func DefaultPriorities() []PriorityLevel {
 	return []PriorityLevel{
@@ -87,10 +87,10 @@ func validatePriorities(levels []PriorityLevel, path field.Path) field.ErrorList
 		case !field.IsDNSSubdomain(l.Name):
 			errs = append(errs, field.Invalid(p.Child("name"), "%q is not a valid PriorityClass name: use lowercase letters, digits, '-' and '.', at most 253 characters", l.Name))
 		case strings.HasPrefix(l.Name, "system-"):
-			errs = append(errs, field.Invalid(p.Child("name"), "%q: the system- prefix is reserved by Kubernetes; choose another name", l.Name))
+			errs = append(errs, field.Forbidden(p.Child("name"), "%q: the system- prefix is reserved by Kubernetes; choose another name", l.Name))
 		}
 		if j, dup := seen[l.Name]; dup && l.Name != "" {
-			errs = append(errs, field.Invalid(p.Child("name"), "%q is already defined at %s; priority names must be unique", l.Name, path.Index(j)))
+			errs = append(errs, field.Duplicate(p.Child("name"), "%q is already defined at %s; priority names must be unique", l.Name, path.Index(j)))
 		} else {
 			seen[l.Name] = i
 		}

@@ -32,6 +32,10 @@ type QueuesArgs struct {
 	// set, Teams, Pools and Scheduler are ignored and nothing is validated
 	// again.
 	Resolved *Resolved
+	// Paths are the error-path roots of Teams, Pools and Scheduler when
+	// NewQueues resolves them itself. An empty root defaults to the one of
+	// DefaultPaths (teams, gpuPools, scheduler).
+	Paths Paths
 	// RetainNamespaces keeps the team namespaces in the cluster when they
 	// are removed from the stack or the stack is destroyed
 	// (RetainOnDelete), so that the checkpoint claims inside them survive:
@@ -85,7 +89,7 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	}
 	r := args.Resolved
 	if r == nil {
-		paths := DefaultPaths()
+		paths := args.Paths.orDefault()
 		pools, _ := gpupool.Resolve(args.Pools, paths.Pools)
 		r, _ = Resolve(args.Teams, pools, args.Scheduler, paths)
 	}
@@ -205,7 +209,7 @@ func teamLabels(t Team) map[string]string {
 func partOf() pulumi.StringMap { return pulumi.StringMap{PartOfLabel: pulumi.String(PartOfValue)} }
 
 // priorityClasses registers a PriorityClass per priority level
-// (aksml:scheduler.priorities; default the seed's two).
+// (aksml:scheduler.priorities; default the AKS MLOps best practices' two).
 func (b *builder) priorityClasses() error {
 	for _, pc := range b.sched.Priorities {
 		args := &schedulingv1.PriorityClassArgs{

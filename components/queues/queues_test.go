@@ -2,11 +2,9 @@ package queues
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/internals"
 	"github.com/stretchr/testify/assert"
@@ -14,6 +12,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/components/gpupool"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
+
+	"github.com/aksml/aksml/components/field/fieldtest"
 )
 
 const (
@@ -29,56 +31,6 @@ const (
 	volcanoQueueType  = "kubernetes:scheduling.volcano.sh/v1beta1:Queue"
 )
 
-// registered is one resource the program registered.
-type registered struct {
-	Type, Name, Provider string
-	Inputs               map[string]any
-	Deps                 []string
-	RetainOnDelete       bool
-}
-
-// mocks records every registered resource and echoes its inputs as state.
-type mocks struct {
-	mu  sync.Mutex
-	all []registered
-}
-
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var deps []string
-	var retain bool
-	if args.RegisterRPC != nil {
-		deps = args.RegisterRPC.GetDependencies()
-		retain = args.RegisterRPC.GetRetainOnDelete()
-	}
-	m.all = append(m.all, registered{Type: args.TypeToken, Name: args.Name, Provider: args.Provider, Inputs: args.Inputs.Mappable(), Deps: deps, RetainOnDelete: retain})
-	return args.Name + "-id", args.Inputs, nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) { return args.Args, nil }
-
-func (m *mocks) ofType(typ string) []registered {
-	var out []registered
-	for _, r := range m.all {
-		if r.Type == typ {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func (m *mocks) get(t *testing.T, typ, name string) registered {
-	t.Helper()
-	for _, r := range m.all {
-		if r.Type == typ && r.Name == name {
-			return r
-		}
-	}
-	require.FailNow(t, "resource not registered", "%s %s", typ, name)
-	return registered{}
-}
-
 // outputs are the component's outputs, awaited.
 type outputs struct {
 	Namespaces, QueueNames, FlavorNames map[string]string
@@ -93,11 +45,10 @@ func await[T any](t *testing.T, ctx *pulumi.Context, o pulumi.Output) T {
 }
 
 // run builds Queues under mocks and returns what was registered.
-func run(t *testing.T, args *QueuesArgs) (*mocks, outputs, error) {
+func run(t *testing.T, args *QueuesArgs) (*mocktest.Mocks, outputs, error) {
 	t.Helper()
-	m := &mocks{}
 	var out outputs
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
 		q, err := NewQueues(ctx, "q", args)
 		if err != nil {
 			return err
@@ -108,7 +59,7 @@ func run(t *testing.T, args *QueuesArgs) (*mocks, outputs, error) {
 		out.LocalQueueName = await[string](t, ctx, q.LocalQueueName)
 		out.System = await[string](t, ctx, q.System)
 		return nil
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	return m, out, err
 }
 
@@ -116,25 +67,7 @@ func kueueArgs() *QueuesArgs {
 	return &QueuesArgs{Teams: testTeams(), Pools: testPools()}
 }
 
-// dig walks nested maps and lists: keys for maps, ints for lists.
-func dig(t *testing.T, v any, path ...any) any {
-	t.Helper()
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			require.True(t, ok, "not a map at %q: %#v", k, v)
-			v = m[k]
-		case int:
-			l, ok := v.([]any)
-			require.True(t, ok && k < len(l), "no element %d in %#v", k, v)
-			v = l[k]
-		}
-	}
-	return v
-}
-
-func dependsOn(r registered, name string) bool {
+func dependsOn(r mocktest.Resource, name string) bool {
 	for _, urn := range r.Deps {
 		if strings.HasSuffix(urn, "::"+name) {
 			return true
@@ -143,19 +76,19 @@ func dependsOn(r registered, name string) bool {
 	return false
 }
 
-func TestPriorityClassesAsSeed(t *testing.T) {
+func TestPriorityClassesAsBestPractices(t *testing.T) {
 	m, _, err := run(t, kueueArgs())
 	require.NoError(t, err)
 
-	tb := m.get(t, priorityClassType, "q-priority-training-batch").Inputs
-	assert.Equal(t, "training-batch", dig(t, tb, "metadata", "name"))
+	tb := m.Named(t, priorityClassType, "q-priority-training-batch").Inputs
+	assert.Equal(t, "training-batch", mocktest.Dig(t, tb, "metadata", "name"))
 	assert.Equal(t, 10000.0, tb["value"])
 	assert.Equal(t, false, tb["globalDefault"])
 	assert.Equal(t, "Never", tb["preemptionPolicy"])
 	assert.Equal(t, "Batch training can wait and can be preempted by higher-priority workloads.", tb["description"])
 
-	ic := m.get(t, priorityClassType, "q-priority-inference-critical").Inputs
-	assert.Equal(t, "inference-critical", dig(t, ic, "metadata", "name"))
+	ic := m.Named(t, priorityClassType, "q-priority-inference-critical").Inputs
+	assert.Equal(t, "inference-critical", mocktest.Dig(t, ic, "metadata", "name"))
 	assert.Equal(t, 100000.0, ic["value"])
 	assert.Equal(t, false, ic["globalDefault"])
 	assert.Equal(t, "PreemptLowerPriority", ic["preemptionPolicy"])
@@ -168,18 +101,18 @@ func TestTeamNamespaces(t *testing.T) {
 	m, out, err := run(t, args)
 	require.NoError(t, err)
 
-	a := m.get(t, namespaceType, "q-ns-team-a").Inputs
-	assert.Equal(t, "team-a", dig(t, a, "metadata", "name"))
+	a := m.Named(t, namespaceType, "q-ns-team-a").Inputs
+	assert.Equal(t, "team-a", mocktest.Dig(t, a, "metadata", "name"))
 	assert.Equal(t, map[string]any{
 		"aksml.io/team":                      "team-a",
 		"app.kubernetes.io/part-of":          "aksml",
 		"pod-security.kubernetes.io/enforce": "restricted",
 		"pod-security.kubernetes.io/warn":    "restricted",
 		"pod-security.kubernetes.io/audit":   "restricted",
-	}, dig(t, a, "metadata", "labels"))
-	b := m.get(t, namespaceType, "q-ns-team-b").Inputs
-	assert.Equal(t, "baseline", dig(t, b, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
-	assert.Equal(t, "restricted", dig(t, b, "metadata", "labels", "pod-security.kubernetes.io/warn"))
+	}, mocktest.Dig(t, a, "metadata", "labels"))
+	b := m.Named(t, namespaceType, "q-ns-team-b").Inputs
+	assert.Equal(t, "baseline", mocktest.Dig(t, b, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
+	assert.Equal(t, "restricted", mocktest.Dig(t, b, "metadata", "labels", "pod-security.kubernetes.io/warn"))
 
 	assert.Equal(t, map[string]string{"team-a": "team-a", "team-b": "team-b"}, out.Namespaces)
 	assert.Equal(t, "kueue", out.System)
@@ -189,26 +122,26 @@ func TestKueueInstalledFromPinnedChart(t *testing.T) {
 	m, _, err := run(t, kueueArgs())
 	require.NoError(t, err)
 
-	charts := m.ofType(chartType)
+	charts := m.ByType(chartType)
 	require.Len(t, charts, 1)
 	chart := charts[0].Inputs
 	assert.Equal(t, "oci://registry.k8s.io/kueue/charts/kueue", chart["chart"])
 	assert.Equal(t, "0.17.0", chart["version"])
 	assert.Equal(t, "kueue-system", chart["namespace"])
-	assert.Equal(t, "restricted", dig(t, m.get(t, namespaceType, "q-kueue-ns").Inputs, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
+	assert.Equal(t, "restricted", mocktest.Dig(t, m.Named(t, namespaceType, "q-kueue-ns").Inputs, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
 	assert.Equal(t, []any{map[string]any{"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoSchedule"}},
-		dig(t, chart, "values", "controllerManager", "tolerations"))
+		mocktest.Dig(t, chart, "values", "controllerManager", "tolerations"))
 
 	var config map[string]any
-	require.NoError(t, yaml.Unmarshal([]byte(dig(t, chart, "values", "managerConfig", "controllerManagerConfigYaml").(string)), &config))
+	require.NoError(t, yaml.Unmarshal([]byte(mocktest.Dig(t, chart, "values", "managerConfig", "controllerManagerConfigYaml").(string)), &config))
 	assert.Equal(t, "config.kueue.x-k8s.io/v1beta2", config["apiVersion"])
-	assert.Equal(t, []any{"batch/job", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob"}, dig(t, config, "integrations", "frameworks"))
+	assert.Equal(t, []any{"batch/job", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob"}, mocktest.Dig(t, config, "integrations", "frameworks"))
 	assert.NotNil(t, config["fairSharing"], "fair sharing must be on for the teams' weights to count")
-	assert.Equal(t, "15m", dig(t, config, "waitForPodsReady", "timeout"))
+	assert.Equal(t, "15m", mocktest.Dig(t, config, "waitForPodsReady", "timeout"))
 	assert.Equal(t, false, config["manageJobsWithoutQueueName"])
 
 	for _, typ := range []string{flavorType, clusterQueueType, cohortType, wpcType} {
-		for _, r := range m.ofType(typ) {
+		for _, r := range m.ByType(typ) {
 			assert.True(t, dependsOn(r, "q-kueue"), "%s %s must depend on the Kueue chart", typ, r.Name)
 		}
 	}
@@ -219,9 +152,9 @@ func TestKueueChartValuesOverride(t *testing.T) {
 	args.Scheduler.KueueChartValues = map[string]any{"controllerManager": map[string]any{"replicas": 2}}
 	m, _, err := run(t, args)
 	require.NoError(t, err)
-	chart := m.ofType(chartType)[0].Inputs
-	assert.Equal(t, 2.0, dig(t, chart, "values", "controllerManager", "replicas"))
-	assert.NotNil(t, dig(t, chart, "values", "controllerManager", "tolerations"), "maps merge key by key")
+	chart := m.ByType(chartType)[0].Inputs
+	assert.Equal(t, 2.0, mocktest.Dig(t, chart, "values", "controllerManager", "replicas"))
+	assert.NotNil(t, mocktest.Dig(t, chart, "values", "controllerManager", "tolerations"), "maps merge key by key")
 }
 
 func TestKueueNotInstalled(t *testing.T) {
@@ -230,13 +163,13 @@ func TestKueueNotInstalled(t *testing.T) {
 	m, out, err := run(t, args)
 	require.NoError(t, err)
 
-	assert.Empty(t, m.ofType(chartType))
-	for _, ns := range m.ofType(namespaceType) {
-		assert.NotEqual(t, "kueue-system", dig(t, ns.Inputs, "metadata", "name"))
+	assert.Empty(t, m.ByType(chartType))
+	for _, ns := range m.ByType(namespaceType) {
+		assert.NotEqual(t, "kueue-system", mocktest.Dig(t, ns.Inputs, "metadata", "name"))
 	}
-	assert.Len(t, m.ofType(flavorType), 4, "the Kueue objects are still created")
-	assert.Len(t, m.ofType(clusterQueueType), 2)
-	assert.Len(t, m.ofType(localQueueType), 2)
+	assert.Len(t, m.ByType(flavorType), 4, "the Kueue objects are still created")
+	assert.Len(t, m.ByType(clusterQueueType), 2)
+	assert.Len(t, m.ByType(localQueueType), 2)
 	assert.Equal(t, "gpu-queue", out.LocalQueueName)
 }
 
@@ -247,21 +180,21 @@ func TestResourceFlavors(t *testing.T) {
 	spotTaint := map[string]any{"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"}
 	gpuToleration := []any{map[string]any{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}}
 
-	onDemand := m.get(t, flavorType, "q-flavor-gpu-a100").Inputs
-	assert.Equal(t, "gpu-a100", dig(t, onDemand, "metadata", "name"))
-	assert.Equal(t, map[string]any{"accelerator": "nvidia", "workload": "training", "kubernetes.azure.com/agentpool": "a100"}, dig(t, onDemand, "spec", "nodeLabels"))
-	assert.Equal(t, []any{gpuTaint}, dig(t, onDemand, "spec", "nodeTaints"))
-	assert.Equal(t, gpuToleration, dig(t, onDemand, "spec", "tolerations"))
+	onDemand := m.Named(t, flavorType, "q-flavor-gpu-a100").Inputs
+	assert.Equal(t, "gpu-a100", mocktest.Dig(t, onDemand, "metadata", "name"))
+	assert.Equal(t, map[string]any{"accelerator": "nvidia", "workload": "training", "kubernetes.azure.com/agentpool": "a100"}, mocktest.Dig(t, onDemand, "spec", "nodeLabels"))
+	assert.Equal(t, []any{gpuTaint}, mocktest.Dig(t, onDemand, "spec", "nodeTaints"))
+	assert.Equal(t, gpuToleration, mocktest.Dig(t, onDemand, "spec", "tolerations"))
 
-	spot := m.get(t, flavorType, "q-flavor-gpu-a100spot").Inputs
-	assert.Equal(t, map[string]any{"accelerator": "nvidia", "workload": "gpu-spot", "kubernetes.azure.com/agentpool": "a100spot"}, dig(t, spot, "spec", "nodeLabels"))
-	assert.Equal(t, []any{gpuTaint, spotTaint}, dig(t, spot, "spec", "nodeTaints"),
+	spot := m.Named(t, flavorType, "q-flavor-gpu-a100spot").Inputs
+	assert.Equal(t, map[string]any{"accelerator": "nvidia", "workload": "gpu-spot", "kubernetes.azure.com/agentpool": "a100spot"}, mocktest.Dig(t, spot, "spec", "nodeLabels"))
+	assert.Equal(t, []any{gpuTaint, spotTaint}, mocktest.Dig(t, spot, "spec", "nodeTaints"),
 		"the spot taint is a nodeTaint: Kueue assigns the flavor only to workloads that tolerate spot")
-	assert.Equal(t, gpuToleration, dig(t, spot, "spec", "tolerations"),
+	assert.Equal(t, gpuToleration, mocktest.Dig(t, spot, "spec", "tolerations"),
 		"the spot toleration must never be injected, or every workload could land on spot")
 
-	cpu := m.get(t, flavorType, "q-flavor-cpu").Inputs
-	assert.Equal(t, "cpu", dig(t, cpu, "metadata", "name"))
+	cpu := m.Named(t, flavorType, "q-flavor-cpu").Inputs
+	assert.Equal(t, "cpu", mocktest.Dig(t, cpu, "metadata", "name"))
 	assert.Equal(t, map[string]any{}, cpu["spec"])
 
 	assert.Equal(t, map[string]string{"a100": "gpu-a100", "a100spot": "gpu-a100spot", "mig": "gpu-mig"}, out.FlavorNames)
@@ -272,9 +205,9 @@ func TestClusterQueues(t *testing.T) {
 	m, out, err := run(t, kueueArgs())
 	require.NoError(t, err)
 
-	cq := m.get(t, clusterQueueType, "q-cq-team-a").Inputs
-	assert.Equal(t, "team-a-gpu", dig(t, cq, "metadata", "name"))
-	spec := dig(t, cq, "spec").(map[string]any)
+	cq := m.Named(t, clusterQueueType, "q-cq-team-a").Inputs
+	assert.Equal(t, "team-a-gpu", mocktest.Dig(t, cq, "metadata", "name"))
+	spec := mocktest.Dig(t, cq, "spec").(map[string]any)
 	assert.Equal(t, map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": "team-a"}}, spec["namespaceSelector"])
 	assert.Equal(t, "BestEffortFIFO", spec["queueingStrategy"])
 	assert.Equal(t, "aksml", spec["cohortName"])
@@ -310,20 +243,20 @@ func TestClusterQueues(t *testing.T) {
 		},
 	}, spec["resourceGroups"], "lendingLimit is capped at the flavor's nominal quota (2 on a100spot)")
 
-	b := dig(t, m.get(t, clusterQueueType, "q-cq-team-b").Inputs, "spec").(map[string]any)
+	b := mocktest.Dig(t, m.Named(t, clusterQueueType, "q-cq-team-b").Inputs, "spec").(map[string]any)
 	assert.Equal(t, map[string]any{"weight": "1"}, b["fairSharing"])
-	assert.Equal(t, []any{map[string]any{"name": "nvidia.com/gpu", "nominalQuota": "2"}}, dig(t, b, "resourceGroups", 0, "flavors", 0, "resources"),
+	assert.Equal(t, []any{map[string]any{"name": "nvidia.com/gpu", "nominalQuota": "2"}}, mocktest.Dig(t, b, "resourceGroups", 0, "flavors", 0, "resources"),
 		"no limits when the team sets none")
 	assert.Len(t, b["resourceGroups"], 2, "no MIG group for a team without MIG quota")
 
 	for _, name := range []string{"q-cq-team-a", "q-cq-team-b"} {
-		r := m.get(t, clusterQueueType, name)
+		r := m.Named(t, clusterQueueType, name)
 		for _, dep := range []string{"q-flavor-gpu-a100", "q-flavor-cpu", "q-cohort"} {
 			assert.True(t, dependsOn(r, dep), "%s must depend on %s", name, dep)
 		}
 	}
-	cohort := m.get(t, cohortType, "q-cohort").Inputs
-	assert.Equal(t, "aksml", dig(t, cohort, "metadata", "name"))
+	cohort := m.Named(t, cohortType, "q-cohort").Inputs
+	assert.Equal(t, "aksml", mocktest.Dig(t, cohort, "metadata", "name"))
 	assert.Equal(t, map[string]string{"team-a": "team-a-gpu", "team-b": "team-b-gpu"}, out.QueueNames)
 }
 
@@ -336,10 +269,10 @@ func TestFlavorOrder(t *testing.T) {
 	args.Teams = teams
 	m, _, err := run(t, args)
 	require.NoError(t, err)
-	flavors := dig(t, m.get(t, clusterQueueType, "q-cq-team-a").Inputs, "spec", "resourceGroups", 0, "flavors").([]any)
+	flavors := mocktest.Dig(t, m.Named(t, clusterQueueType, "q-cq-team-a").Inputs, "spec", "resourceGroups", 0, "flavors").([]any)
 	require.Len(t, flavors, 2)
-	assert.Equal(t, "gpu-a100spot", dig(t, flavors[0], "name"))
-	assert.Equal(t, "gpu-a100", dig(t, flavors[1], "name"))
+	assert.Equal(t, "gpu-a100spot", mocktest.Dig(t, flavors[0], "name"))
+	assert.Equal(t, "gpu-a100", mocktest.Dig(t, flavors[1], "name"))
 }
 
 func TestLocalQueuesAndPriorityClassesForWorkloads(t *testing.T) {
@@ -347,21 +280,21 @@ func TestLocalQueuesAndPriorityClassesForWorkloads(t *testing.T) {
 	require.NoError(t, err)
 
 	for _, team := range []string{"team-a", "team-b"} {
-		lq := m.get(t, localQueueType, "q-lq-"+team)
-		assert.Equal(t, "gpu-queue", dig(t, lq.Inputs, "metadata", "name"))
-		assert.Equal(t, team, dig(t, lq.Inputs, "metadata", "namespace"))
-		assert.Equal(t, team+"-gpu", dig(t, lq.Inputs, "spec", "clusterQueue"))
+		lq := m.Named(t, localQueueType, "q-lq-"+team)
+		assert.Equal(t, "gpu-queue", mocktest.Dig(t, lq.Inputs, "metadata", "name"))
+		assert.Equal(t, team, mocktest.Dig(t, lq.Inputs, "metadata", "namespace"))
+		assert.Equal(t, team+"-gpu", mocktest.Dig(t, lq.Inputs, "spec", "clusterQueue"))
 		assert.True(t, dependsOn(lq, "q-cq-"+team), "the LocalQueue must follow its ClusterQueue")
 		assert.True(t, dependsOn(lq, "q-ns-"+team), "the LocalQueue must follow its namespace")
 	}
 	assert.Equal(t, "gpu-queue", out.LocalQueueName)
 
-	tb := m.get(t, wpcType, "q-wpc-training-batch").Inputs
-	assert.Equal(t, "training-batch", dig(t, tb, "metadata", "name"))
+	tb := m.Named(t, wpcType, "q-wpc-training-batch").Inputs
+	assert.Equal(t, "training-batch", mocktest.Dig(t, tb, "metadata", "name"))
 	assert.Equal(t, 10000.0, tb["value"])
 	assert.Equal(t, TrainingBatchDescription, tb["description"])
-	ic := m.get(t, wpcType, "q-wpc-inference-critical").Inputs
-	assert.Equal(t, "inference-critical", dig(t, ic, "metadata", "name"))
+	ic := m.Named(t, wpcType, "q-wpc-inference-critical").Inputs
+	assert.Equal(t, "inference-critical", mocktest.Dig(t, ic, "metadata", "name"))
 	assert.Equal(t, 100000.0, ic["value"])
 }
 
@@ -369,14 +302,14 @@ func TestResourceQuotas(t *testing.T) {
 	m, _, err := run(t, kueueArgs())
 	require.NoError(t, err)
 
-	a := m.get(t, quotaType, "q-quota-team-a").Inputs
-	assert.Equal(t, "gpu-quota", dig(t, a, "metadata", "name"))
-	assert.Equal(t, "team-a", dig(t, a, "metadata", "namespace"))
+	a := m.Named(t, quotaType, "q-quota-team-a").Inputs
+	assert.Equal(t, "gpu-quota", mocktest.Dig(t, a, "metadata", "name"))
+	assert.Equal(t, "team-a", mocktest.Dig(t, a, "metadata", "namespace"))
 	// team-a: a100 4 + min(borrow 2, team-b lends 2) + a100spot 2 + min(2, nobody lends) = 8; mig 7.
-	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "8", "requests.nvidia.com/mig-1g.10gb": "7"}, dig(t, a, "spec", "hard"))
+	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "8", "requests.nvidia.com/mig-1g.10gb": "7"}, mocktest.Dig(t, a, "spec", "hard"))
 	// team-b: a100 2 + team-a's lendingLimit 3 (no borrowing limit) = 5; no MIG quota.
-	b := m.get(t, quotaType, "q-quota-team-b").Inputs
-	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "5", "requests.nvidia.com/mig-1g.10gb": "0"}, dig(t, b, "spec", "hard"))
+	b := m.Named(t, quotaType, "q-quota-team-b").Inputs
+	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "5", "requests.nvidia.com/mig-1g.10gb": "0"}, mocktest.Dig(t, b, "spec", "hard"))
 }
 
 func TestAdmissibleGPUs(t *testing.T) {
@@ -394,18 +327,18 @@ func TestVolcanoMode(t *testing.T) {
 	m, out, err := run(t, &QueuesArgs{Teams: volcanoTeams(), Pools: testPools(), Scheduler: SchedulerSpec{System: SystemVolcano}})
 	require.NoError(t, err)
 
-	charts := m.ofType(chartType)
+	charts := m.ByType(chartType)
 	require.Len(t, charts, 1)
 	chart := charts[0].Inputs
 	assert.Equal(t, "volcano", chart["chart"])
 	assert.Equal(t, "1.12.2", chart["version"])
-	assert.Equal(t, "https://volcano-sh.github.io/helm-charts", dig(t, chart, "repositoryOpts", "repo"))
+	assert.Equal(t, "https://volcano-sh.github.io/helm-charts", mocktest.Dig(t, chart, "repositoryOpts", "repo"))
 	assert.Equal(t, "volcano-system", chart["namespace"])
 
-	queues := m.ofType(volcanoQueueType)
+	queues := m.ByType(volcanoQueueType)
 	require.Len(t, queues, 2)
-	a := m.get(t, volcanoQueueType, "q-vcqueue-team-a")
-	assert.Equal(t, "team-a-gpu", dig(t, a.Inputs, "metadata", "name"))
+	a := m.Named(t, volcanoQueueType, "q-vcqueue-team-a")
+	assert.Equal(t, "team-a-gpu", mocktest.Dig(t, a.Inputs, "metadata", "name"))
 	assert.Equal(t, map[string]any{
 		"weight":      2.0,
 		"reclaimable": true,
@@ -414,11 +347,11 @@ func TestVolcanoMode(t *testing.T) {
 	}, a.Inputs["spec"])
 	assert.True(t, dependsOn(a, "q-volcano"), "queues must follow the Volcano chart")
 
-	for _, r := range m.all {
+	for _, r := range m.All() {
 		assert.False(t, strings.Contains(r.Type, "kueue.x-k8s.io"), "no Kueue objects in volcano mode: %s", r.Type)
 	}
-	assert.Len(t, m.ofType(priorityClassType), 2)
-	assert.Len(t, m.ofType(quotaType), 2)
+	assert.Len(t, m.ByType(priorityClassType), 2)
+	assert.Len(t, m.ByType(quotaType), 2)
 	assert.Equal(t, "", out.LocalQueueName)
 	assert.Empty(t, out.FlavorNames)
 	assert.Equal(t, map[string]string{"team-a": "team-a-gpu", "team-b": "team-b-gpu"}, out.QueueNames)
@@ -431,14 +364,14 @@ func TestNoQueueingSystem(t *testing.T) {
 	m, out, err := run(t, &QueuesArgs{Teams: teams, Pools: testPools(), Scheduler: SchedulerSpec{System: SystemNone}})
 	require.NoError(t, err)
 
-	assert.Empty(t, m.ofType(chartType))
-	for _, r := range m.all {
+	assert.Empty(t, m.ByType(chartType))
+	for _, r := range m.All() {
 		assert.NotContains(t, r.Type, "kueue.x-k8s.io")
 		assert.NotContains(t, r.Type, "volcano.sh")
 	}
 	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "6", "requests.nvidia.com/mig-1g.10gb": "7"},
-		dig(t, m.get(t, quotaType, "q-quota-team-a").Inputs, "spec", "hard"), "nominal quota only: nothing to borrow through")
-	assert.Len(t, m.ofType(namespaceType), 2)
+		mocktest.Dig(t, m.Named(t, quotaType, "q-quota-team-a").Inputs, "spec", "hard"), "nominal quota only: nothing to borrow through")
+	assert.Len(t, m.ByType(namespaceType), 2)
 	assert.Empty(t, out.QueueNames)
 	assert.Equal(t, "none", out.System)
 }
@@ -448,18 +381,20 @@ func TestInvalidConfigRegistersNothing(t *testing.T) {
 	args.Teams[1].GPUQuota["a100"] = 8
 	args.Pools[0].MaxCount = 0
 	m, _, err := run(t, args)
-	require.Error(t, err)
-	assert.ErrorContains(t, err, "aksml:gpuPools[0].maxCount")
-	assert.ErrorContains(t, err, `aksml:teams: nominal nvidia.com/gpu quota on pool "a100" is 12`)
-	assert.Empty(t, m.all)
+	fieldtest.Contains(t, err, fieldtest.Invalid("gpuPools[0].maxCount"), fieldtest.Invalid("teams"))
+	assert.Empty(t, m.All())
+
+	// The caller's roots name the keys; an unset root keeps its default.
+	args.Paths = Paths{Teams: "aksml:teams"}
+	_, _, err = run(t, args)
+	fieldtest.Contains(t, err, fieldtest.Invalid("gpuPools[0].maxCount"), fieldtest.Invalid("aksml:teams"))
 
 	_, _, err = run(t, nil)
 	assert.ErrorContains(t, err, "args are required")
 }
 
 func TestProviderIsInherited(t *testing.T) {
-	m := &mocks{}
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
 		p, err := kubernetes.NewProvider(ctx, "k8s", &kubernetes.ProviderArgs{})
 		if err != nil {
 			return err
@@ -468,10 +403,10 @@ func TestProviderIsInherited(t *testing.T) {
 		args.Provider = p
 		_, err = NewQueues(ctx, "q", args)
 		return err
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	require.NoError(t, err)
 	for _, typ := range []string{namespaceType, clusterQueueType, chartType} {
-		for _, r := range m.ofType(typ) {
+		for _, r := range m.ByType(typ) {
 			assert.Contains(t, r.Provider, "pulumi:providers:kubernetes::k8s", "%s %s", typ, r.Name)
 		}
 	}
@@ -496,7 +431,7 @@ func poolNames(pools []gpupool.Spec) []string {
 func TestOvercommitIsDeclaredOnFlavors(t *testing.T) {
 	m, _, err := run(t, kueueArgs())
 	require.NoError(t, err)
-	meta := m.get(t, flavorType, "q-flavor-gpu-a100").Inputs["metadata"].(map[string]any)
+	meta := m.Named(t, flavorType, "q-flavor-gpu-a100").Inputs["metadata"].(map[string]any)
 	assert.NotContains(t, meta, "annotations", "no overcommit, no annotation")
 
 	args := kueueArgs()
@@ -504,21 +439,21 @@ func TestOvercommitIsDeclaredOnFlavors(t *testing.T) {
 	m, _, err = run(t, args)
 	require.NoError(t, err)
 	for _, name := range []string{"q-flavor-gpu-a100", "q-flavor-gpu-a100spot"} {
-		assert.Equal(t, map[string]any{OvercommitAnnotation: "1.5"}, dig(t, m.get(t, flavorType, name).Inputs, "metadata", "annotations"))
+		assert.Equal(t, map[string]any{OvercommitAnnotation: "1.5"}, mocktest.Dig(t, m.Named(t, flavorType, name).Inputs, "metadata", "annotations"))
 	}
 }
 
 func TestRetainNamespaces(t *testing.T) {
 	m, _, err := run(t, kueueArgs())
 	require.NoError(t, err)
-	assert.False(t, m.get(t, namespaceType, "q-ns-team-a").RetainOnDelete, "namespaces are deleted on destroy by default")
+	assert.False(t, m.Named(t, namespaceType, "q-ns-team-a").RetainOnDelete, "namespaces are deleted on destroy by default")
 
 	args := kueueArgs()
 	args.RetainNamespaces = true
 	m, _, err = run(t, args)
 	require.NoError(t, err)
 	for _, ns := range []string{"q-ns-team-a", "q-ns-team-b"} {
-		assert.True(t, m.get(t, namespaceType, ns).RetainOnDelete, "%s keeps its checkpoint claims on destroy", ns)
+		assert.True(t, m.Named(t, namespaceType, ns).RetainOnDelete, "%s keeps its checkpoint claims on destroy", ns)
 	}
 }
 
@@ -531,19 +466,19 @@ func TestPriorityLevelsCreatePairs(t *testing.T) {
 	m, _, err := run(t, args)
 	require.NoError(t, err)
 
-	require.Len(t, m.ofType(priorityClassType), 2, "the levels replace the defaults")
-	require.Len(t, m.ofType(wpcType), 2)
-	high := m.get(t, priorityClassType, "q-priority-high").Inputs
+	require.Len(t, m.ByType(priorityClassType), 2, "the levels replace the defaults")
+	require.Len(t, m.ByType(wpcType), 2)
+	high := m.Named(t, priorityClassType, "q-priority-high").Inputs
 	assert.Equal(t, 1000.0, high["value"])
 	assert.Equal(t, "PreemptLowerPriority", high["preemptionPolicy"], "Kubernetes' default policy")
 	assert.Equal(t, "Deadline work.", high["description"])
-	low := m.get(t, priorityClassType, "q-priority-low").Inputs
+	low := m.Named(t, priorityClassType, "q-priority-low").Inputs
 	assert.Equal(t, "Never", low["preemptionPolicy"])
 	assert.Nil(t, low["description"])
 	for _, name := range []string{"high", "low"} {
-		pc := m.get(t, priorityClassType, "q-priority-"+name).Inputs
-		wpc := m.get(t, wpcType, "q-wpc-"+name).Inputs
-		assert.Equal(t, name, dig(t, wpc, "metadata", "name"))
+		pc := m.Named(t, priorityClassType, "q-priority-"+name).Inputs
+		wpc := m.Named(t, wpcType, "q-wpc-"+name).Inputs
+		assert.Equal(t, name, mocktest.Dig(t, wpc, "metadata", "name"))
 		assert.Equal(t, pc["value"], wpc["value"], "%s: the WorkloadPriorityClass carries the PriorityClass's value", name)
 		assert.Equal(t, pc["description"], wpc["description"])
 	}
@@ -554,8 +489,8 @@ func TestPriorityLevelsWithoutKueue(t *testing.T) {
 		Priorities: []PriorityLevel{{Name: "urgent", Value: 5000}}}}
 	m, _, err := run(t, args)
 	require.NoError(t, err)
-	assert.Len(t, m.ofType(priorityClassType), 1)
-	assert.Empty(t, m.ofType(wpcType), "WorkloadPriorityClasses are Kueue objects")
+	assert.Len(t, m.ByType(priorityClassType), 1)
+	assert.Empty(t, m.ByType(wpcType), "WorkloadPriorityClasses are Kueue objects")
 }
 
 func TestTeamPreemptionAndResourceLimits(t *testing.T) {
@@ -570,7 +505,7 @@ func TestTeamPreemptionAndResourceLimits(t *testing.T) {
 	m, _, err := run(t, args)
 	require.NoError(t, err)
 
-	spec := dig(t, m.get(t, clusterQueueType, "q-cq-team-b").Inputs, "spec").(map[string]any)
+	spec := mocktest.Dig(t, m.Named(t, clusterQueueType, "q-cq-team-b").Inputs, "spec").(map[string]any)
 	assert.Equal(t, map[string]any{
 		"withinClusterQueue":  "Never",
 		"reclaimWithinCohort": "LowerPriority",
@@ -579,11 +514,11 @@ func TestTeamPreemptionAndResourceLimits(t *testing.T) {
 	assert.Equal(t, []any{
 		map[string]any{"name": "cpu", "nominalQuota": "32", "borrowingLimit": "8", "lendingLimit": "16"},
 		map[string]any{"name": "memory", "nominalQuota": "128Gi", "borrowingLimit": "32Gi", "lendingLimit": "64Gi"},
-	}, dig(t, spec, "resourceGroups", 1, "flavors", 0, "resources"))
+	}, mocktest.Dig(t, spec, "resourceGroups", 1, "flavors", 0, "resources"))
 
 	var config map[string]any
-	chart := m.ofType(chartType)[0].Inputs
-	require.NoError(t, yaml.Unmarshal([]byte(dig(t, chart, "values", "managerConfig", "controllerManagerConfigYaml").(string)), &config))
+	chart := m.ByType(chartType)[0].Inputs
+	require.NoError(t, yaml.Unmarshal([]byte(mocktest.Dig(t, chart, "values", "managerConfig", "controllerManagerConfigYaml").(string)), &config))
 	assert.NotContains(t, config, "fairSharing", "fairSharing false leaves it out of Kueue's configuration")
 }
 
@@ -593,10 +528,10 @@ func TestLendingOnlyMember(t *testing.T) {
 	m, out, err := run(t, args)
 	require.NoError(t, err)
 
-	lender := m.get(t, clusterQueueType, "q-cq-lender-shared")
-	assert.Equal(t, "shared-gpu", dig(t, lender.Inputs, "metadata", "name"))
-	assert.Equal(t, "shared", dig(t, lender.Inputs, "metadata", "labels", LenderLabel))
-	spec := dig(t, lender.Inputs, "spec").(map[string]any)
+	lender := m.Named(t, clusterQueueType, "q-cq-lender-shared")
+	assert.Equal(t, "shared-gpu", mocktest.Dig(t, lender.Inputs, "metadata", "name"))
+	assert.Equal(t, "shared", mocktest.Dig(t, lender.Inputs, "metadata", "labels", LenderLabel))
+	spec := mocktest.Dig(t, lender.Inputs, "spec").(map[string]any)
 	assert.NotContains(t, spec, "namespaceSelector", "an unset namespaceSelector admits no namespace")
 	assert.NotContains(t, spec, "preemption")
 	assert.Equal(t, "aksml", spec["cohortName"])
@@ -613,13 +548,13 @@ func TestLendingOnlyMember(t *testing.T) {
 		assert.True(t, dependsOn(lender, dep), "the lender must depend on %s", dep)
 	}
 	for _, typ := range []string{localQueueType, namespaceType, quotaType} {
-		for _, r := range m.ofType(typ) {
+		for _, r := range m.ByType(typ) {
 			assert.NotContains(t, r.Name, "shared", "a lender has no %s", typ)
 		}
 	}
 	assert.NotContains(t, out.QueueNames, "shared", "queueNames lists teams only")
 
 	// team-b: a100 2 + min(no limit, team-a lends 3 + shared lends 2) = 7.
-	b := m.get(t, quotaType, "q-quota-team-b").Inputs
-	assert.Equal(t, "7", dig(t, b, "spec", "hard", "requests.nvidia.com/gpu"))
+	b := m.Named(t, quotaType, "q-quota-team-b").Inputs
+	assert.Equal(t, "7", mocktest.Dig(t, b, "spec", "hard", "requests.nvidia.com/gpu"))
 }

@@ -23,7 +23,7 @@ func TestNewQueuesLeavesCallerSpecs(t *testing.T) {
 	assert.Equal(t, gpupool.MIGStrategy(""), mig.Strategy, "NewQueues wrote into the caller's MIG spec")
 	assert.Nil(t, pools[0].MinCount, "NewQueues wrote into the caller's spec")
 
-	require.Empty(t, ValidateTeams(testTeams(), pools, SchedulerSpec{}, DefaultPaths()))
+	require.Empty(t, ValidateTeams(testTeams(), pools, SchedulerSpec{}, aksmlPaths()))
 	assert.Equal(t, gpupool.MIGStrategy(""), mig.Strategy, "ValidateTeams wrote into the caller's MIG spec")
 }
 
@@ -31,7 +31,7 @@ func TestNewQueuesLeavesCallerSpecs(t *testing.T) {
 // its problems stop NewQueues before anything is registered, and a clean one
 // builds the same objects as raw config.
 func TestNewQueuesTakesResolved(t *testing.T) {
-	paths := DefaultPaths()
+	paths := aksmlPaths()
 	pools, perrs := gpupool.Resolve(testPools(), paths.Pools)
 	require.Empty(t, perrs)
 	r, errs := Resolve(testTeams(), pools, SchedulerSpec{}, paths)
@@ -40,17 +40,17 @@ func TestNewQueuesTakesResolved(t *testing.T) {
 	require.NoError(t, err)
 	raw, _, err := run(t, kueueArgs())
 	require.NoError(t, err)
-	assert.Equal(t, len(raw.all), len(m.all))
+	assert.Equal(t, len(raw.All()), len(m.All()))
 
 	bad := *r
 	bad.Problems = field.ErrorList{field.Invalid(paths.Teams.Index(0), "broken")}
 	m, _, err = run(t, &QueuesArgs{Resolved: &bad})
 	require.ErrorContains(t, err, "aksml:teams[0]: broken")
-	assert.Empty(t, m.all)
+	assert.Empty(t, m.All())
 }
 
 func TestResolvedQueue(t *testing.T) {
-	paths := DefaultPaths()
+	paths := aksmlPaths()
 	pools, _ := gpupool.Resolve(testPools(), paths.Pools)
 	r, errs := Resolve(testTeams(), pools, SchedulerSpec{}, paths)
 	require.Empty(t, errs)

@@ -60,7 +60,7 @@ type Team struct {
 	// Required.
 	CPU string `json:"cpu" pulumi:"cpu"`
 	// Memory is the team's nominal memory quota as a Kubernetes quantity
-	// (seed team-a: "256Gi"). Required.
+	// (AKS MLOps best practices team-a: "256Gi"). Required.
 	Memory string `json:"memory" pulumi:"memory"`
 	// BorrowingLimit is the most GPUs the team may borrow from the cohort's
 	// unused quota, per GPU pool it lists. Default unset: no limit. 0 turns
@@ -241,7 +241,7 @@ func (s SchedulerSpec) installsVolcano() bool {
 func FlavorName(pool string) string { return "gpu-" + pool }
 
 // ClusterQueueName is the team's cluster-scoped queue: the Kueue
-// ClusterQueue, or the Volcano Queue, `<team>-gpu` (seed: team-a-gpu).
+// ClusterQueue, or the Volcano Queue, `<team>-gpu` (AKS MLOps best practices: team-a-gpu).
 func ClusterQueueName(team string) string { return team + "-gpu" }
 
 // GPUResourceName is the extended resource a pool's GPUs are requested by:

@@ -15,22 +15,38 @@ import (
 // Paths names where each part of the configuration lives, so that every
 // error names the key a user edits.
 type Paths struct {
-	// Teams is the team list, `aksml:teams`.
+	// Teams is the team list (the aksml program: `aksml:teams`).
 	Teams field.Path
-	// Pools is the GPU pool list, `aksml:gpuPools`.
+	// Pools is the GPU pool list (the aksml program: `aksml:gpuPools`).
 	Pools field.Path
-	// Scheduler is the scheduler object, `aksml:scheduler`.
+	// Scheduler is the scheduler object (the aksml program: `aksml:scheduler`).
 	Scheduler field.Path
 }
 
-// DefaultPaths are the stack config keys: aksml:teams, aksml:gpuPools and
-// aksml:scheduler.
+// DefaultPaths are the error-path roots when the caller gives none: teams,
+// gpuPools and scheduler. They carry no program's config namespace: the
+// aksml program passes aksml:teams, aksml:gpuPools and aksml:scheduler.
 func DefaultPaths() Paths {
 	return Paths{
-		Teams:     field.NewPath("aksml:teams"),
-		Pools:     field.NewPath("aksml:gpuPools"),
-		Scheduler: field.NewPath("aksml:scheduler"),
+		Teams:     field.NewPath("teams"),
+		Pools:     field.NewPath("gpuPools"),
+		Scheduler: field.NewPath("scheduler"),
 	}
+}
+
+// orDefault fills each empty root of p from DefaultPaths.
+func (p Paths) orDefault() Paths {
+	d := DefaultPaths()
+	if p.Teams == "" {
+		p.Teams = d.Teams
+	}
+	if p.Pools == "" {
+		p.Pools = d.Pools
+	}
+	if p.Scheduler == "" {
+		p.Scheduler = d.Scheduler
+	}
+	return p
 }
 
 // ValidateTeams checks the teams against the GPU pools and the scheduler
@@ -60,7 +76,7 @@ func (r *Resolved) validate() field.ErrorList {
 		errs = append(errs, validateTeam(t, poolNames, sched, path)...)
 		errs = append(errs, t.Preemption.validate(sched, path.Child("preemption"))...)
 		if j, dup := seen[t.Name]; dup && t.Name != "" {
-			errs = append(errs, field.Invalid(path.Child("name"), "team %q is already defined at %s; team names must be unique", t.Name, paths.Teams.Index(j)))
+			errs = append(errs, field.Duplicate(path.Child("name"), "team %q is already defined at %s; team names must be unique", t.Name, paths.Teams.Index(j)))
 		} else {
 			seen[t.Name] = i
 		}
@@ -89,7 +105,7 @@ func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 	}
 
 	other := func(key string, owner System) *field.Error {
-		return field.Invalid(path.Child(key), "is a %s setting but system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system %s", owner, s.System, key, owner)
+		return field.Forbidden(path.Child(key), "is a %s setting but system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system %s", owner, s.System, key, owner)
 	}
 	if !s.Kueue() {
 		if s.InstallKueue != nil {
@@ -122,17 +138,7 @@ func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 		if !field.IsDNSSubdomain(s.Cohort) {
 			errs = append(errs, field.Invalid(path.Child("cohort"), "%q is not a valid cohort name: use lowercase letters, digits, '-' and '.', at most 253 characters", s.Cohort))
 		}
-		seen := map[string]bool{}
-		for i, in := range s.KueueIntegrations {
-			p := path.Child("kueueIntegrations").Index(i)
-			switch {
-			case !slices.Contains(KnownKueueIntegrations, in):
-				errs = append(errs, field.NotSupported(p, in, KnownKueueIntegrations))
-			case seen[in]:
-				errs = append(errs, field.Invalid(p, "%q is listed twice", in))
-			}
-			seen[in] = true
-		}
+		errs = append(errs, field.Unique(path.Child("kueueIntegrations"), s.KueueIntegrations, "%q", field.OneOf(KnownKueueIntegrations))...)
 	}
 	return errs
 }
@@ -163,7 +169,7 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 		case *t.LendingLimit < 0:
 			errs = append(errs, field.Invalid(p, "%d is negative; use 0 to lend nothing, or remove it to lend all unused quota", *t.LendingLimit))
 		case !sched.Kueue():
-			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove lendingLimit, or set system kueue", sched.System))
+			errs = append(errs, field.Forbidden(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove lendingLimit, or set system kueue", sched.System))
 		case *t.LendingLimit > totalQuota(t.GPUQuota):
 			errs = append(errs, field.Invalid(p, "%d exceeds the team's nominal GPU quota (%d); a team cannot lend more than it holds: lower lendingLimit or raise gpuQuota", *t.LendingLimit, totalQuota(t.GPUQuota)))
 		}
@@ -177,18 +183,14 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 	}
 
 	if len(t.FlavorOrder) > 0 && !sched.Kueue() {
-		errs = append(errs, field.Invalid(path.Child("flavorOrder"), "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove flavorOrder, or set system kueue", sched.System))
+		errs = append(errs, field.Forbidden(path.Child("flavorOrder"), "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove flavorOrder, or set system kueue", sched.System))
 	}
-	seen := map[string]bool{}
-	for i, pool := range t.FlavorOrder {
-		p := path.Child("flavorOrder").Index(i)
+	errs = append(errs, field.Unique(path.Child("flavorOrder"), t.FlavorOrder, "pool %q", func(p field.Path, pool string) *field.Error {
 		if _, ok := t.GPUQuota[pool]; !ok {
-			errs = append(errs, field.Invalid(p, "pool %q has no entry in gpuQuota; order only pools the team has quota on: %s", pool, listOrNone(sortedKeys(t.GPUQuota))))
-		} else if seen[pool] {
-			errs = append(errs, field.Invalid(p, "pool %q is listed twice", pool))
+			return field.Invalid(p, "pool %q has no entry in gpuQuota; order only pools the team has quota on: %s", pool, listOrNone(sortedKeys(t.GPUQuota)))
 		}
-		seen[pool] = true
-	}
+		return nil
+	})...)
 	return errs
 }
 
@@ -203,7 +205,7 @@ func validateQueueName(name, kind string, path field.Path) field.ErrorList {
 	case len(name) > MaxTeamNameLength || !field.IsDNSLabel(name):
 		return field.ErrorList{field.Invalid(path, "%q is not a valid %s name: use lowercase letters, digits and '-', start and end with a letter or digit, at most %d characters", name, kind, MaxTeamNameLength)}
 	case kind == "team" && vocab.PlatformNamespaceOwner(name) != "":
-		return field.ErrorList{field.Invalid(path, "%q is a system namespace (owned by %s); choose another team name (a team name is its namespace, and may not be %s)", name, vocab.PlatformNamespaceOwner(name), strings.Join(vocab.ReservedNamespaceNames(), ", "))}
+		return field.ErrorList{field.Forbidden(path, "%q is a system namespace (owned by %s); choose another team name (a team name is its namespace, and may not be %s)", name, vocab.PlatformNamespaceOwner(name), strings.Join(vocab.ReservedNamespaceNames(), ", "))}
 	}
 	return nil
 }
@@ -267,7 +269,7 @@ func validateResourceLimits(t Team, sched SchedulerSpec, path field.Path) field.
 		nominal, nominalOK := field.ParseQuantity(l.nominal)
 		switch {
 		case !sched.Kueue():
-			errs = append(errs, field.Invalid(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system kueue", sched.System, l.key))
+			errs = append(errs, field.Forbidden(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system kueue", sched.System, l.key))
 		case !ok:
 			errs = append(errs, field.Invalid(p, "%q is not a Kubernetes quantity; write e.g. \"8\" for cpu or \"32Gi\" for memory", l.value))
 		case l.what == "memory" && strings.HasSuffix(l.value, "m"):

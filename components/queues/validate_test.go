@@ -8,7 +8,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/gpupool"
+
+	"github.com/aksml/aksml/components/field"
+
+	"github.com/aksml/aksml/components/field/fieldtest"
 )
+
+// aksmlPaths are the roots the aksml program passes; the tests read like
+// the errors a user of the program sees.
+func aksmlPaths() Paths {
+	return Paths{Teams: field.NewPath("aksml:teams"), Pools: field.NewPath("aksml:gpuPools"), Scheduler: field.NewPath("aksml:scheduler")}
+}
 
 // testPools are an on-demand A100 pool (8 GPUs), a spot A100 pool (4 GPUs)
 // and a MIG pool (2 GPUs × 7 × 1g.10gb = 14 instances).
@@ -22,7 +32,7 @@ func testPools() []gpupool.Spec {
 }
 
 // testTeams are team-a (quota on every pool, limits, weight 2) and team-b
-// (on-demand only, no limits), like the seed's two teams.
+// (on-demand only, no limits), like the AKS MLOps best practices' two teams.
 func testTeams() []Team {
 	return []Team{
 		{Name: "team-a", GPUQuota: map[string]int{"a100": 4, "a100spot": 2, "mig": 7}, CPU: "64", Memory: "256Gi",
@@ -45,7 +55,7 @@ func TestValidateTeams(t *testing.T) {
 		name    string
 		teams   func([]Team) []Team
 		sched   SchedulerSpec
-		wantErr []string // substrings of the aggregate error; nil means valid
+		wantErr []fieldtest.Want // nil means valid
 	}{
 		{name: "valid kueue", teams: func(ts []Team) []Team { return ts }},
 		{name: "valid volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: volcano},
@@ -54,84 +64,77 @@ func TestValidateTeams(t *testing.T) {
 		{name: "millicpu is a valid quantity", teams: func(ts []Team) []Team { ts[1].CPU = "500m"; ts[1].Memory = "1.5Gi"; return ts }},
 
 		{name: "unknown system", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: "slurm"},
-			wantErr: []string{`aksml:scheduler.system: "slurm" is not supported`}},
+			wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:scheduler.system")}},
 		{name: "overcommit below 1", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{OvercommitRatio: 0.5},
-			wantErr: []string{"aksml:scheduler.overcommitRatio: 0.5 is not a factor >= 1"}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:scheduler.overcommitRatio")}},
 		{name: "installKueue with volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: SystemVolcano, InstallKueue: ptr(true)},
-			wantErr: []string{`aksml:scheduler.installKueue: is a kueue setting but system is "volcano"; run one primary queueing system`}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:scheduler.installKueue")}},
 		{name: "cohort with volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: SystemVolcano, Cohort: "shared"},
-			wantErr: []string{"aksml:scheduler.cohort: is a kueue setting"}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:scheduler.cohort")}},
 		{name: "kueueIntegrations with none", teams: func([]Team) []Team { return nil }, sched: SchedulerSpec{System: SystemNone, KueueIntegrations: []string{"batch/job"}},
-			wantErr: []string{"aksml:scheduler.kueueIntegrations: is a kueue setting"}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:scheduler.kueueIntegrations")}},
 		{name: "kueueChartValues with volcano", teams: func([]Team) []Team { return nil }, sched: SchedulerSpec{System: SystemVolcano, KueueChartValues: map[string]any{"a": 1}},
-			wantErr: []string{"aksml:scheduler.kueueChartValues: is a kueue setting"}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:scheduler.kueueChartValues")}},
 		{name: "installVolcano with kueue", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{InstallVolcano: ptr(true)},
-			wantErr: []string{`aksml:scheduler.installVolcano: is a volcano setting but system is "kueue"`}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:scheduler.installVolcano")}},
 		{name: "volcanoChartValues with kueue", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{VolcanoChartValues: map[string]any{"a": 1}},
-			wantErr: []string{"aksml:scheduler.volcanoChartValues: is a volcano setting"}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:scheduler.volcanoChartValues")}},
 		{name: "bad cohort name", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Cohort: "Shared_Pool"},
-			wantErr: []string{`aksml:scheduler.cohort: "Shared_Pool" is not a valid cohort name`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:scheduler.cohort")}},
 		{name: "unknown and duplicate integrations", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{KueueIntegrations: []string{"batch/job", "slurm/job", "batch/job"}},
-			wantErr: []string{`aksml:scheduler.kueueIntegrations[1]: "slurm/job" is not supported`, `aksml:scheduler.kueueIntegrations[2]: "batch/job" is listed twice`}},
+			wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:scheduler.kueueIntegrations[1]"), fieldtest.Duplicate("aksml:scheduler.kueueIntegrations[2]")}},
 
 		{name: "missing name", teams: func(ts []Team) []Team { ts[0].Name = ""; return ts },
-			wantErr: []string{"aksml:teams[0].name: is required"}},
+			wantErr: []fieldtest.Want{fieldtest.Required("aksml:teams[0].name")}},
 		{name: "name not a DNS label", teams: func(ts []Team) []Team { ts[0].Name = "Team_A"; return ts },
-			wantErr: []string{`aksml:teams[0].name: "Team_A" is not a valid team name`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].name")}},
 		{name: "name too long", teams: func(ts []Team) []Team { ts[0].Name = strings.Repeat("a", 31); return ts },
-			wantErr: []string{`aksml:teams[0].name: "` + strings.Repeat("a", 31) + `" is not a valid team name: use lowercase letters, digits and '-', start and end with a letter or digit, at most 30 characters`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].name")}},
 		{name: "reserved namespace", teams: func(ts []Team) []Team { ts[0].Name = "kube-system"; ts[1].Name = "kueue-system"; return ts },
-			wantErr: []string{`aksml:teams[0].name: "kube-system" is a system namespace`, `aksml:teams[1].name: "kueue-system" is a system namespace`}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:teams[0].name"), fieldtest.Forbidden("aksml:teams[1].name")}},
 		{name: "default namespace", teams: func(ts []Team) []Team { ts[0].Name = "default"; return ts },
-			wantErr: []string{`aksml:teams[0].name: "default" is a system namespace`}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:teams[0].name")}},
 		{name: "duplicate team", teams: func(ts []Team) []Team { ts[1].Name = "team-a"; return ts },
-			wantErr: []string{`aksml:teams[1].name: team "team-a" is already defined at aksml:teams[0]`}},
+			wantErr: []fieldtest.Want{fieldtest.Duplicate("aksml:teams[1].name")}},
 		{name: "quota on unknown pool", teams: func(ts []Team) []Team { ts[1].GPUQuota["foo"] = 1; return ts },
-			wantErr: []string{`aksml:teams[1].gpuQuota["foo"]: pool "foo" is not in aksml:gpuPools; use one of a100, a100spot, mig`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].gpuQuota[\"foo\"]")}},
 		{name: "negative quota", teams: func(ts []Team) []Team { ts[1].GPUQuota["a100"] = -1; return ts },
-			wantErr: []string{`aksml:teams[1].gpuQuota["a100"]: -1 is negative`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].gpuQuota[\"a100\"]")}},
 		{name: "missing cpu and memory", teams: func(ts []Team) []Team { ts[0].CPU, ts[0].Memory = "", ""; return ts },
-			wantErr: []string{"aksml:teams[0].cpu: is required", "aksml:teams[0].memory: is required"}},
+			wantErr: []fieldtest.Want{fieldtest.Required("aksml:teams[0].cpu"), fieldtest.Required("aksml:teams[0].memory")}},
 		{name: "invalid quantities", teams: func(ts []Team) []Team { ts[0].CPU, ts[0].Memory = "64 cores", "-1Gi"; return ts },
-			wantErr: []string{`aksml:teams[0].cpu: "64 cores" is not a Kubernetes quantity`, `aksml:teams[0].memory: "-1Gi" is not a Kubernetes quantity`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].cpu"), fieldtest.Invalid("aksml:teams[0].memory")}},
 		{name: "memory in millibytes", teams: func(ts []Team) []Team { ts[0].Memory = "256m"; return ts },
-			wantErr: []string{`aksml:teams[0].memory: "256m" is in millibytes`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].memory")}},
 		{name: "negative borrowing limit", teams: func(ts []Team) []Team { ts[0].BorrowingLimit = ptr(-1); return ts },
-			wantErr: []string{"aksml:teams[0].borrowingLimit: -1 is negative"}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].borrowingLimit")}},
 		{name: "borrowing without a queueing system", teams: func(ts []Team) []Team { ts[0].LendingLimit = nil; return ts }, sched: none,
-			wantErr: []string{"aksml:teams[0].borrowingLimit: needs a queueing system"}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].borrowingLimit")}},
 		{name: "borrowing without pools", teams: func(ts []Team) []Team { ts[1].GPUQuota = nil; ts[1].BorrowingLimit = ptr(1); return ts },
-			wantErr: []string{"aksml:teams[1].borrowingLimit: the team lists no pools in gpuQuota"}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].borrowingLimit")}},
 		{name: "negative lending limit", teams: func(ts []Team) []Team { ts[0].LendingLimit = ptr(-2); return ts },
-			wantErr: []string{"aksml:teams[0].lendingLimit: -2 is negative"}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].lendingLimit")}},
 		{name: "lending limit with volcano", teams: func(ts []Team) []Team { return ts }, sched: volcano,
-			wantErr: []string{`aksml:teams[0].lendingLimit: is a kueue setting but aksml:scheduler.system is "volcano"`}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:teams[0].lendingLimit")}},
 		{name: "lending more than the team holds", teams: func(ts []Team) []Team { ts[1].LendingLimit = ptr(5); return ts },
-			wantErr: []string{"aksml:teams[1].lendingLimit: 5 exceeds the team's nominal GPU quota (2)"}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].lendingLimit")}},
 		{name: "weight out of range", teams: func(ts []Team) []Team { ts[0].Weight = 70000; ts[1].Weight = -1; return ts },
-			wantErr: []string{"aksml:teams[0].weight: 70000 is out of range", "aksml:teams[1].weight: -1 is out of range"}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].weight"), fieldtest.Invalid("aksml:teams[1].weight")}},
 		{name: "privileged pod security", teams: func(ts []Team) []Team { ts[0].PodSecurity = "privileged"; return ts },
-			wantErr: []string{`aksml:teams[0].podSecurity: "privileged" is not supported; use one of "restricted", "baseline"`}},
+			wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:teams[0].podSecurity")}},
 		{name: "flavor order on unlisted and duplicate pools", teams: func(ts []Team) []Team { ts[1].FlavorOrder = []string{"a100spot", "a100", "a100"}; return ts },
-			wantErr: []string{`aksml:teams[1].flavorOrder[0]: pool "a100spot" has no entry in gpuQuota`, `aksml:teams[1].flavorOrder[2]: pool "a100" is listed twice`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].flavorOrder[0]"), fieldtest.Duplicate("aksml:teams[1].flavorOrder[2]")}},
 		{name: "flavor order with volcano", teams: func([]Team) []Team { ts := volcanoTeams(); ts[1].FlavorOrder = []string{"a100"}; return ts }, sched: volcano,
-			wantErr: []string{"aksml:teams[1].flavorOrder: is a kueue setting"}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:teams[1].flavorOrder")}},
 		{name: "quota beyond capacity", teams: func(ts []Team) []Team { ts[1].GPUQuota["a100"] = 8; return ts },
-			wantErr: []string{`aksml:teams: nominal nvidia.com/gpu quota on pool "a100" is 12 (team-a 4, team-b 8)`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams")}},
 
 		{name: "fairSharing with volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: SystemVolcano, FairSharing: ptr(true)},
-			wantErr: []string{`aksml:scheduler.fairSharing: is a kueue setting but system is "volcano"`}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:scheduler.fairSharing")}},
 		{name: "custom priorities", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Priorities: []PriorityLevel{{Name: "high", Value: 1000}, {Name: "low", Value: 10, PreemptionPolicy: PreemptNever}}}},
 		{name: "invalid priorities", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Priorities: []PriorityLevel{
 			{Value: 1}, {Name: "High_Prio", Value: 2}, {Name: "system-top", Value: 3}, {Name: "low", Value: 2_000_000_000}, {Name: "low", Value: 5, PreemptionPolicy: "Always"}}},
-			wantErr: []string{
-				"aksml:scheduler.priorities[0].name: is required",
-				`aksml:scheduler.priorities[1].name: "High_Prio" is not a valid PriorityClass name`,
-				`aksml:scheduler.priorities[2].name: "system-top": the system- prefix is reserved`,
-				"aksml:scheduler.priorities[3].value: 2000000000 is out of range",
-				`aksml:scheduler.priorities[4].name: "low" is already defined at aksml:scheduler.priorities[3]`,
-				`aksml:scheduler.priorities[4].preemptionPolicy: "Always" is not supported; use one of "PreemptLowerPriority", "Never"`,
-			}},
+			wantErr: []fieldtest.Want{fieldtest.Required("aksml:scheduler.priorities[0].name"), fieldtest.Invalid("aksml:scheduler.priorities[1].name"), fieldtest.Forbidden("aksml:scheduler.priorities[2].name"), fieldtest.Invalid("aksml:scheduler.priorities[3].value"), fieldtest.Duplicate("aksml:scheduler.priorities[4].name"), fieldtest.NotSupported("aksml:scheduler.priorities[4].preemptionPolicy")}},
 		{name: "custom preemption", teams: func(ts []Team) []Team {
 			ts[0].Preemption = Preemption{WithinClusterQueue: PolicyLowerOrNewerEqualPriority, ReclaimWithinCohort: PolicyLowerPriority,
 				BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyLowerPriority, MaxPriorityThreshold: ptr(100)}}
@@ -140,33 +143,26 @@ func TestValidateTeams(t *testing.T) {
 		{name: "unknown preemption policies", teams: func(ts []Team) []Team {
 			ts[0].Preemption = Preemption{WithinClusterQueue: PolicyAny, ReclaimWithinCohort: PolicyLowerOrNewerEqualPriority, BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyAny}}
 			return ts
-		}, wantErr: []string{
-			`aksml:teams[0].preemption.withinClusterQueue: "Any" is not supported`,
-			`aksml:teams[0].preemption.reclaimWithinCohort: "LowerOrNewerEqualPriority" is not supported`,
-			`aksml:teams[0].preemption.borrowWithinCohort.policy: "Any" is not supported`,
-		}},
+		}, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:teams[0].preemption.withinClusterQueue"), fieldtest.NotSupported("aksml:teams[0].preemption.reclaimWithinCohort"), fieldtest.NotSupported("aksml:teams[0].preemption.borrowWithinCohort.policy")}},
 		{name: "borrowWithinCohort under fair sharing", teams: func(ts []Team) []Team {
 			ts[1].Preemption.BorrowWithinCohort.Policy = PolicyLowerPriority
 			return ts
-		}, wantErr: []string{"aksml:teams[1].preemption.borrowWithinCohort.policy: Kueue ignores borrowWithinCohort under fair sharing"}},
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].preemption.borrowWithinCohort.policy")}},
 		{name: "borrowWithinCohort without reclaim", teams: func(ts []Team) []Team {
 			ts[1].Preemption = Preemption{ReclaimWithinCohort: PolicyNever, BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyLowerPriority}}
 			return ts
-		}, sched: SchedulerSpec{FairSharing: ptr(false)}, wantErr: []string{"aksml:teams[1].preemption.borrowWithinCohort.policy: LowerPriority needs reclaimWithinCohort LowerPriority or Any"}},
+		}, sched: SchedulerSpec{FairSharing: ptr(false)}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].preemption.borrowWithinCohort.policy")}},
 		{name: "maxPriorityThreshold without LowerPriority and out of range", teams: func(ts []Team) []Team {
 			ts[0].Preemption.BorrowWithinCohort.MaxPriorityThreshold = ptr(5)
 			ts[1].Preemption.BorrowWithinCohort = BorrowWithinCohort{Policy: PolicyLowerPriority, MaxPriorityThreshold: ptr(2_000_000_000)}
 			return ts
-		}, sched: SchedulerSpec{FairSharing: ptr(false)}, wantErr: []string{
-			"aksml:teams[0].preemption.borrowWithinCohort.maxPriorityThreshold: only applies with policy LowerPriority",
-			"aksml:teams[1].preemption.borrowWithinCohort.maxPriorityThreshold: 2000000000 is out of range",
-		}},
+		}, sched: SchedulerSpec{FairSharing: ptr(false)}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].preemption.borrowWithinCohort.maxPriorityThreshold"), fieldtest.Invalid("aksml:teams[1].preemption.borrowWithinCohort.maxPriorityThreshold")}},
 		{name: "preemption with volcano", teams: func([]Team) []Team {
 			ts := volcanoTeams()
 			ts[0].Preemption.ReclaimWithinCohort = PolicyNever
 			return ts
 		}, sched: volcano,
-			wantErr: []string{`aksml:teams[0].preemption: is a kueue setting but aksml:scheduler.system is "volcano"`}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:teams[0].preemption")}},
 		{name: "cpu and memory limits", teams: func(ts []Team) []Team {
 			ts[0].CPUBorrowingLimit, ts[0].CPULendingLimit, ts[0].MemoryBorrowingLimit, ts[0].MemoryLendingLimit = "8", "64", "32Gi", "128Gi"
 			return ts
@@ -174,14 +170,9 @@ func TestValidateTeams(t *testing.T) {
 		{name: "invalid cpu and memory limits", teams: func(ts []Team) []Team {
 			ts[0].CPUBorrowingLimit, ts[0].CPULendingLimit, ts[0].MemoryBorrowingLimit, ts[0].MemoryLendingLimit = "eight", "65", "32m", "512Gi"
 			return ts
-		}, wantErr: []string{
-			`aksml:teams[0].cpuBorrowingLimit: "eight" is not a Kubernetes quantity`,
-			"aksml:teams[0].cpuLendingLimit: 65 exceeds the team's nominal cpu quota (64)",
-			`aksml:teams[0].memoryBorrowingLimit: "32m" is in millibytes`,
-			"aksml:teams[0].memoryLendingLimit: 512Gi exceeds the team's nominal memory quota (256Gi)",
-		}},
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].cpuBorrowingLimit"), fieldtest.Invalid("aksml:teams[0].cpuLendingLimit"), fieldtest.Invalid("aksml:teams[0].memoryBorrowingLimit"), fieldtest.Invalid("aksml:teams[0].memoryLendingLimit")}},
 		{name: "cpu limit with volcano", teams: func([]Team) []Team { ts := volcanoTeams(); ts[1].CPUBorrowingLimit = "4"; return ts }, sched: volcano,
-			wantErr: []string{`aksml:teams[1].cpuBorrowingLimit: is a kueue setting but aksml:scheduler.system is "volcano"`}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:teams[1].cpuBorrowingLimit")}},
 		{name: "lenders", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Lenders: []Lender{{Name: "shared", GPUQuota: map[string]int{"a100": 2}, CPU: "16", Memory: "64Gi"}}}},
 		{name: "invalid lenders", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Lenders: []Lender{
 			{Name: "team-a", GPUQuota: map[string]int{"a100": 1}},
@@ -189,33 +180,15 @@ func TestValidateTeams(t *testing.T) {
 			{Name: "idle"},
 			{Name: "idle", CPU: "lots", Memory: "1m"},
 			{GPUQuota: map[string]int{"a100": 1}},
-		}}, wantErr: []string{
-			`aksml:scheduler.lenders[0].name: "team-a" is the name of team aksml:teams[0]; both would own ClusterQueue team-a-gpu`,
-			`aksml:scheduler.lenders[1].name: "Shared" is not a valid lender name`,
-			`aksml:scheduler.lenders[1].gpuQuota["a100spot"]: -1 is negative`,
-			`aksml:scheduler.lenders[1].gpuQuota["nope"]: pool "nope" is not in aksml:gpuPools`,
-			"aksml:scheduler.lenders[2]: is required: capacity to lend",
-			`aksml:scheduler.lenders[3].name: "idle" is already defined at aksml:scheduler.lenders[2]`,
-			`aksml:scheduler.lenders[3].cpu: "lots" is not a Kubernetes quantity`,
-			`aksml:scheduler.lenders[3].memory: "1m" is in millibytes`,
-			"aksml:scheduler.lenders[4].name: is required",
-		}},
+		}}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:scheduler.lenders[0].name"), fieldtest.Invalid("aksml:scheduler.lenders[1].name"), fieldtest.Invalid("aksml:scheduler.lenders[1].gpuQuota[\"a100spot\"]"), fieldtest.Invalid("aksml:scheduler.lenders[1].gpuQuota[\"nope\"]"), fieldtest.Required("aksml:scheduler.lenders[2]"), fieldtest.Duplicate("aksml:scheduler.lenders[3].name"), fieldtest.Invalid("aksml:scheduler.lenders[3].cpu"), fieldtest.Invalid("aksml:scheduler.lenders[3].memory"), fieldtest.Required("aksml:scheduler.lenders[4].name")}},
 		{name: "lenders with volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: SystemVolcano, Lenders: []Lender{{Name: "shared", GPUQuota: map[string]int{"a100": 1}}}},
-			wantErr: []string{`aksml:scheduler.lenders: is a kueue setting but system is "volcano"`}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:scheduler.lenders")}},
 		{name: "lender quota counts in the capacity check", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Lenders: []Lender{{Name: "shared", GPUQuota: map[string]int{"a100": 3}}}},
-			wantErr: []string{`aksml:teams: nominal nvidia.com/gpu quota on pool "a100" is 9 (team-a 4, team-b 2, lender shared 3) but the pool holds 8 GPUs`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			errs := ValidateTeams(tc.teams(testTeams()), testPools(), tc.sched, DefaultPaths())
-			if tc.wantErr == nil {
-				require.NoError(t, errs.ToAggregate())
-				return
-			}
-			require.Len(t, errs, len(tc.wantErr), "errors: %v", errs.ToAggregate())
-			for _, want := range tc.wantErr {
-				assert.ErrorContains(t, errs.ToAggregate(), want)
-			}
+			fieldtest.ListEqual(t, ValidateTeams(tc.teams(testTeams()), testPools(), tc.sched, aksmlPaths()), tc.wantErr...)
 		})
 	}
 }
@@ -225,7 +198,7 @@ func TestValidateTeamsReportsEveryProblemAtOnce(t *testing.T) {
 	teams[0].Name = "Bad"
 	teams[0].Weight = -5
 	teams[1].GPUQuota["nope"] = 1
-	errs := ValidateTeams(teams, testPools(), SchedulerSpec{System: "both"}, DefaultPaths())
+	errs := ValidateTeams(teams, testPools(), SchedulerSpec{System: "both"}, aksmlPaths())
 	err := errs.ToAggregate()
 	require.Error(t, err)
 	for _, want := range []string{"aksml:scheduler.system", "aksml:teams[0].name", "aksml:teams[0].weight", `aksml:teams[1].gpuQuota["nope"]`} {
@@ -274,7 +247,7 @@ func TestCheckCapacity(t *testing.T) {
 			for i := range pools {
 				pools[i].Default()
 			}
-			errs := CheckCapacity([]Team{a, b}, nil, pools, tc.overcommit, DefaultPaths())
+			errs := CheckCapacity([]Team{a, b}, nil, pools, tc.overcommit, aksmlPaths())
 			if tc.wantErr == "" {
 				require.Empty(t, errs)
 				return

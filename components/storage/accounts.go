@@ -14,6 +14,9 @@ import (
 
 // StorageAccountsArgs configures NewStorageAccounts.
 type StorageAccountsArgs struct {
+	// ConfigPath is the root of validation error paths (`<ConfigPath>.accounts`).
+	// Default DefaultConfigPath (`storage`).
+	ConfigPath field.Path
 	// ResourceGroupName is the resource group the accounts are created in.
 	// Required.
 	ResourceGroupName pulumi.StringInput
@@ -77,7 +80,7 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 	if args.ResourceGroupName == nil {
 		return nil, errors.New("storage: NewStorageAccounts needs ResourceGroupName")
 	}
-	path := field.NewPath(ConfigKey).Child("accounts")
+	path := configPath(args.ConfigPath).Child("accounts")
 	errs := args.Spec.Validate(path)
 	errs = append(errs, args.Spec.ValidateRoute(path, args.NodeSubnetID != nil, args.PrivateEndpoints)...)
 	if err := errs.ToAggregate(); err != nil {

@@ -29,11 +29,14 @@ type ClassAccounts struct {
 
 // StorageClassesArgs configures NewStorageClasses.
 type StorageClassesArgs struct {
+	// ConfigPath is the root of validation error paths (`<ConfigPath>.scratchDiskSku`).
+	// Default DefaultConfigPath (`storage`).
+	ConfigPath field.Path
 	// Provider is the Kubernetes provider; nil uses the ambient default.
 	Provider *kubernetes.Provider
 	// Accounts adds the `storageAccount` and `resourceGroup` CSI parameters
 	// that pin the classes to aksml's accounts. Default nil: the classes are
-	// exactly the seed's (existing-cluster mode).
+	// exactly the AKS MLOps best practices' (existing-cluster mode).
 	Accounts *ClassAccounts
 	// ScratchDiskSKU is the skuName of the ml-scratch-azuredisk class, one
 	// of ScratchDiskSKUs. Default Premium_LRS (DefaultScratchDiskSKU).
@@ -61,7 +64,7 @@ type StorageClasses struct {
 	classes []pulumi.Resource
 }
 
-// classSpec is one seed StorageClass.
+// classSpec is one AKS MLOps best practices StorageClass.
 type classSpec struct {
 	role, name, provisioner, reclaimPolicy string
 	parameters                             map[string]string
@@ -74,9 +77,9 @@ type classSpec struct {
 	bindingMode string
 }
 
-// seedClasses returns the AKS MLOps best practices StorageClasses, Azure
+// bestPracticeClasses returns the AKS MLOps best practices StorageClasses, Azure
 // Files first, then the Azure Disk scratch class with skuName scratchSKU.
-func seedClasses(scratchSKU string) []classSpec {
+func bestPracticeClasses(scratchSKU string) []classSpec {
 	return []classSpec{
 		{
 			role: "files-premium", name: AzureFilePremiumClass, provisioner: FileCSIDriver, reclaimPolicy: ReclaimDelete,
@@ -124,7 +127,7 @@ func scratchDiskClass(sku string) classSpec {
 	}
 }
 
-// storageClassArgs maps a seed class to provider arguments, adding the
+// storageClassArgs maps a AKS MLOps best practices class to provider arguments, adding the
 // account parameters when aksml manages the account behind it.
 func storageClassArgs(c classSpec, accounts *ClassAccounts) *storagev1.StorageClassArgs {
 	params := pulumi.StringMap{}
@@ -173,7 +176,7 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 	if scratchSKU == "" {
 		scratchSKU = DefaultScratchDiskSKU
 	}
-	if err := ValidateScratchDiskSKU(scratchSKU, field.NewPath(ConfigKey).Child("scratchDiskSku")).ToAggregate(); err != nil {
+	if err := ValidateScratchDiskSKU(scratchSKU, configPath(args.ConfigPath).Child("scratchDiskSku")).ToAggregate(); err != nil {
 		return nil, err
 	}
 	if args.Provider != nil {
@@ -185,7 +188,7 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 	}
 
 	names := map[string]pulumi.StringOutput{}
-	for _, spec := range seedClasses(scratchSKU) {
+	for _, spec := range bestPracticeClasses(scratchSKU) {
 		sc, err := storagev1.NewStorageClass(ctx, name+"-"+spec.role, storageClassArgs(spec, args.Accounts), pulumi.Parent(c))
 		if err != nil {
 			return nil, err

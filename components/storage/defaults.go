@@ -1,12 +1,23 @@
 package storage
 
 import (
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/vocab"
 )
 
-// ConfigKey is the stack config key the storage Spec is read from (C9). The
-// components validate with paths below it, so errors name the key to change.
-const ConfigKey = "aksml:storage"
+// DefaultConfigPath is the error-path root of the storage components when
+// the caller gives no ConfigPath; errors name the key below it to change.
+// It carries no program's config namespace: the aksml program passes
+// `aksml:storage` (C9).
+const DefaultConfigPath = "storage"
+
+// configPath is the caller's ConfigPath, or DefaultConfigPath.
+func configPath(p field.Path) field.Path {
+	if p == "" {
+		return field.NewPath(DefaultConfigPath)
+	}
+	return p
+}
 
 // StorageClass names, provisioners and SKU from AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Store datasets and checkpoints".
 const (
@@ -23,7 +34,7 @@ const (
 	// BlobBlockCacheClass is a premium Blob class mounted with BlobFuse2 in
 	// block-cache mode, for read-mostly datasets read in large sequential
 	// blocks (e.g. shards, tokenised corpora), reclaim Delete. It is not in
-	// the seed; teams asked for a FUSE class that needs no NFS network
+	// AKS MLOps best practices; teams asked for a FUSE class that needs no NFS network
 	// setup. The Blob CSI driver creates (or reuses) its own account for it.
 	BlobBlockCacheClass = "ml-azureblob-blockcache"
 
@@ -39,7 +50,7 @@ const (
 	// ReclaimDelete and ReclaimRetain are the StorageClass reclaim policies.
 	ReclaimDelete = "Delete"
 	ReclaimRetain = "Retain"
-	// VolumeBindingImmediate is the seed's volumeBindingMode for every
+	// VolumeBindingImmediate is the AKS MLOps best practices' volumeBindingMode for every
 	// Azure Files and Blob class.
 	VolumeBindingImmediate = "Immediate"
 	// VolumeBindingWaitForFirstConsumer delays disk creation until a pod
@@ -95,7 +106,7 @@ const (
 )
 
 // azureFileMountOptions are the SMB mount options of both Azure Files classes,
-// in the seed's order: group-writable files for uid/gid 1000 (the workloads'
+// in the AKS MLOps best practices' order: group-writable files for uid/gid 1000 (the workloads'
 // runAsUser/runAsGroup), symlinks, strict caching, 30 s attribute cache and a
 // socket per share.
 func azureFileMountOptions() []string {
@@ -118,7 +129,7 @@ func azureFileMountOptions() []string {
 // -o`), so only NFS options are valid there. AKS MLOps best practices lists six options in
 // blobfuse's "-o name=value" form; attr_timeout, entry_timeout and
 // negative_timeout are FUSE options that the NFS client rejects, so every
-// mount failed. What the seed meant survives as the NFS equivalents: a
+// mount failed. What AKS MLOps best practices meant survives as the NFS equivalents: a
 // 120 s attribute cache (actimeo=120, which also covers the entry and
 // negative caching the FUSE options set), noresvport (reconnect from a new
 // source port after a network fault) and nconnect=4 (four TCP connections;
@@ -174,9 +185,9 @@ const (
 const (
 	// DefaultDatasetsClass is Azure Files premium (AKS MLOps best practices shared-training-data).
 	DefaultDatasetsClass = AzureFilePremiumClass
-	// DefaultDatasetsSize is the seed's shared-training-data request.
+	// DefaultDatasetsSize is the AKS MLOps best practices' shared-training-data request.
 	DefaultDatasetsSize = "100Gi"
-	// DefaultCheckpointsSize is the seed's model-checkpoints request.
+	// DefaultCheckpointsSize is the AKS MLOps best practices' model-checkpoints request.
 	DefaultCheckpointsSize = "100Gi"
 	// DefaultFilesAccountSuffix is appended to Accounts.NamePrefix to derive
 	// the Azure Files premium account name.

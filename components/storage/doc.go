@@ -36,23 +36,23 @@
 //
 //   - NewStorageClasses (Kubernetes layer, `aksml:storage:StorageClasses`):
 //     ml-azurefile-premium, ml-checkpoints-azurefile (reclaim Retain) and
-//     ml-azureblob-nfs with the seed's provisioner, parameters, mount
+//     ml-azureblob-nfs with the AKS MLOps best practices' provisioner, parameters, mount
 //     options, reclaim policy, allowVolumeExpansion true and
 //     volumeBindingMode Immediate. ml-azureblob-nfs takes NFS mount options
 //     only (actimeo=120, noresvport, nconnect=4): the Blob CSI driver passes
-//     mountOptions unchanged to the NFS mount, and the seed's blobfuse-only
+//     mountOptions unchanged to the NFS mount, and the AKS MLOps best practices' blobfuse-only
 //     `-o attr_timeout/entry_timeout/negative_timeout` made every mount
 //     fail (see blobNFSMountOptions). ml-azureblob-blockcache (not in the
-//     seed) mounts premium Blob with BlobFuse2 in block-cache mode for
+//     AKS MLOps best practices) mounts premium Blob with BlobFuse2 in block-cache mode for
 //     read-mostly datasets; the driver picks or creates its account (aksml's
 //     Blob account is NFS-only), so in prod restrict that account's network
 //     yourself or use the NFS class. With Args.Accounts (aksml manages the
 //     accounts) each class also gets the CSI parameters `storageAccount` and
-//     `resourceGroup` pointing at the account behind it; the seed's
+//     `resourceGroup` pointing at the account behind it; the AKS MLOps best practices'
 //     parameters are unchanged. The cluster identity then needs "Storage
 //     Account Contributor" on that resource group, which the stack grants.
 //     Without Args.Accounts (existing-cluster mode) the classes are exactly
-//     the seed's and the drivers create their own accounts.
+//     the AKS MLOps best practices' and the drivers create their own accounts.
 //     ml-scratch-azuredisk is the ReadWriteOnce Azure Disk class for per-job
 //     scratch (the documents' "Azure Disk for per-job scratch" option): one
 //     managed disk per claim, attached to the node of the one pod that uses

@@ -1,7 +1,7 @@
 package storage
 
 // Spec is the plain-data storage configuration held in stack config under
-// `aksml:storage`. Call Default, then Validate(field.NewPath(ConfigKey)).
+// `aksml:storage`. Call Default, then Validate(field.NewPath("aksml:storage")).
 type Spec struct {
 	// Accounts configures the Azure storage accounts aksml creates. Default
 	// nil: no accounts; the CSI drivers create and manage their own accounts

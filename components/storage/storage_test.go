@@ -12,6 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/field"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
+
+	"github.com/aksml/aksml/components/field/fieldtest"
 )
 
 const (
@@ -22,69 +26,17 @@ const (
 	subnetID = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes"
 )
 
-// registered is one resource the mocks saw.
-type registered struct {
-	token, name, provider string
-	inputs                map[string]any
-	protect, retain       bool
-}
-
-// mocks records every resource registration.
-type mocks struct {
-	mu  sync.Mutex
-	res []registered
-}
-
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.res = append(m.res, registered{
-		token:    args.TypeToken,
-		name:     args.Name,
-		provider: args.Provider,
-		inputs:   args.Inputs.Mappable(),
-		protect:  args.RegisterRPC.GetProtect(),
-		retain:   args.RegisterRPC.GetRetainOnDelete(),
-	})
-	outputs := args.Inputs.Copy()
-	if args.TypeToken == tokenAccount {
-		outputs["name"] = args.Inputs["accountName"]
-	}
-	return args.Name + "-id", outputs, nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) { return args.Args, nil }
-
-func (m *mocks) byToken(token string) []registered {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []registered
-	for _, r := range m.res {
-		if r.token == token {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func (m *mocks) byName(t *testing.T, name string) registered {
+// run runs fn under mocks that name a storage account after its
+// accountName input, as ARM does.
+func run(t *testing.T, fn pulumi.RunFunc) (*mocktest.Mocks, error) {
 	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, r := range m.res {
-		if r.name == name {
-			return r
+	m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
+		if args.TypeToken == tokenAccount {
+			state["name"] = args.Inputs["accountName"]
 		}
-	}
-	t.Fatalf("no resource named %q registered", name)
-	return registered{}
-}
-
-func run(t *testing.T, fn pulumi.RunFunc) (*mocks, error) {
-	t.Helper()
-	m := &mocks{}
-	err := pulumi.RunErr(fn, pulumi.WithMocks("aksml", "test", m))
-	return m, err
+		return args.Name + "-id", state
+	}}
+	return m, m.Run(fn)
 }
 
 // await resolves a string output once the program has run.
@@ -102,18 +54,6 @@ func awaitString(o pulumi.StringOutput) *await {
 
 func (a *await) get() string { a.wg.Wait(); return a.val }
 
-func path(m map[string]any, keys ...string) any {
-	var cur any = m
-	for _, k := range keys {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = mm[k]
-	}
-	return cur
-}
-
 func strs(v any) []string {
 	var out []string
 	for _, x := range v.([]any) {
@@ -122,13 +62,13 @@ func strs(v any) []string {
 	return out
 }
 
-func TestStorageClassesAreExactlyTheSeed(t *testing.T) {
+func TestStorageClassesAreExactlyTheBestPractices(t *testing.T) {
 	m, err := run(t, func(ctx *pulumi.Context) error {
 		_, err := NewStorageClasses(ctx, "ml", nil)
 		return err
 	})
 	require.NoError(t, err)
-	require.Len(t, m.byToken(tokenClass), 5, "four seed classes and the scratch disk class")
+	require.Len(t, m.ByType(tokenClass), 5, "four best-practice classes and the scratch disk class")
 
 	fileOpts := []string{"dir_mode=0770", "file_mode=0660", "uid=1000", "gid=1000", "mfsymlinks", "cache=strict", "actimeo=30", "nosharesock"}
 	want := []struct {
@@ -146,7 +86,7 @@ func TestStorageClassesAreExactlyTheSeed(t *testing.T) {
 	}
 	for _, w := range want {
 		t.Run(w.name, func(t *testing.T) {
-			in := m.byName(t, w.resource).inputs
+			in := m.ByName(t, w.resource).Inputs
 			if w.params["protocol"] == "nfs" {
 				for _, o := range strs(in["mountOptions"]) {
 					assert.NotContains(t, o, "-o", "the NFS mount takes its options as a plain list, not blobfuse's -o form")
@@ -154,9 +94,9 @@ func TestStorageClassesAreExactlyTheSeed(t *testing.T) {
 						"FUSE options fail an NFS mount")
 				}
 			}
-			assert.Equal(t, w.name, path(in, "metadata", "name"))
+			assert.Equal(t, w.name, mocktest.Get(in, "metadata", "name"))
 			assert.Equal(t, w.provisioner, in["provisioner"])
-			assert.Equal(t, w.params, in["parameters"], "parameters must be exactly the seed's in existing-cluster mode")
+			assert.Equal(t, w.params, in["parameters"], "parameters must be exactly the best practices' in existing-cluster mode")
 			assert.Equal(t, w.mountOptions, strs(in["mountOptions"]))
 			assert.Equal(t, w.reclaim, in["reclaimPolicy"])
 			assert.Equal(t, true, in["allowVolumeExpansion"])
@@ -177,11 +117,11 @@ func TestStorageClassesPointAtManagedAccounts(t *testing.T) {
 
 	for _, res := range []string{"ml-files-premium", "ml-checkpoints"} {
 		assert.Equal(t, map[string]any{"skuName": "Premium_LRS", "storageAccount": "mlprodfiles", "resourceGroup": "rg-ml"},
-			m.byName(t, res).inputs["parameters"], res)
+			m.ByName(t, res).Inputs["parameters"], res)
 	}
-	assert.Equal(t, map[string]any{"protocol": "nfs", "skuName": "Premium_LRS"}, m.byName(t, "ml-blob-nfs").inputs["parameters"],
-		"without a managed Blob account the blob class keeps the seed's parameters")
-	assert.Equal(t, map[string]any{"protocol": "fuse2", "skuName": "Premium_LRS"}, m.byName(t, "ml-blob-blockcache").inputs["parameters"],
+	assert.Equal(t, map[string]any{"protocol": "nfs", "skuName": "Premium_LRS"}, m.ByName(t, "ml-blob-nfs").Inputs["parameters"],
+		"without a managed Blob account the blob class keeps the best practices' parameters")
+	assert.Equal(t, map[string]any{"protocol": "fuse2", "skuName": "Premium_LRS"}, m.ByName(t, "ml-blob-blockcache").Inputs["parameters"],
 		"the block-cache class never points at aksml's NFS-only accounts")
 }
 
@@ -195,9 +135,9 @@ func TestStorageClassesUseTheGivenProvider(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	require.Len(t, m.byToken(tokenClass), 5)
-	for _, sc := range m.byToken(tokenClass) {
-		assert.Contains(t, sc.provider, "::existing::", sc.name)
+	require.Len(t, m.ByType(tokenClass), 5)
+	for _, sc := range m.ByType(tokenClass) {
+		assert.Contains(t, sc.Provider, "::existing::", sc.Name)
 	}
 }
 
@@ -223,33 +163,33 @@ func TestStorageAccountsSecureDefaults(t *testing.T) {
 	assert.Equal(t, "mlprodblob", blob.get())
 	assert.Equal(t, "ml-files-id", filesID.get())
 
-	f := m.byName(t, "ml-files")
-	assert.True(t, f.protect, "the account holding checkpoints is protected in prod")
+	f := m.ByName(t, "ml-files")
+	assert.True(t, f.Protect, "the account holding checkpoints is protected in prod")
 	for k, v := range map[string]any{
 		"accountName": "mlprodfiles", "resourceGroupName": "rg-ml", "kind": "FileStorage",
 		"enableHttpsTrafficOnly": true, "minimumTlsVersion": "TLS1_2", "allowBlobPublicAccess": false,
 		"allowSharedKeyAccess": true, "allowCrossTenantReplication": false,
 	} {
-		assert.Equal(t, v, f.inputs[k], "files account %s", k)
+		assert.Equal(t, v, f.Inputs[k], "files account %s", k)
 	}
-	assert.Equal(t, "Premium_LRS", path(f.inputs, "sku", "name"))
-	assert.Equal(t, "Deny", path(f.inputs, "networkRuleSet", "defaultAction"))
-	assert.Equal(t, "AzureServices", path(f.inputs, "networkRuleSet", "bypass"))
-	assert.Equal(t, subnetID, path(f.inputs, "networkRuleSet", "virtualNetworkRules").([]any)[0].(map[string]any)["virtualNetworkResourceId"])
-	assert.Equal(t, "203.0.113.0/24", path(f.inputs, "networkRuleSet", "ipRules").([]any)[0].(map[string]any)["iPAddressOrRange"])
+	assert.Equal(t, "Premium_LRS", mocktest.Get(f.Inputs, "sku", "name"))
+	assert.Equal(t, "Deny", mocktest.Get(f.Inputs, "networkRuleSet", "defaultAction"))
+	assert.Equal(t, "AzureServices", mocktest.Get(f.Inputs, "networkRuleSet", "bypass"))
+	assert.Equal(t, subnetID, mocktest.Get(f.Inputs, "networkRuleSet", "virtualNetworkRules").([]any)[0].(map[string]any)["virtualNetworkResourceId"])
+	assert.Equal(t, "203.0.113.0/24", mocktest.Get(f.Inputs, "networkRuleSet", "ipRules").([]any)[0].(map[string]any)["iPAddressOrRange"])
 
-	b := m.byName(t, "ml-blob")
-	assert.False(t, b.protect, "only the checkpoint account is protected")
+	b := m.ByName(t, "ml-blob")
+	assert.False(t, b.Protect, "only the checkpoint account is protected")
 	for k, v := range map[string]any{
 		"accountName": "mlprodblob", "kind": "BlockBlobStorage", "isHnsEnabled": true, "enableNfsV3": true,
 		"enableHttpsTrafficOnly": false, "minimumTlsVersion": "TLS1_2", "allowBlobPublicAccess": false,
 		"allowSharedKeyAccess": false, "allowCrossTenantReplication": false,
 	} {
-		assert.Equal(t, v, b.inputs[k], "blob account %s", k)
+		assert.Equal(t, v, b.Inputs[k], "blob account %s", k)
 	}
-	assert.Equal(t, "Premium_LRS", path(b.inputs, "sku", "name"))
-	assert.Equal(t, "Deny", path(b.inputs, "networkRuleSet", "defaultAction"))
-	assert.Empty(t, path(b.inputs, "networkRuleSet", "ipRules"), "NFS is reachable from subnets only")
+	assert.Equal(t, "Premium_LRS", mocktest.Get(b.Inputs, "sku", "name"))
+	assert.Equal(t, "Deny", mocktest.Get(b.Inputs, "networkRuleSet", "defaultAction"))
+	assert.Empty(t, mocktest.Get(b.Inputs, "networkRuleSet", "ipRules"), "NFS is reachable from subnets only")
 }
 
 func TestStorageAccountsDevDefaults(t *testing.T) {
@@ -266,11 +206,11 @@ func TestStorageAccountsDevDefaults(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	assert.Len(t, m.byToken(tokenAccount), 1, "the Blob NFS account is opt-in")
-	f := m.byName(t, "ml-files")
-	assert.False(t, f.protect)
-	assert.Equal(t, "mldevshared", f.inputs["accountName"])
-	assert.Equal(t, "Allow", path(f.inputs, "networkRuleSet", "defaultAction"))
+	assert.Len(t, m.ByType(tokenAccount), 1, "the Blob NFS account is opt-in")
+	f := m.ByName(t, "ml-files")
+	assert.False(t, f.Protect)
+	assert.Equal(t, "mldevshared", f.Inputs["accountName"])
+	assert.Equal(t, "Allow", mocktest.Get(f.Inputs, "networkRuleSet", "defaultAction"))
 	assert.Equal(t, "", blobName.get(), "outputs are always set")
 }
 
@@ -282,10 +222,10 @@ func TestStorageAccountsValidateBeforeRegistering(t *testing.T) {
 		})
 		return err
 	})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "aksml:storage.accounts.namePrefix")
-	assert.Contains(t, err.Error(), "aksml:storage.accounts.nodeAccess", "a Blob NFS account without a route for the nodes")
-	assert.Empty(t, m.res, "nothing is registered when the spec is invalid")
+	// The component reports below its default root; the nodeAccess problem
+	// is the Blob NFS account without a route for the nodes.
+	fieldtest.Equal(t, err, fieldtest.Invalid("storage.accounts.namePrefix"), fieldtest.Invalid("storage.accounts.nodeAccess"))
+	assert.Empty(t, m.All(), "nothing is registered when the spec is invalid")
 }
 
 func TestClassAccountsFromStorageAccounts(t *testing.T) {
@@ -301,10 +241,10 @@ func TestClassAccountsFromStorageAccounts(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	assert.Equal(t, "mlprodfiles", path(m.byName(t, "ml-checkpoints").inputs, "parameters", "storageAccount"))
-	assert.Equal(t, "mlprodblob", path(m.byName(t, "ml-blob-nfs").inputs, "parameters", "storageAccount"))
-	assert.Equal(t, "rg-ml", path(m.byName(t, "ml-blob-nfs").inputs, "parameters", "resourceGroup"))
-	assert.Equal(t, "nfs", path(m.byName(t, "ml-blob-nfs").inputs, "parameters", "protocol"))
+	assert.Equal(t, "mlprodfiles", mocktest.Get(m.ByName(t, "ml-checkpoints").Inputs, "parameters", "storageAccount"))
+	assert.Equal(t, "mlprodblob", mocktest.Get(m.ByName(t, "ml-blob-nfs").Inputs, "parameters", "storageAccount"))
+	assert.Equal(t, "rg-ml", mocktest.Get(m.ByName(t, "ml-blob-nfs").Inputs, "parameters", "resourceGroup"))
+	assert.Equal(t, "nfs", mocktest.Get(m.ByName(t, "ml-blob-nfs").Inputs, "parameters", "protocol"))
 }
 
 func TestTeamVolumes(t *testing.T) {
@@ -334,26 +274,26 @@ func TestTeamVolumes(t *testing.T) {
 				return nil
 			})
 			require.NoError(t, err)
-			require.Len(t, m.byToken(tokenPVC), 2)
+			require.Len(t, m.ByType(tokenPVC), 2)
 			assert.Equal(t, DatasetsPVCName, ds.get())
 			assert.Equal(t, CheckpointsPVCName, ck.get())
 
-			d := m.byName(t, "team-a-datasets")
-			assert.Equal(t, "shared-training-data", path(d.inputs, "metadata", "name"))
-			assert.Equal(t, "team-a", path(d.inputs, "metadata", "namespace"))
-			assert.Equal(t, []string{"ReadWriteMany"}, strs(path(d.inputs, "spec", "accessModes")))
-			assert.Equal(t, tt.wantClass, path(d.inputs, "spec", "storageClassName"))
-			assert.Equal(t, tt.wantDatasets, path(d.inputs, "spec", "resources", "requests", "storage"))
-			assert.False(t, d.retain, "datasets claims are not retained")
+			d := m.ByName(t, "team-a-datasets")
+			assert.Equal(t, "shared-training-data", mocktest.Get(d.Inputs, "metadata", "name"))
+			assert.Equal(t, "team-a", mocktest.Get(d.Inputs, "metadata", "namespace"))
+			assert.Equal(t, []string{"ReadWriteMany"}, strs(mocktest.Get(d.Inputs, "spec", "accessModes")))
+			assert.Equal(t, tt.wantClass, mocktest.Get(d.Inputs, "spec", "storageClassName"))
+			assert.Equal(t, tt.wantDatasets, mocktest.Get(d.Inputs, "spec", "resources", "requests", "storage"))
+			assert.False(t, d.RetainOnDelete, "datasets claims are not retained")
 
-			c := m.byName(t, "team-a-checkpoints")
-			assert.Equal(t, "model-checkpoints", path(c.inputs, "metadata", "name"))
-			assert.Equal(t, "team-a", path(c.inputs, "metadata", "namespace"))
-			assert.Equal(t, []string{"ReadWriteMany"}, strs(path(c.inputs, "spec", "accessModes")))
-			assert.Equal(t, "ml-checkpoints-azurefile", path(c.inputs, "spec", "storageClassName"))
-			assert.Equal(t, tt.wantCkpt, path(c.inputs, "spec", "resources", "requests", "storage"))
-			assert.Equal(t, tt.wantRetention, c.retain, "RetainOnDelete on the checkpoints claim")
-			assert.False(t, c.protect)
+			c := m.ByName(t, "team-a-checkpoints")
+			assert.Equal(t, "model-checkpoints", mocktest.Get(c.Inputs, "metadata", "name"))
+			assert.Equal(t, "team-a", mocktest.Get(c.Inputs, "metadata", "namespace"))
+			assert.Equal(t, []string{"ReadWriteMany"}, strs(mocktest.Get(c.Inputs, "spec", "accessModes")))
+			assert.Equal(t, "ml-checkpoints-azurefile", mocktest.Get(c.Inputs, "spec", "storageClassName"))
+			assert.Equal(t, tt.wantCkpt, mocktest.Get(c.Inputs, "spec", "resources", "requests", "storage"))
+			assert.Equal(t, tt.wantRetention, c.RetainOnDelete, "RetainOnDelete on the checkpoints claim")
+			assert.False(t, c.Protect)
 		})
 	}
 }
@@ -361,14 +301,14 @@ func TestTeamVolumes(t *testing.T) {
 func TestTeamVolumesValidateBeforeRegistering(t *testing.T) {
 	m, err := run(t, func(ctx *pulumi.Context) error {
 		_, err := NewTeamVolumes(ctx, "team-a", &TeamVolumesArgs{
-			Namespace: pulumi.String("team-a"),
-			Spec:      VolumesSpec{CheckpointsSize: "10Gi"},
+			Namespace:  pulumi.String("team-a"),
+			Spec:       VolumesSpec{CheckpointsSize: "10Gi"},
+			ConfigPath: "aksml:storage",
 		})
 		return err
 	})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "aksml:storage.volumes.checkpointsSize")
-	assert.Empty(t, m.res)
+	fieldtest.Equal(t, err, fieldtest.Invalid("aksml:storage.volumes.checkpointsSize"))
+	assert.Empty(t, m.All())
 
 	_, err = run(t, func(ctx *pulumi.Context) error {
 		_, err := NewTeamVolumes(ctx, "team-a", &TeamVolumesArgs{})
@@ -468,7 +408,7 @@ func TestSpecValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.in
 			s.Default()
-			err := s.Validate(field.NewPath(ConfigKey)).ToAggregate()
+			err := s.Validate(field.NewPath("aksml:storage")).ToAggregate()
 			if tt.wantErr == nil {
 				require.NoError(t, err)
 				return
@@ -503,14 +443,14 @@ func TestStorageAccountsGrantTheCSIIdentity(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	grants := m.byToken(roleToken)
+	grants := m.ByType(roleToken)
 	require.Len(t, grants, 2, "one grant per account")
 	scopes := map[string]bool{}
 	for _, g := range grants {
-		scopes[g.inputs["scope"].(string)] = true
-		assert.Equal(t, "00000000-0000-0000-0000-0000000000aa", g.inputs["principalId"])
-		assert.Equal(t, "ServicePrincipal", g.inputs["principalType"])
-		assert.True(t, strings.HasSuffix(g.inputs["roleDefinitionId"].(string), "/providers/Microsoft.Authorization/roleDefinitions/"+StorageAccountContributorRoleID))
+		scopes[g.Inputs["scope"].(string)] = true
+		assert.Equal(t, "00000000-0000-0000-0000-0000000000aa", g.Inputs["principalId"])
+		assert.Equal(t, "ServicePrincipal", g.Inputs["principalType"])
+		assert.True(t, strings.HasSuffix(g.Inputs["roleDefinitionId"].(string), "/providers/Microsoft.Authorization/roleDefinitions/"+StorageAccountContributorRoleID))
 	}
 	assert.Equal(t, map[string]bool{"ml-files-id": true, "ml-blob-id": true}, scopes)
 
@@ -519,13 +459,13 @@ func TestStorageAccountsGrantTheCSIIdentity(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	assert.Empty(t, m.byToken(roleToken), "no identity given, no grant")
+	assert.Empty(t, m.ByType(roleToken), "no identity given, no grant")
 }
 
 // TestValidateRoute: accounts that deny public networks need a route the
 // nodes can use; IP rules are never one (same-region traffic ignores them).
 func TestValidateRoute(t *testing.T) {
-	p := field.NewPath(ConfigKey).Child("accounts")
+	p := field.NewPath("aksml:storage").Child("accounts")
 	tests := []struct {
 		name             string
 		spec             AccountsSpec
@@ -565,13 +505,13 @@ func TestServiceEndpointRouteAddsNodeSubnetRule(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	accounts := m.byToken(tokenAccount)
+	accounts := m.ByType(tokenAccount)
 	require.Len(t, accounts, 2)
 	for _, a := range accounts {
-		rules := path(a.inputs, "networkRuleSet", "virtualNetworkRules").([]any)
-		require.Len(t, rules, 1, a.name)
+		rules := mocktest.Get(a.Inputs, "networkRuleSet", "virtualNetworkRules").([]any)
+		require.Len(t, rules, 1, a.Name)
 		assert.Equal(t, subnetID, rules[0].(map[string]any)["virtualNetworkResourceId"])
-		assert.Equal(t, "Deny", path(a.inputs, "networkRuleSet", "defaultAction"))
+		assert.Equal(t, "Deny", mocktest.Get(a.Inputs, "networkRuleSet", "defaultAction"))
 	}
 
 	m, err = run(t, func(ctx *pulumi.Context) error {
@@ -583,7 +523,7 @@ func TestServiceEndpointRouteAddsNodeSubnetRule(t *testing.T) {
 	})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "same-region")
-	assert.Empty(t, m.byToken(tokenAccount), "a config without a route registers nothing")
+	assert.Empty(t, m.ByType(tokenAccount), "a config without a route registers nothing")
 }
 
 func TestScratchDiskClassFollowsTheAzureDiskCSIExample(t *testing.T) {
@@ -604,8 +544,8 @@ func TestScratchDiskClassFollowsTheAzureDiskCSIExample(t *testing.T) {
 				return err
 			})
 			require.NoError(t, err)
-			in := m.byName(t, "ml-scratch-disk").inputs
-			assert.Equal(t, "ml-scratch-azuredisk", path(in, "metadata", "name"))
+			in := m.ByName(t, "ml-scratch-disk").Inputs
+			assert.Equal(t, "ml-scratch-azuredisk", mocktest.Get(in, "metadata", "name"))
 			assert.Equal(t, "disk.csi.azure.com", in["provisioner"])
 			assert.Equal(t, tc.want, in["parameters"], "managed disks take no storage account parameters")
 			assert.Equal(t, "Delete", in["reclaimPolicy"])
@@ -621,7 +561,6 @@ func TestInvalidScratchDiskSKURegistersNothing(t *testing.T) {
 		_, err := NewStorageClasses(ctx, "ml", &StorageClassesArgs{ScratchDiskSKU: "UltraSSD_LRS"})
 		return err
 	})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "aksml:storage.scratchDiskSku")
-	assert.Empty(t, m.res, "nothing is registered when the SKU is invalid")
+	fieldtest.Equal(t, err, fieldtest.NotSupported("storage.scratchDiskSku"))
+	assert.Empty(t, m.All(), "nothing is registered when the SKU is invalid")
 }

@@ -14,6 +14,9 @@ import (
 
 // TeamVolumesArgs configures NewTeamVolumes.
 type TeamVolumesArgs struct {
+	// ConfigPath is the root of validation error paths (`<ConfigPath>.volumes`).
+	// Default DefaultConfigPath (`storage`).
+	ConfigPath field.Path
 	// Provider is the Kubernetes provider; nil uses the ambient default.
 	Provider *kubernetes.Provider
 	// Namespace is the team namespace the claims are created in, normally
@@ -73,7 +76,7 @@ func NewTeamVolumes(ctx *pulumi.Context, name string, args *TeamVolumesArgs, opt
 	}
 	spec := args.Spec
 	spec.Default()
-	if err := spec.Validate(field.NewPath(ConfigKey).Child("volumes")).ToAggregate(); err != nil {
+	if err := spec.Validate(configPath(args.ConfigPath).Child("volumes")).ToAggregate(); err != nil {
 		return nil, err
 	}
 	if args.Provider != nil {

@@ -1,9 +1,7 @@
 package tenancy
 
 import (
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -12,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/field"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
 const (
@@ -29,60 +29,20 @@ const (
 	tokenContainer  = "azure-native:storage:BlobContainer"
 )
 
-type registered struct {
-	token, name string
-	inputs      map[string]any
-}
-
-type mocks struct {
-	mu  sync.Mutex
-	res []registered
-}
-
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.res = append(m.res, registered{token: args.TypeToken, name: args.Name, inputs: args.Inputs.Mappable()})
-	out := args.Inputs.Copy()
-	if args.TypeToken == tokenStack {
-		// The deployed stack reports each template output's value.
-		outputs := resource.PropertyMap{}
-		for k := range args.Inputs["template"].ObjectValue()["outputs"].ObjectValue() {
-			outputs[resource.PropertyKey(k)] = resource.NewObjectProperty(resource.PropertyMap{"value": resource.NewStringProperty("value-of-" + string(k))})
-		}
-		out["outputs"] = resource.NewObjectProperty(outputs)
-	}
-	return args.Name + "-id", out, nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) { return args.Args, nil }
-
-func (m *mocks) of(token string) []registered {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []registered
-	for _, r := range m.res {
-		if r.token == token {
-			out = append(out, r)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
-
-func (m *mocks) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.res)
-}
-
-func run(t *testing.T, args *TenancyArgs) (*mocks, error) {
+// run builds Tenancy under mocks whose deployment stacks report each
+// template output's value as "value-of-<output>".
+func run(t *testing.T, args *TenancyArgs) (*mocktest.Mocks, error) {
 	t.Helper()
-	m := &mocks{}
-	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+	m := &mocktest.Mocks{State: func(a pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
+		if a.TypeToken == tokenStack {
+			state["outputs"] = mocktest.StackOutputs(a.Inputs, func(k string) string { return "value-of-" + k })
+		}
+		return a.Name + "-id", state
+	}}
+	err := m.Run(func(ctx *pulumi.Context) error {
 		_, err := NewTenancy(ctx, "tenancy", args)
 		return err
-	}, pulumi.WithMocks("aksml", "test", m))
+	})
 	return m, err
 }
 
@@ -104,35 +64,17 @@ func azureArgs(authz Authorization) *AzureArgs {
 	}
 }
 
-func dig(t *testing.T, v any, path ...any) any {
-	t.Helper()
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			require.True(t, ok, "expected a map at %v", p)
-			v = m[k]
-		case int:
-			l, ok := v.([]any)
-			require.True(t, ok, "expected a list at %v", p)
-			require.Greater(t, len(l), k)
-			v = l[k]
-		}
-	}
-	return v
-}
-
 func TestKubernetesObjectsPerTeam(t *testing.T) {
 	m, err := run(t, &TenancyArgs{Teams: teams()})
 	require.NoError(t, err)
 
-	roles := m.of(tokenRole)
+	roles := m.SortedByType(tokenRole)
 	require.Len(t, roles, 2)
-	assert.Equal(t, MemberRoleName, dig(t, roles[0].inputs, "metadata", "name"))
-	assert.Equal(t, "team-a", dig(t, roles[0].inputs, "metadata", "namespace"))
-	assert.Equal(t, groupA, dig(t, roles[0].inputs, "metadata", "annotations", GroupsAnnotation))
+	assert.Equal(t, MemberRoleName, mocktest.Dig(t, roles[0].Inputs, "metadata", "name"))
+	assert.Equal(t, "team-a", mocktest.Dig(t, roles[0].Inputs, "metadata", "namespace"))
+	assert.Equal(t, groupA, mocktest.Dig(t, roles[0].Inputs, "metadata", "annotations", GroupsAnnotation))
 	var writable []string
-	for _, r := range dig(t, roles[0].inputs, "rules").([]any) {
+	for _, r := range mocktest.Dig(t, roles[0].Inputs, "rules").([]any) {
 		rule := r.(map[string]any)
 		if contains(rule["verbs"], "create") {
 			for _, res := range rule["resources"].([]any) {
@@ -143,36 +85,36 @@ func TestKubernetesObjectsPerTeam(t *testing.T) {
 	assert.ElementsMatch(t, []string{"jobs", "cronjobs", "pytorchjobs", "tfjobs", "workspaces"}, writable,
 		"members write training work only: never LocalQueues, ResourceQuotas, NetworkPolicies or RBAC")
 
-	bindings := m.of(tokenBinding)
+	bindings := m.SortedByType(tokenBinding)
 	require.Len(t, bindings, 2)
-	assert.Equal(t, []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": groupA}}, dig(t, bindings[0].inputs, "subjects"))
-	assert.Equal(t, MemberRoleName, dig(t, bindings[0].inputs, "roleRef", "name"))
+	assert.Equal(t, []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": groupA}}, mocktest.Dig(t, bindings[0].Inputs, "subjects"))
+	assert.Equal(t, MemberRoleName, mocktest.Dig(t, bindings[0].Inputs, "roleRef", "name"))
 
 	policies := map[string]map[string]any{}
-	for _, p := range m.of(tokenPolicy) {
-		policies[dig(t, p.inputs, "metadata", "namespace").(string)+"/"+dig(t, p.inputs, "metadata", "name").(string)] = p.inputs
+	for _, p := range m.SortedByType(tokenPolicy) {
+		policies[mocktest.Dig(t, p.Inputs, "metadata", "namespace").(string)+"/"+mocktest.Dig(t, p.Inputs, "metadata", "name").(string)] = p.Inputs
 	}
 	assert.Len(t, policies, 5+3, "restricted team: deny, same namespace, scrape, DNS, HTTPS; unrestricted: no egress allowances")
-	assert.Equal(t, []any{"Ingress", "Egress"}, dig(t, policies["team-a/"+DefaultDenyPolicy], "spec", "policyTypes"))
-	assert.Equal(t, map[string]any{}, dig(t, policies["team-a/"+DefaultDenyPolicy], "spec", "podSelector"))
-	assert.Nil(t, dig(t, policies["team-a/"+DefaultDenyPolicy], "spec", "ingress"))
-	assert.Equal(t, []any{"Ingress"}, dig(t, policies["team-b/"+DefaultDenyPolicy], "spec", "policyTypes"), "Unrestricted keeps egress open")
+	assert.Equal(t, []any{"Ingress", "Egress"}, mocktest.Dig(t, policies["team-a/"+DefaultDenyPolicy], "spec", "policyTypes"))
+	assert.Equal(t, map[string]any{}, mocktest.Dig(t, policies["team-a/"+DefaultDenyPolicy], "spec", "podSelector"))
+	assert.Nil(t, mocktest.Get(policies["team-a/"+DefaultDenyPolicy], "spec", "ingress"))
+	assert.Equal(t, []any{"Ingress"}, mocktest.Dig(t, policies["team-b/"+DefaultDenyPolicy], "spec", "policyTypes"), "Unrestricted keeps egress open")
 	assert.NotContains(t, policies, "team-b/"+DNSPolicy)
-	assert.Equal(t, []any{"10.244.0.0/16", "10.0.0.0/16"}, dig(t, policies["team-a/"+ExternalHTTPSPolicy], "spec", "egress", 0, "to", 0, "ipBlock", "except"))
-	assert.Equal(t, map[string]any{"rsName": "ama-metrics"}, dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "from", 0, "podSelector", "matchLabels"))
-	assert.Equal(t, "metrics", dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "ports", 0, "port"))
+	assert.Equal(t, []any{"10.244.0.0/16", "10.0.0.0/16"}, mocktest.Dig(t, policies["team-a/"+ExternalHTTPSPolicy], "spec", "egress", 0, "to", 0, "ipBlock", "except"))
+	assert.Equal(t, map[string]any{"rsName": "ama-metrics"}, mocktest.Dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "from", 0, "podSelector", "matchLabels"))
+	assert.Equal(t, "metrics", mocktest.Dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "ports", 0, "port"))
 
-	assert.Empty(t, m.of(tokenSA), "no identity without Azure")
-	assert.Empty(t, m.of(tokenStack))
-	assert.Empty(t, m.of(tokenAssignment))
+	assert.Empty(t, m.SortedByType(tokenSA), "no identity without Azure")
+	assert.Empty(t, m.SortedByType(tokenStack))
+	assert.Empty(t, m.SortedByType(tokenAssignment))
 }
 
 func TestNoBindingWithoutGroups(t *testing.T) {
 	m, err := run(t, &TenancyArgs{Teams: []Team{{Name: "team-a"}}})
 	require.NoError(t, err)
-	assert.Empty(t, m.of(tokenBinding))
-	require.Len(t, m.of(tokenRole), 1)
-	assert.Equal(t, "", dig(t, m.of(tokenRole)[0].inputs, "metadata", "annotations", GroupsAnnotation))
+	assert.Empty(t, m.SortedByType(tokenBinding))
+	require.Len(t, m.SortedByType(tokenRole), 1)
+	assert.Equal(t, "", mocktest.Dig(t, m.SortedByType(tokenRole)[0].Inputs, "metadata", "annotations", GroupsAnnotation))
 }
 
 func TestAzureRBACIdentitiesAndAssignments(t *testing.T) {
@@ -184,31 +126,31 @@ func TestAzureRBACIdentitiesAndAssignments(t *testing.T) {
 	m, err := run(t, &TenancyArgs{Teams: tt, Azure: az})
 	require.NoError(t, err)
 
-	stacks := m.of(tokenStack)
+	stacks := m.SortedByType(tokenStack)
 	require.Len(t, stacks, 1)
-	assert.Equal(t, "aks-team-identities", stacks[0].inputs["deploymentStackName"])
-	resources := dig(t, stacks[0].inputs, "template", "resources").([]any)
+	assert.Equal(t, "aks-team-identities", stacks[0].Inputs["deploymentStackName"])
+	resources := mocktest.Dig(t, stacks[0].Inputs, "template", "resources").([]any)
 	require.Len(t, resources, 4, "an identity and a federated credential per team")
-	assert.Equal(t, UserAssignedIdentityType, dig(t, resources[0], "type"))
-	assert.Equal(t, "aks-team-a", dig(t, resources[0], "name"))
-	assert.Equal(t, ManagedIdentityAPIVersion, dig(t, resources[1], "apiVersion"))
+	assert.Equal(t, UserAssignedIdentityType, mocktest.Dig(t, resources[0], "type"))
+	assert.Equal(t, "aks-team-a", mocktest.Dig(t, resources[0], "name"))
+	assert.Equal(t, ManagedIdentityAPIVersion, mocktest.Dig(t, resources[1], "apiVersion"))
 	assert.Equal(t, map[string]any{
 		"issuer":    "[parameters('oidcIssuerUrl')]",
 		"subject":   "system:serviceaccount:team-a:training",
 		"audiences": []any{"api://AzureADTokenExchange"},
-	}, dig(t, resources[1], "properties"))
-	assert.Equal(t, "https://oidc.example/issuer/", dig(t, stacks[0].inputs, "parameters", "oidcIssuerUrl", "value"))
+	}, mocktest.Dig(t, resources[1], "properties"))
+	assert.Equal(t, "https://oidc.example/issuer/", mocktest.Dig(t, stacks[0].Inputs, "parameters", "oidcIssuerUrl", "value"))
 
-	sas := m.of(tokenSA)
+	sas := m.SortedByType(tokenSA)
 	require.Len(t, sas, 2)
-	assert.Equal(t, TrainingServiceAccount, dig(t, sas[0].inputs, "metadata", "name"))
-	assert.Equal(t, "value-of-clientId0", dig(t, sas[0].inputs, "metadata", "annotations", ClientIDAnnotation))
+	assert.Equal(t, TrainingServiceAccount, mocktest.Dig(t, sas[0].Inputs, "metadata", "name"))
+	assert.Equal(t, "value-of-clientId0", mocktest.Dig(t, sas[0].Inputs, "metadata", "annotations", ClientIDAnnotation))
 
 	byScope := map[string][]string{}
-	for _, a := range m.of(tokenAssignment) {
-		role := a.inputs["roleDefinitionId"].(string)
-		byScope[a.inputs["scope"].(string)] = append(byScope[a.inputs["scope"].(string)],
-			a.inputs["principalType"].(string)+":"+a.inputs["principalId"].(string)+":"+role[strings.LastIndex(role, "/")+1:])
+	for _, a := range m.SortedByType(tokenAssignment) {
+		role := a.Inputs["roleDefinitionId"].(string)
+		byScope[a.Inputs["scope"].(string)] = append(byScope[a.Inputs["scope"].(string)],
+			a.Inputs["principalType"].(string)+":"+a.Inputs["principalId"].(string)+":"+role[strings.LastIndex(role, "/")+1:])
 		assert.True(t, strings.HasPrefix(role, "/subscriptions/11111111-2222-3333-4444-555555555555/providers/Microsoft.Authorization/roleDefinitions/"), role)
 	}
 	assert.ElementsMatch(t, []string{
@@ -222,16 +164,16 @@ func TestAzureRBACIdentitiesAndAssignments(t *testing.T) {
 	}, byScope[clusterID+"/namespaces/team-a"])
 	assert.Equal(t, []string{"ServicePrincipal:value-of-principalId0:" + StorageBlobDataContributorRoleID}, byScope["tenancy-team-a-data-id"],
 		"team a's identity gets the data role on its own container only")
-	require.Len(t, m.of(tokenContainer), 2)
-	assert.Equal(t, "team-a", m.of(tokenContainer)[0].inputs["containerName"])
+	require.Len(t, m.SortedByType(tokenContainer), 2)
+	assert.Equal(t, "team-a", m.SortedByType(tokenContainer)[0].Inputs["containerName"])
 }
 
 func TestKubernetesRBACGetsNoAzureRoleAssignments(t *testing.T) {
 	m, err := run(t, &TenancyArgs{Teams: teams(), Azure: azureArgs(AuthorizationKubernetesRBAC)})
 	require.NoError(t, err)
-	assert.Empty(t, m.of(tokenAssignment), "no Blob account and no Azure RBAC: nothing to assign")
-	assert.Len(t, m.of(tokenBinding), 2)
-	assert.Len(t, m.of(tokenSA), 2)
+	assert.Empty(t, m.SortedByType(tokenAssignment), "no Blob account and no Azure RBAC: nothing to assign")
+	assert.Len(t, m.SortedByType(tokenBinding), 2)
+	assert.Len(t, m.SortedByType(tokenSA), 2)
 }
 
 func TestInvalidArgsRegisterNothing(t *testing.T) {
@@ -260,7 +202,7 @@ func TestInvalidArgsRegisterNothing(t *testing.T) {
 	} {
 		assert.Contains(t, err.Error(), want)
 	}
-	assert.Equal(t, 0, m.count(), "a rejected config registers nothing")
+	assert.Equal(t, 0, m.Count(), "a rejected config registers nothing")
 }
 
 func TestValidateTeamsAcceptsDefaults(t *testing.T) {

@@ -31,7 +31,7 @@ func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 				continue
 			}
 			if k, dup := seen[normalGUID(g)]; dup {
-				errs = append(errs, field.Invalid(gp, "%q is already listed at %s; list each group once", g, p.Child("groups").Index(k)))
+				errs = append(errs, field.Duplicate(gp, "%q is already listed at %s; list each group once", g, p.Child("groups").Index(k)))
 			}
 			seen[normalGUID(g)] = j
 		}

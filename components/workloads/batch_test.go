@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/gpupool"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
 const cronJobType = "kubernetes:batch/v1:CronJob"
@@ -21,29 +23,29 @@ func TestIndexedJobShards(t *testing.T) {
 		_, err := NewIndexedJob(ctx, "shards", a)
 		return err
 	})
-	assert.Len(t, m.ofType(IndexedJobType), 1)
-	in := m.one(t, jobType).inputs
-	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, dig(t, in, "metadata", "annotations"))
-	spec := dig(t, in, "spec")
-	assert.Equal(t, "Indexed", dig(t, spec, "completionMode"))
-	assert.EqualValues(t, 4, dig(t, spec, "completions"))
-	assert.EqualValues(t, 4, dig(t, spec, "parallelism"), "parallelism defaults to completions")
-	assert.EqualValues(t, 2, dig(t, spec, "backoffLimitPerIndex"))
-	assert.EqualValues(t, 0, dig(t, spec, "maxFailedIndexes"))
+	assert.Len(t, m.ByType(IndexedJobType), 1)
+	in := m.One(t, jobType).Inputs
+	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, mocktest.Dig(t, in, "metadata", "annotations"))
+	spec := mocktest.Dig(t, in, "spec")
+	assert.Equal(t, "Indexed", mocktest.Dig(t, spec, "completionMode"))
+	assert.EqualValues(t, 4, mocktest.Dig(t, spec, "completions"))
+	assert.EqualValues(t, 4, mocktest.Dig(t, spec, "parallelism"), "parallelism defaults to completions")
+	assert.EqualValues(t, 2, mocktest.Dig(t, spec, "backoffLimitPerIndex"))
+	assert.EqualValues(t, 0, mocktest.Dig(t, spec, "maxFailedIndexes"))
 	assert.False(t, has(spec, "backoffLimit"), "Indexed Jobs retry per index")
-	assert.EqualValues(t, 86400, dig(t, spec, "activeDeadlineSeconds"))
-	assert.EqualValues(t, 86400, dig(t, spec, "ttlSecondsAfterFinished"))
-	assert.Equal(t, "FailIndex", dig(t, spec, "podFailurePolicy", "rules", 1, "action"))
-	assert.Equal(t, "DisruptionTarget", dig(t, spec, "podFailurePolicy", "rules", 0, "onPodConditions", 0, "type"))
+	assert.EqualValues(t, 86400, mocktest.Dig(t, spec, "activeDeadlineSeconds"))
+	assert.EqualValues(t, 86400, mocktest.Dig(t, spec, "ttlSecondsAfterFinished"))
+	assert.Equal(t, "FailIndex", mocktest.Dig(t, spec, "podFailurePolicy", "rules", 1, "action"))
+	assert.Equal(t, "DisruptionTarget", mocktest.Dig(t, spec, "podFailurePolicy", "rules", 0, "onPodConditions", 0, "type"))
 
-	pod := dig(t, spec, "template", "spec")
-	assert.Equal(t, "Never", dig(t, pod, "restartPolicy"))
-	assert.EqualValues(t, 1000, dig(t, pod, "securityContext", "runAsUser"))
-	assert.EqualValues(t, 1000, dig(t, pod, "securityContext", "runAsGroup"))
-	assert.EqualValues(t, 1000, dig(t, pod, "securityContext", "fsGroup"))
+	pod := mocktest.Dig(t, spec, "template", "spec")
+	assert.Equal(t, "Never", mocktest.Dig(t, pod, "restartPolicy"))
+	assert.EqualValues(t, 1000, mocktest.Dig(t, pod, "securityContext", "runAsUser"))
+	assert.EqualValues(t, 1000, mocktest.Dig(t, pod, "securityContext", "runAsGroup"))
+	assert.EqualValues(t, 1000, mocktest.Dig(t, pod, "securityContext", "fsGroup"))
 	assert.False(t, has(pod, "tolerations"))
-	ctr := dig(t, pod, "containers", 0)
-	assert.Equal(t, "worker", dig(t, ctr, "name"))
+	ctr := mocktest.Dig(t, pod, "containers", 0)
+	assert.Equal(t, "worker", mocktest.Dig(t, ctr, "name"))
 	assert.Equal(t, map[string]string{
 		"CHECKPOINT_DIR": "/checkpoints",
 		"DATA_DIR":       "/data",
@@ -58,14 +60,14 @@ func TestIndexedJobOnGPUPoolWithKueue(t *testing.T) {
 		_, err := NewIndexedJob(ctx, "embed", &IndexedJobArgs{Common: common(), Pool: a100Pool(), Completions: 8, Parallelism: 2, MaxFailedIndexes: 1})
 		return err
 	})
-	in := m.one(t, jobType).inputs
-	assert.Equal(t, "gpu-queue", dig(t, in, "metadata", "labels", QueueNameLabel))
-	assert.Equal(t, true, dig(t, in, "spec", "suspend"))
-	assert.Equal(t, []string{"spec.suspend"}, m.one(t, jobType).ignoreChanges)
-	assert.EqualValues(t, 2, dig(t, in, "spec", "parallelism"))
-	assert.EqualValues(t, 1, dig(t, in, "spec", "maxFailedIndexes"))
-	assert.Equal(t, "1", dig(t, in, "spec", "template", "spec", "containers", 0, "resources", "limits", "nvidia.com/gpu"))
-	assert.NotContains(t, envOf(t, dig(t, in, "spec", "template", "spec", "containers", 0)), EnvShardManifest)
+	in := m.One(t, jobType).Inputs
+	assert.Equal(t, "gpu-queue", mocktest.Dig(t, in, "metadata", "labels", QueueNameLabel))
+	assert.Equal(t, true, mocktest.Dig(t, in, "spec", "suspend"))
+	assert.Equal(t, []string{"spec.suspend"}, m.One(t, jobType).IgnoreChanges)
+	assert.EqualValues(t, 2, mocktest.Dig(t, in, "spec", "parallelism"))
+	assert.EqualValues(t, 1, mocktest.Dig(t, in, "spec", "maxFailedIndexes"))
+	assert.Equal(t, "1", mocktest.Dig(t, in, "spec", "template", "spec", "containers", 0, "resources", "limits", "nvidia.com/gpu"))
+	assert.NotContains(t, envOf(t, mocktest.Dig(t, in, "spec", "template", "spec", "containers", 0)), EnvShardManifest)
 }
 
 func TestIndexedJobVolcanoGangsParallelPods(t *testing.T) {
@@ -75,7 +77,7 @@ func TestIndexedJobVolcanoGangsParallelPods(t *testing.T) {
 		_, err := NewIndexedJob(ctx, "embed", a)
 		return err
 	})
-	assert.Equal(t, "4", dig(t, m.one(t, jobType).inputs, "metadata", "annotations", VolcanoMinMemberAnnotation))
+	assert.Equal(t, "4", mocktest.Dig(t, m.One(t, jobType).Inputs, "metadata", "annotations", VolcanoMinMemberAnnotation))
 }
 
 func TestScheduledScoring(t *testing.T) {
@@ -85,35 +87,35 @@ func TestScheduledScoring(t *testing.T) {
 		_, err := NewScheduledScoring(ctx, "nightly", a)
 		return err
 	})
-	assert.Len(t, m.ofType(ScheduledScoringType), 1)
-	assert.Empty(t, m.ofType(jobType))
-	cj := m.one(t, cronJobType)
-	assert.Equal(t, "nightly-cronjob", cj.name)
-	in := cj.inputs
-	assert.Equal(t, "nightly", dig(t, in, "metadata", "name"))
-	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, dig(t, in, "metadata", "annotations"))
-	spec := dig(t, in, "spec")
-	assert.Equal(t, "0 2 * * *", dig(t, spec, "schedule"))
-	assert.Equal(t, "Europe/Lisbon", dig(t, spec, "timeZone"))
-	assert.Equal(t, "Forbid", dig(t, spec, "concurrencyPolicy"))
-	assert.EqualValues(t, 600, dig(t, spec, "startingDeadlineSeconds"))
-	assert.EqualValues(t, 3, dig(t, spec, "successfulJobsHistoryLimit"))
-	assert.EqualValues(t, 3, dig(t, spec, "failedJobsHistoryLimit"))
+	assert.Len(t, m.ByType(ScheduledScoringType), 1)
+	assert.Empty(t, m.ByType(jobType))
+	cj := m.One(t, cronJobType)
+	assert.Equal(t, "nightly-cronjob", cj.Name)
+	in := cj.Inputs
+	assert.Equal(t, "nightly", mocktest.Dig(t, in, "metadata", "name"))
+	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, mocktest.Dig(t, in, "metadata", "annotations"))
+	spec := mocktest.Dig(t, in, "spec")
+	assert.Equal(t, "0 2 * * *", mocktest.Dig(t, spec, "schedule"))
+	assert.Equal(t, "Europe/Lisbon", mocktest.Dig(t, spec, "timeZone"))
+	assert.Equal(t, "Forbid", mocktest.Dig(t, spec, "concurrencyPolicy"))
+	assert.EqualValues(t, 600, mocktest.Dig(t, spec, "startingDeadlineSeconds"))
+	assert.EqualValues(t, 3, mocktest.Dig(t, spec, "successfulJobsHistoryLimit"))
+	assert.EqualValues(t, 3, mocktest.Dig(t, spec, "failedJobsHistoryLimit"))
 
-	jt := dig(t, spec, "jobTemplate")
-	assert.NotContains(t, dig(t, jt, "metadata", "labels"), QueueNameLabel, "scoring defaults to no scheduler")
-	js := dig(t, jt, "spec")
-	assert.EqualValues(t, 2, dig(t, js, "backoffLimit"))
-	assert.EqualValues(t, 21600, dig(t, js, "activeDeadlineSeconds"))
-	assert.EqualValues(t, 86400, dig(t, js, "ttlSecondsAfterFinished"))
+	jt := mocktest.Dig(t, spec, "jobTemplate")
+	assert.NotContains(t, mocktest.Dig(t, jt, "metadata", "labels"), QueueNameLabel, "scoring defaults to no scheduler")
+	js := mocktest.Dig(t, jt, "spec")
+	assert.EqualValues(t, 2, mocktest.Dig(t, js, "backoffLimit"))
+	assert.EqualValues(t, 21600, mocktest.Dig(t, js, "activeDeadlineSeconds"))
+	assert.EqualValues(t, 86400, mocktest.Dig(t, js, "ttlSecondsAfterFinished"))
 	assert.False(t, has(js, "suspend"))
-	pod := dig(t, js, "template", "spec")
+	pod := mocktest.Dig(t, js, "template", "spec")
 	assert.False(t, has(pod, "tolerations"), "scoring never tolerates the GPU taint")
-	assert.Equal(t, map[string]any{"kubernetes.azure.com/agentpool": "cpu"}, dig(t, pod, "nodeSelector"))
-	ctr := dig(t, pod, "containers", 0)
-	assert.Equal(t, "scorer", dig(t, ctr, "name"))
-	assert.Equal(t, map[string]any{"cpu": "4", "memory": "8Gi"}, dig(t, ctr, "resources", "limits"))
-	assert.Equal(t, map[string]any{"cpu": "4", "memory": "8Gi"}, dig(t, ctr, "resources", "requests"))
+	assert.Equal(t, map[string]any{"kubernetes.azure.com/agentpool": "cpu"}, mocktest.Dig(t, pod, "nodeSelector"))
+	ctr := mocktest.Dig(t, pod, "containers", 0)
+	assert.Equal(t, "scorer", mocktest.Dig(t, ctr, "name"))
+	assert.Equal(t, map[string]any{"cpu": "4", "memory": "8Gi"}, mocktest.Dig(t, ctr, "resources", "limits"))
+	assert.Equal(t, map[string]any{"cpu": "4", "memory": "8Gi"}, mocktest.Dig(t, ctr, "resources", "requests"))
 	assert.Equal(t, map[string]any{"medium": "Memory", "sizeLimit": "1Gi"}, volumeByName(t, pod, "shared-memory")["emptyDir"])
 }
 
@@ -125,10 +127,10 @@ func TestScheduledScoringWithKueue(t *testing.T) {
 		_, err := NewScheduledScoring(ctx, "nightly", a)
 		return err
 	})
-	jt := dig(t, m.one(t, cronJobType).inputs, "spec", "jobTemplate")
-	assert.Equal(t, "cpu-queue", dig(t, jt, "metadata", "labels", QueueNameLabel))
-	assert.Equal(t, "training-batch", dig(t, jt, "metadata", "labels", WorkloadPriorityClassLabel))
-	assert.Equal(t, true, dig(t, jt, "spec", "suspend"))
+	jt := mocktest.Dig(t, m.One(t, cronJobType).Inputs, "spec", "jobTemplate")
+	assert.Equal(t, "cpu-queue", mocktest.Dig(t, jt, "metadata", "labels", QueueNameLabel))
+	assert.Equal(t, "training-batch", mocktest.Dig(t, jt, "metadata", "labels", WorkloadPriorityClassLabel))
+	assert.Equal(t, true, mocktest.Dig(t, jt, "spec", "suspend"))
 }
 
 func TestMIGTrial(t *testing.T) {
@@ -146,27 +148,27 @@ func TestMIGTrial(t *testing.T) {
 		})
 		return nil
 	})
-	assert.Len(t, m.ofType(MIGTrialType), 1)
-	in := m.one(t, jobType).inputs
-	assert.Equal(t, "hyperparameter-tuning", dig(t, in, "metadata", "labels", "workload"))
-	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, dig(t, in, "metadata", "annotations"))
-	assert.EqualValues(t, 2, dig(t, in, "spec", "backoffLimit"))
-	assert.Equal(t, true, dig(t, in, "spec", "suspend"))
-	tmpl := dig(t, in, "spec", "template")
-	assert.Equal(t, "hyperparameter-tuning", dig(t, tmpl, "metadata", "labels", "workload"))
-	pod := dig(t, tmpl, "spec")
-	assert.Equal(t, "Never", dig(t, pod, "restartPolicy"))
+	assert.Len(t, m.ByType(MIGTrialType), 1)
+	in := m.One(t, jobType).Inputs
+	assert.Equal(t, "hyperparameter-tuning", mocktest.Dig(t, in, "metadata", "labels", "workload"))
+	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, mocktest.Dig(t, in, "metadata", "annotations"))
+	assert.EqualValues(t, 2, mocktest.Dig(t, in, "spec", "backoffLimit"))
+	assert.Equal(t, true, mocktest.Dig(t, in, "spec", "suspend"))
+	tmpl := mocktest.Dig(t, in, "spec", "template")
+	assert.Equal(t, "hyperparameter-tuning", mocktest.Dig(t, tmpl, "metadata", "labels", "workload"))
+	pod := mocktest.Dig(t, tmpl, "spec")
+	assert.Equal(t, "Never", mocktest.Dig(t, pod, "restartPolicy"))
 	assert.Equal(t, map[string]any{
 		"accelerator":                 "nvidia",
 		"nvidia.com/mig.config":       "hptuning-1g10gb",
 		"nvidia.com/mig.config.state": "success",
-	}, dig(t, pod, "nodeSelector"))
+	}, mocktest.Dig(t, pod, "nodeSelector"))
 	assert.Equal(t, []string{"sku=gpu:NoSchedule (Equal)"}, tolerationStrings(t, pod))
-	ctr := dig(t, pod, "containers", 0)
-	assert.Equal(t, "trial", dig(t, ctr, "name"))
+	ctr := mocktest.Dig(t, pod, "containers", 0)
+	assert.Equal(t, "trial", mocktest.Dig(t, ctr, "name"))
 	want := map[string]any{"cpu": "2", "memory": "8Gi", "nvidia.com/mig-1g.10gb": "1"}
-	assert.Equal(t, want, dig(t, ctr, "resources", "requests"))
-	assert.Equal(t, want, dig(t, ctr, "resources", "limits"))
+	assert.Equal(t, want, mocktest.Dig(t, ctr, "resources", "requests"))
+	assert.Equal(t, want, mocktest.Dig(t, ctr, "resources", "limits"))
 	assert.Equal(t, map[string]any{"medium": "Memory", "sizeLimit": "2Gi"}, volumeByName(t, pod, "shared-memory")["emptyDir"])
 	assert.NotContains(t, mountPaths(t, ctr), "checkpoints", "trials mount checkpoints only when asked")
 }
@@ -183,10 +185,10 @@ func TestMIGTrialUnderSingleStrategyRequestsGPU(t *testing.T) {
 		_, err := NewMIGTrial(ctx, "trial", a)
 		return err
 	})
-	pod := dig(t, m.one(t, jobType).inputs, "spec", "template", "spec")
-	assert.Equal(t, "success", dig(t, pod, "nodeSelector", "nvidia.com/mig.config.state"))
+	pod := mocktest.Dig(t, m.One(t, jobType).Inputs, "spec", "template", "spec")
+	assert.Equal(t, "success", mocktest.Dig(t, pod, "nodeSelector", "nvidia.com/mig.config.state"))
 	want := map[string]any{"cpu": "2", "memory": "8Gi", "nvidia.com/gpu": "1"}
-	assert.Equal(t, want, dig(t, pod, "containers", 0, "resources", "limits"))
+	assert.Equal(t, want, mocktest.Dig(t, pod, "containers", 0, "resources", "limits"))
 }
 
 func TestMIGTrialOnManagedStackSelectsPool(t *testing.T) {
@@ -201,7 +203,7 @@ func TestMIGTrialOnManagedStackSelectsPool(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		"accelerator":                    "nvidia",
 		"kubernetes.azure.com/agentpool": "mig",
-	}, dig(t, m.one(t, jobType).inputs, "spec", "template", "spec", "nodeSelector"))
+	}, mocktest.Dig(t, m.One(t, jobType).Inputs, "spec", "template", "spec", "nodeSelector"))
 }
 
 func TestTrainingOperator(t *testing.T) {
@@ -217,10 +219,10 @@ func TestTrainingOperator(t *testing.T) {
 		})
 		return nil
 	})
-	assert.Len(t, m.ofType(TrainingOperatorType), 1)
-	dir := m.one(t, "kubernetes:kustomize/v2:Directory")
-	assert.Equal(t, "training-operator-manifests", dir.name)
-	assert.Equal(t, "https://github.com/kubeflow/training-operator.git//manifests/overlays/standalone?ref=v1.8.1", dir.inputs["directory"])
+	assert.Len(t, m.ByType(TrainingOperatorType), 1)
+	dir := m.One(t, "kubernetes:kustomize/v2:Directory")
+	assert.Equal(t, "training-operator-manifests", dir.Name)
+	assert.Equal(t, "https://github.com/kubeflow/training-operator.git//manifests/overlays/standalone?ref=v1.8.1", dir.Inputs["directory"])
 }
 
 func TestTrainingOperatorRejectsUnpinnedVersion(t *testing.T) {

@@ -41,15 +41,15 @@ type CheckpointedJobArgs struct {
 	// inference serving are refused.
 	Pool *gpupool.Resolved
 	// BackoffLimit is the number of pod failures tolerated. Default 6
-	// (seed); disruptions do not count (podFailurePolicy).
+	// (AKS MLOps best practices); disruptions do not count (podFailurePolicy).
 	BackoffLimit int
 	// ActiveDeadlineSeconds bounds the whole run, retries included.
-	// Default 86400 (seed). Set it above the expected runtime plus retries.
+	// Default 86400 (AKS MLOps best practices). Set it above the expected runtime plus retries.
 	ActiveDeadlineSeconds int
-	// TTLSecondsAfterFinished removes the finished Job. Default 86400 (seed).
+	// TTLSecondsAfterFinished removes the finished Job. Default 86400 (AKS MLOps best practices).
 	TTLSecondsAfterFinished int
 	// TerminationGracePeriodSeconds is the time between SIGTERM and SIGKILL
-	// to save a checkpoint. Default 120 (seed).
+	// to save a checkpoint. Default 120 (AKS MLOps best practices).
 	TerminationGracePeriodSeconds int
 	// NonRetryableExitCodes fail the Job at once instead of retrying
 	// (podFailurePolicy FailJob), e.g. a configuration error's exit code.

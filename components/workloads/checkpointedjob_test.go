@@ -10,6 +10,8 @@ import (
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
 const jobType = "kubernetes:batch/v1:Job"
@@ -22,18 +24,18 @@ func TestCheckpointedJobOnSpotPool(t *testing.T) {
 		_, err := NewCheckpointedJob(ctx, "finetune", a)
 		return err
 	})
-	comp := m.one(t, CheckpointedJobType)
-	assert.Equal(t, "finetune", comp.name)
+	comp := m.One(t, CheckpointedJobType)
+	assert.Equal(t, "finetune", comp.Name)
 
-	job := m.one(t, jobType)
-	assert.Equal(t, "finetune-job", job.name)
-	in := job.inputs
+	job := m.One(t, jobType)
+	assert.Equal(t, "finetune-job", job.Name)
+	in := job.Inputs
 	assert.Equal(t, "batch/v1", in["apiVersion"])
 	assert.Equal(t, "Job", in["kind"])
 
-	meta := dig(t, in, "metadata")
-	assert.Equal(t, "finetune", dig(t, meta, "name"))
-	assert.Equal(t, "team-a", dig(t, meta, "namespace"))
+	meta := mocktest.Dig(t, in, "metadata")
+	assert.Equal(t, "finetune", mocktest.Dig(t, meta, "name"))
+	assert.Equal(t, "team-a", mocktest.Dig(t, meta, "namespace"))
 	assert.Equal(t, map[string]any{
 		"app.kubernetes.io/name":        "finetune",
 		"app.kubernetes.io/part-of":     "aksml",
@@ -42,25 +44,25 @@ func TestCheckpointedJobOnSpotPool(t *testing.T) {
 		"cost-center":                   "ml",
 		"kueue.x-k8s.io/queue-name":     "gpu-queue",
 		"kueue.x-k8s.io/priority-class": "training-batch",
-	}, dig(t, meta, "labels"))
-	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, dig(t, meta, "annotations"))
+	}, mocktest.Dig(t, meta, "labels"))
+	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, mocktest.Dig(t, meta, "annotations"))
 
-	spec := dig(t, in, "spec")
-	assert.EqualValues(t, 6, dig(t, spec, "backoffLimit"))
-	assert.EqualValues(t, 86400, dig(t, spec, "activeDeadlineSeconds"))
-	assert.EqualValues(t, 86400, dig(t, spec, "ttlSecondsAfterFinished"))
-	assert.Equal(t, true, dig(t, spec, "suspend"))
-	assert.Equal(t, []string{"spec.suspend"}, job.ignoreChanges, "Kueue owns suspend once the Job exists")
+	spec := mocktest.Dig(t, in, "spec")
+	assert.EqualValues(t, 6, mocktest.Dig(t, spec, "backoffLimit"))
+	assert.EqualValues(t, 86400, mocktest.Dig(t, spec, "activeDeadlineSeconds"))
+	assert.EqualValues(t, 86400, mocktest.Dig(t, spec, "ttlSecondsAfterFinished"))
+	assert.Equal(t, true, mocktest.Dig(t, spec, "suspend"))
+	assert.Equal(t, []string{"spec.suspend"}, job.IgnoreChanges, "Kueue owns suspend once the Job exists")
 	assert.False(t, has(spec, "completionMode"))
 
-	rules := dig(t, spec, "podFailurePolicy", "rules").([]any)
+	rules := mocktest.Dig(t, spec, "podFailurePolicy", "rules").([]any)
 	require.Len(t, rules, 2)
 	assert.Equal(t, map[string]any{"action": "Ignore", "onPodConditions": []any{map[string]any{"type": "DisruptionTarget"}}}, rules[0])
 	assert.Equal(t, map[string]any{"action": "FailJob", "onExitCodes": map[string]any{
 		"containerName": "trainer", "operator": "In", "values": []any{2.0, 3.0},
 	}}, rules[1])
 
-	tmpl := dig(t, spec, "template")
+	tmpl := mocktest.Dig(t, spec, "template")
 	assert.Equal(t, map[string]any{
 		"app.kubernetes.io/name":      "finetune",
 		"app.kubernetes.io/part-of":   "aksml",
@@ -68,19 +70,19 @@ func TestCheckpointedJobOnSpotPool(t *testing.T) {
 		"aksml.io/team":               "team-a",
 		"aksml.io/metrics":            "true",
 		"cost-center":                 "ml",
-	}, dig(t, tmpl, "metadata", "labels"))
+	}, mocktest.Dig(t, tmpl, "metadata", "labels"))
 
-	pod := dig(t, tmpl, "spec")
-	assert.Equal(t, "Never", dig(t, pod, "restartPolicy"))
-	assert.EqualValues(t, 120, dig(t, pod, "terminationGracePeriodSeconds"))
-	assert.Equal(t, "training-batch", dig(t, pod, "priorityClassName"))
-	assert.Equal(t, false, dig(t, pod, "automountServiceAccountToken"))
+	pod := mocktest.Dig(t, tmpl, "spec")
+	assert.Equal(t, "Never", mocktest.Dig(t, pod, "restartPolicy"))
+	assert.EqualValues(t, 120, mocktest.Dig(t, pod, "terminationGracePeriodSeconds"))
+	assert.Equal(t, "training-batch", mocktest.Dig(t, pod, "priorityClassName"))
+	assert.Equal(t, false, mocktest.Dig(t, pod, "automountServiceAccountToken"))
 	assert.False(t, has(pod, "schedulerName"))
 	assert.Equal(t, map[string]any{
 		"accelerator":                    "nvidia",
 		"workload":                       "gpu-spot",
 		"kubernetes.azure.com/agentpool": "spott4",
-	}, dig(t, pod, "nodeSelector"))
+	}, mocktest.Dig(t, pod, "nodeSelector"))
 	assert.Equal(t, []string{
 		"sku=gpu:NoSchedule (Equal)",
 		"kubernetes.azure.com/scalesetpriority=spot:NoSchedule (Equal)",
@@ -92,30 +94,30 @@ func TestCheckpointedJobOnSpotPool(t *testing.T) {
 		"fsGroup":             1000.0,
 		"fsGroupChangePolicy": "OnRootMismatch",
 		"seccompProfile":      map[string]any{"type": "RuntimeDefault"},
-	}, dig(t, pod, "securityContext"))
+	}, mocktest.Dig(t, pod, "securityContext"))
 
-	containers := dig(t, pod, "containers").([]any)
+	containers := mocktest.Dig(t, pod, "containers").([]any)
 	require.Len(t, containers, 1)
 	ctr := containers[0]
-	assert.Equal(t, "trainer", dig(t, ctr, "name"))
-	assert.Equal(t, "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime", dig(t, ctr, "image"))
+	assert.Equal(t, "trainer", mocktest.Dig(t, ctr, "name"))
+	assert.Equal(t, "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime", mocktest.Dig(t, ctr, "image"))
 	want := map[string]any{"cpu": "3", "memory": "16Gi", "nvidia.com/gpu": "1"}
-	assert.Equal(t, want, dig(t, ctr, "resources", "requests"))
-	assert.Equal(t, want, dig(t, ctr, "resources", "limits"))
+	assert.Equal(t, want, mocktest.Dig(t, ctr, "resources", "requests"))
+	assert.Equal(t, want, mocktest.Dig(t, ctr, "resources", "limits"))
 	assert.Equal(t, map[string]any{
 		"runAsNonRoot":             true,
 		"allowPrivilegeEscalation": false,
 		"capabilities":             map[string]any{"drop": []any{"ALL"}},
 		"seccompProfile":           map[string]any{"type": "RuntimeDefault"},
-	}, dig(t, ctr, "securityContext"))
+	}, mocktest.Dig(t, ctr, "securityContext"))
 	assert.Equal(t, map[string]string{"CHECKPOINT_DIR": "/checkpoints"}, envOf(t, ctr))
-	assert.Equal(t, []any{map[string]any{"name": "metrics", "containerPort": 9090.0, "protocol": "TCP"}}, dig(t, ctr, "ports"))
+	assert.Equal(t, []any{map[string]any{"name": "metrics", "containerPort": 9090.0, "protocol": "TCP"}}, mocktest.Dig(t, ctr, "ports"))
 
 	assert.Equal(t, map[string]string{"shared-memory": "/dev/shm", "checkpoints": "/checkpoints"}, mountPaths(t, ctr))
 	assert.Equal(t, map[string]any{"medium": "Memory", "sizeLimit": "8Gi"}, volumeByName(t, pod, "shared-memory")["emptyDir"])
 	assert.Equal(t, map[string]any{"claimName": "model-checkpoints"}, volumeByName(t, pod, "checkpoints")["persistentVolumeClaim"])
 
-	assert.Empty(t, m.ofType("kubernetes:policy/v1:PodDisruptionBudget"), "restartable batch Jobs get no PDB (AKS MLOps best practices)")
+	assert.Empty(t, m.ByType("kubernetes:policy/v1:PodDisruptionBudget"), "restartable batch Jobs get no PDB (AKS MLOps best practices)")
 }
 
 func TestCheckpointedJobRegularPoolTolerationsAndDataClaim(t *testing.T) {
@@ -128,13 +130,13 @@ func TestCheckpointedJobRegularPoolTolerationsAndDataClaim(t *testing.T) {
 		_, err := NewCheckpointedJob(ctx, "train", a)
 		return err
 	})
-	assert.Equal(t, "true", dig(t, m.one(t, jobType).inputs, "spec", "template", "metadata", "labels", WorkloadIdentityLabel))
-	pod := dig(t, m.one(t, jobType).inputs, "spec", "template", "spec")
+	assert.Equal(t, "true", mocktest.Dig(t, m.One(t, jobType).Inputs, "spec", "template", "metadata", "labels", WorkloadIdentityLabel))
+	pod := mocktest.Dig(t, m.One(t, jobType).Inputs, "spec", "template", "spec")
 	assert.Equal(t, []string{"sku=gpu:NoSchedule (Equal)"}, tolerationStrings(t, pod), "no spot toleration on a regular pool")
-	assert.Equal(t, "training", dig(t, pod, "nodeSelector", "workload"))
-	assert.Equal(t, "trainer", dig(t, pod, "serviceAccountName"))
-	assert.Equal(t, true, dig(t, pod, "automountServiceAccountToken"))
-	ctr := dig(t, pod, "containers", 0)
+	assert.Equal(t, "training", mocktest.Dig(t, pod, "nodeSelector", "workload"))
+	assert.Equal(t, "trainer", mocktest.Dig(t, pod, "serviceAccountName"))
+	assert.Equal(t, true, mocktest.Dig(t, pod, "automountServiceAccountToken"))
+	ctr := mocktest.Dig(t, pod, "containers", 0)
 	assert.Equal(t, []string{"CHECKPOINT_DIR", "DATA_DIR", "A_FIRST", "Z_LAST"}, envNames(t, ctr))
 	assert.Equal(t, "/data", envOf(t, ctr)["DATA_DIR"])
 	assert.Equal(t, map[string]any{"claimName": "shared-datasets", "readOnly": true}, volumeByName(t, pod, "data")["persistentVolumeClaim"])
@@ -148,20 +150,20 @@ func TestCheckpointedJobVolcano(t *testing.T) {
 		_, err := NewCheckpointedJob(ctx, "train", a)
 		return err
 	})
-	in := m.one(t, jobType).inputs
-	labels := dig(t, in, "metadata", "labels").(map[string]any)
+	in := m.One(t, jobType).Inputs
+	labels := mocktest.Dig(t, in, "metadata", "labels").(map[string]any)
 	assert.NotContains(t, labels, QueueNameLabel)
 	assert.NotContains(t, labels, WorkloadPriorityClassLabel)
 	assert.Equal(t, map[string]any{
 		"pulumi.com/skipAwait":                   "true",
 		"scheduling.volcano.sh/queue-name":       "team-a",
 		"scheduling.volcano.sh/group-min-member": "1",
-	}, dig(t, in, "metadata", "annotations"))
+	}, mocktest.Dig(t, in, "metadata", "annotations"))
 	assert.False(t, has(in, "spec", "suspend"), "only Kueue creates Jobs suspended")
-	assert.Empty(t, m.one(t, jobType).ignoreChanges)
-	tmpl := dig(t, in, "spec", "template")
-	assert.Equal(t, "volcano", dig(t, tmpl, "spec", "schedulerName"))
-	assert.Equal(t, map[string]any{"scheduling.volcano.sh/queue-name": "team-a"}, dig(t, tmpl, "metadata", "annotations"))
+	assert.Empty(t, m.One(t, jobType).IgnoreChanges)
+	tmpl := mocktest.Dig(t, in, "spec", "template")
+	assert.Equal(t, "volcano", mocktest.Dig(t, tmpl, "spec", "schedulerName"))
+	assert.Equal(t, map[string]any{"scheduling.volcano.sh/queue-name": "team-a"}, mocktest.Dig(t, tmpl, "metadata", "annotations"))
 }
 
 func TestCheckpointedJobAwaitOptIn(t *testing.T) {
@@ -171,7 +173,7 @@ func TestCheckpointedJobAwaitOptIn(t *testing.T) {
 		_, err := NewCheckpointedJob(ctx, "train", a)
 		return err
 	})
-	assert.Equal(t, map[string]any{"pulumi.com/timeoutSeconds": "600"}, dig(t, m.one(t, jobType).inputs, "metadata", "annotations"))
+	assert.Equal(t, map[string]any{"pulumi.com/timeoutSeconds": "600"}, mocktest.Dig(t, m.One(t, jobType).Inputs, "metadata", "annotations"))
 }
 
 func TestCheckpointedJobCPUBatch(t *testing.T) {
@@ -183,13 +185,13 @@ func TestCheckpointedJobCPUBatch(t *testing.T) {
 		_, err := NewCheckpointedJob(ctx, "batch", a)
 		return err
 	})
-	in := m.one(t, jobType).inputs
-	assert.NotContains(t, dig(t, in, "metadata", "labels"), QueueNameLabel, "CPU jobs default to no scheduler")
-	pod := dig(t, in, "spec", "template", "spec")
+	in := m.One(t, jobType).Inputs
+	assert.NotContains(t, mocktest.Dig(t, in, "metadata", "labels"), QueueNameLabel, "CPU jobs default to no scheduler")
+	pod := mocktest.Dig(t, in, "spec", "template", "spec")
 	assert.False(t, has(pod, "tolerations"), "CPU batch jobs never tolerate the GPU taint")
 	assert.False(t, has(pod, "nodeSelector"))
-	assert.Equal(t, map[string]any{"cpu": "1", "memory": "2Gi"}, dig(t, pod, "containers", 0, "resources", "limits"))
-	assert.Equal(t, map[string]string{"checkpoints": "/checkpoints"}, mountPaths(t, dig(t, pod, "containers", 0)))
+	assert.Equal(t, map[string]any{"cpu": "1", "memory": "2Gi"}, mocktest.Dig(t, pod, "containers", 0, "resources", "limits"))
+	assert.Equal(t, map[string]string{"checkpoints": "/checkpoints"}, mountPaths(t, mocktest.Dig(t, pod, "containers", 0)))
 }
 
 func TestCheckpointedJobInheritsProvider(t *testing.T) {
@@ -203,7 +205,7 @@ func TestCheckpointedJobInheritsProvider(t *testing.T) {
 		_, err = NewCheckpointedJob(ctx, "train", a)
 		return err
 	})
-	assert.Contains(t, m.one(t, jobType).provider, "pulumi:providers:kubernetes::cluster")
+	assert.Contains(t, m.One(t, jobType).Provider, "pulumi:providers:kubernetes::cluster")
 }
 
 func TestCheckpointedJobPassesDependenciesToTheJob(t *testing.T) {
@@ -215,7 +217,7 @@ func TestCheckpointedJobPassesDependenciesToTheJob(t *testing.T) {
 		_, err = NewCheckpointedJob(ctx, "train", &CheckpointedJobArgs{Common: common(), Pool: a100Pool()}, pulumi.DependsOn([]pulumi.Resource{dep}))
 		return err
 	})
-	deps := m.one(t, jobType).deps
+	deps := m.One(t, jobType).Deps
 	require.Len(t, deps, 1)
 	assert.Contains(t, deps[0], "pulumi:providers:kubernetes::other")
 }
@@ -244,7 +246,7 @@ func TestCheckpointedJobRefusesBeforeRegistering(t *testing.T) {
 		return err
 	})
 	requireErrs(t, err, "serve.pool.priority: Spot is not allowed for workload \"inference\"", "serve.pool.workload")
-	assert.Empty(t, m.resources, "nothing is registered when validation fails")
+	assert.Empty(t, m.All(), "nothing is registered when validation fails")
 }
 
 func TestCheckpointedJobDoesNotMutateArgs(t *testing.T) {

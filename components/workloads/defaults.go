@@ -8,12 +8,12 @@ import (
 // queues component creates the objects these names refer to; aksml keeps
 // its own copies of the names so that the two packages build independently.
 const (
-	// DefaultScheduler is Kueue, the seed's primary queueing system.
+	// DefaultScheduler is Kueue, the AKS MLOps best practices' primary queueing system.
 	DefaultScheduler = SchedulerKueue
-	// DefaultQueueName is the team LocalQueue of GPU workloads: the seed's
+	// DefaultQueueName is the team LocalQueue of GPU workloads: the AKS MLOps best practices'
 	// `gpu-queue` in every team namespace (same value as queues.LocalQueueName).
 	DefaultQueueName = vocab.LocalQueueName
-	// DefaultPriorityClass is the seed's `training-batch` PriorityClass
+	// DefaultPriorityClass is the AKS MLOps best practices' `training-batch` PriorityClass
 	// (value 10000, preemptionPolicy Never).
 	DefaultPriorityClass = vocab.PriorityClassTrainingBatch
 )
@@ -23,7 +23,7 @@ const (
 	// DefaultCheckpointPVC is the team's checkpoint claim, `model-checkpoints`
 	// (same value as storage.CheckpointsPVCName).
 	DefaultCheckpointPVC = vocab.CheckpointsPVCName
-	// DefaultCheckpointDir is where the checkpoint claim is mounted; the seed's
+	// DefaultCheckpointDir is where the checkpoint claim is mounted; the AKS MLOps best practices'
 	// jobs write to /checkpoints.
 	DefaultCheckpointDir = "/checkpoints"
 	// DefaultDataDir is where an optional dataset claim is mounted, read-only.
@@ -33,9 +33,9 @@ const (
 // Shared memory (AKS MLOps best practices "Increase /dev/shm for ML data loaders").
 const (
 	// DefaultShmSize is the sizeLimit of the memory-backed /dev/shm of GPU
-	// training pods: the seed's 8Gi.
+	// training pods: the AKS MLOps best practices' 8Gi.
 	DefaultShmSize = "8Gi"
-	// DefaultMIGTrialShmSize is the /dev/shm of a MIG trial. The seed's trial
+	// DefaultMIGTrialShmSize is the /dev/shm of a MIG trial. The AKS MLOps best practices' trial
 	// has 8Gi of memory in all, so 8Gi of /dev/shm would leave nothing for
 	// the process; 2Gi leaves 6Gi.
 	DefaultMIGTrialShmSize = "2Gi"
@@ -52,24 +52,24 @@ const (
 
 // Job lifecycle defaults (AKS MLOps best practices "Configure checkpoints, retries and termination": the checkpointed-batch Job).
 const (
-	// DefaultBackoffLimit is the seed's backoffLimit 6.
+	// DefaultBackoffLimit is the AKS MLOps best practices' backoffLimit 6.
 	DefaultBackoffLimit = 6
-	// DefaultActiveDeadlineSeconds is the seed's 86400 (24 h, retries included).
+	// DefaultActiveDeadlineSeconds is the AKS MLOps best practices' 86400 (24 h, retries included).
 	DefaultActiveDeadlineSeconds = 86400
-	// DefaultTTLSecondsAfterFinished is the seed's 86400: finished Jobs are
+	// DefaultTTLSecondsAfterFinished is the AKS MLOps best practices' 86400: finished Jobs are
 	// kept a day for log collection, then removed.
 	DefaultTTLSecondsAfterFinished = 86400
-	// DefaultTerminationGracePeriodSeconds is the seed's 120 s to save a
+	// DefaultTerminationGracePeriodSeconds is the AKS MLOps best practices' 120 s to save a
 	// checkpoint on SIGTERM (the cluster autoscaler's
 	// max-graceful-termination-sec is 120 too).
 	DefaultTerminationGracePeriodSeconds = 120
-	// DefaultBackoffLimitPerIndex is the seed's shared-data-workers value 2.
+	// DefaultBackoffLimitPerIndex is the AKS MLOps best practices' shared-data-workers value 2.
 	DefaultBackoffLimitPerIndex = 2
 	// DefaultMaxFailedIndexes is 0: the Indexed Job fails as soon as one
 	// shard has used up its retries, because a dataset with a missing shard
 	// is incomplete and the other shards would burn capacity for nothing.
 	DefaultMaxFailedIndexes = 0
-	// DefaultMIGTrialBackoffLimit is the seed's mig-hyperparameter-trial 2.
+	// DefaultMIGTrialBackoffLimit is the AKS MLOps best practices' mig-hyperparameter-trial 2.
 	DefaultMIGTrialBackoffLimit = 2
 	// MaxIndexedCompletions is the Kubernetes limit on completions when
 	// backoffLimitPerIndex is set.
@@ -90,16 +90,16 @@ const (
 // MIG trial defaults (AKS MLOps best practices "Partition A100 and H100 GPUs with MIG": the
 // mig-hyperparameter-trial Job).
 const (
-	// DefaultMIGTrialCPU is the seed's cpu "2".
+	// DefaultMIGTrialCPU is the AKS MLOps best practices' cpu "2".
 	DefaultMIGTrialCPU = "2"
-	// DefaultMIGTrialMemory is the seed's memory 8Gi.
+	// DefaultMIGTrialMemory is the AKS MLOps best practices' memory 8Gi.
 	DefaultMIGTrialMemory = "8Gi"
-	// DefaultMIGDevices is the seed's one MIG instance per trial.
+	// DefaultMIGDevices is the AKS MLOps best practices' one MIG instance per trial.
 	DefaultMIGDevices = 1
 	// MIGConfigStateSuccess is the value the MIG manager sets on
 	// nvidia.com/mig.config.state once a layout is applied.
 	MIGConfigStateSuccess = "success"
-	// HyperparameterTuningWorkload is the seed's `workload` label value of
+	// HyperparameterTuningWorkload is the AKS MLOps best practices' `workload` label value of
 	// a trial Job and its pods.
 	HyperparameterTuningWorkload = "hyperparameter-tuning"
 )
@@ -118,7 +118,7 @@ const (
 	// DefaultSuccessfulJobsHistoryLimit keeps the Kubernetes default 3.
 	DefaultSuccessfulJobsHistoryLimit = 3
 	// DefaultFailedJobsHistoryLimit keeps 3 failed runs (Kubernetes keeps 1)
-	// for incident investigation, as the seed asks.
+	// for incident investigation, as AKS MLOps best practices asks.
 	DefaultFailedJobsHistoryLimit = 3
 	// DefaultScoringBackoffLimit retries a failed night twice.
 	DefaultScoringBackoffLimit = 2
@@ -143,35 +143,35 @@ const (
 	TrainingOperatorNamespace = vocab.TrainingOperatorNamespace
 	// KubeflowAPIVersion is the API version of PyTorchJob and TFJob.
 	KubeflowAPIVersion = "kubeflow.org/v1"
-	// DefaultPyTorchReplicas is the seed's two replicas: Master + 1 Worker.
+	// DefaultPyTorchReplicas is the AKS MLOps best practices' two replicas: Master + 1 Worker.
 	DefaultPyTorchReplicas = 2
-	// DefaultTFWorkers is the seed's two TF workers.
+	// DefaultTFWorkers is the AKS MLOps best practices' two TF workers.
 	DefaultTFWorkers = 2
-	// DefaultCleanPodPolicy is the seed's `cleanPodPolicy: None`: pods stay
+	// DefaultCleanPodPolicy is the AKS MLOps best practices' `cleanPodPolicy: None`: pods stay
 	// for logs until the Job's TTL removes them.
 	DefaultCleanPodPolicy = "None"
-	// KubeflowRestartPolicy is the seed's replica restartPolicy OnFailure.
+	// KubeflowRestartPolicy is the AKS MLOps best practices' replica restartPolicy OnFailure.
 	KubeflowRestartPolicy = "OnFailure"
 	// DefaultNCCLSocketIfname is the pod interface on AKS CNI.
 	DefaultNCCLSocketIfname = "eth0"
 	// DefaultNCCLIBDisable is "1": TCP sockets, the portable baseline.
 	DefaultNCCLIBDisable = "1"
-	// DefaultNCCLDebug is the seed's INFO; lower it after tuning.
+	// DefaultNCCLDebug is the AKS MLOps best practices' INFO; lower it after tuning.
 	DefaultNCCLDebug = "INFO"
-	// TrainingJobLabel is the pod label the seed's NCCL NetworkPolicy
+	// TrainingJobLabel is the pod label the AKS MLOps best practices' NCCL NetworkPolicy
 	// selects replicas of one job by.
 	TrainingJobLabel = "training-job"
 )
 
 // KAITO fine-tuning defaults (AKS MLOps best practices "Fine-tune a model with KAITO").
 const (
-	// KAITOAPIVersion is the seed's Workspace API version.
+	// KAITOAPIVersion is the AKS MLOps best practices' Workspace API version.
 	KAITOAPIVersion = "kaito.sh/v1alpha1"
-	// DefaultTuningMethod is the seed's QLoRA.
+	// DefaultTuningMethod is the AKS MLOps best practices' QLoRA.
 	DefaultTuningMethod = TuningQLoRA
 	// DefaultWorkspaceNodeCount is the KAITO default of one GPU node.
 	DefaultWorkspaceNodeCount = 1
-	// WorkspaceSelectorLabel is the seed's node label key (`apps`) KAITO
+	// WorkspaceSelectorLabel is the AKS MLOps best practices' node label key (`apps`) KAITO
 	// puts on the nodes of a workspace.
 	WorkspaceSelectorLabel = "apps"
 )
@@ -242,7 +242,7 @@ const (
 	// objects, so that no worker lists the dataset.
 	EnvShardManifest = "SHARD_MANIFEST"
 	// EnvNCCLSocketIfname, EnvNCCLIBDisable, EnvNCCLDebug and
-	// EnvTorchAsyncErrorHandling are the seed's NCCL baseline variables.
+	// EnvTorchAsyncErrorHandling are the AKS MLOps best practices' NCCL baseline variables.
 	EnvNCCLSocketIfname        = "NCCL_SOCKET_IFNAME"
 	EnvNCCLIBDisable           = "NCCL_IB_DISABLE"
 	EnvNCCLDebug               = "NCCL_DEBUG"

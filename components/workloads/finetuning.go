@@ -50,7 +50,7 @@ type FineTuningWorkspaceArgs struct {
 	NodeLabels map[string]string
 	// Preset is the KAITO model preset, e.g. "phi-3-mini-4k-instruct". Required.
 	Preset string
-	// Method is qlora (default, seed) or lora.
+	// Method is qlora (default, AKS MLOps best practices) or lora.
 	Method TuningMethod
 	// Config is an optional ConfigMap of tuning arguments in the namespace.
 	Config string
@@ -161,7 +161,7 @@ func (a *FineTuningWorkspaceArgs) Validate(p field.Path) field.ErrorList {
 
 // workspaceArgs maps defaulted args to the Workspace custom resource. The
 // kaito.sh/v1alpha1 Workspace keeps `resource` and `tuning` at the top
-// level (no spec), as the seed and the CRD have them.
+// level (no spec), as AKS MLOps best practices and the CRD have them.
 func workspaceArgs(a *FineTuningWorkspaceArgs) *apiextensions.CustomResourceArgs {
 	input := map[string]any{"urls": a.InputURLs}
 	output := map[string]any{}

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
 const workspaceType = "kubernetes:kaito.sh/v1alpha1:Workspace"
@@ -36,16 +38,16 @@ func TestFineTuningWorkspace(t *testing.T) {
 		_, err := NewFineTuningWorkspace(ctx, "workspace-tuning-phi-3-mini", workspace())
 		return err
 	})
-	assert.Len(t, m.ofType(FineTuningWorkspaceType), 1)
-	ws := m.one(t, workspaceType)
-	in := ws.inputs
+	assert.Len(t, m.ByType(FineTuningWorkspaceType), 1)
+	ws := m.One(t, workspaceType)
+	in := ws.Inputs
 	assert.Equal(t, "kaito.sh/v1alpha1", in["apiVersion"])
 	assert.Equal(t, "Workspace", in["kind"])
 	assert.NotContains(t, in, "spec", "the v1alpha1 Workspace has no spec")
-	assert.Equal(t, "workspace-tuning-phi-3-mini", dig(t, in, "metadata", "name"))
-	assert.Equal(t, "team-a", dig(t, in, "metadata", "namespace"))
-	assert.Equal(t, "team-a", dig(t, in, "metadata", "labels", TeamLabel))
-	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, dig(t, in, "metadata", "annotations"))
+	assert.Equal(t, "workspace-tuning-phi-3-mini", mocktest.Dig(t, in, "metadata", "name"))
+	assert.Equal(t, "team-a", mocktest.Dig(t, in, "metadata", "namespace"))
+	assert.Equal(t, "team-a", mocktest.Dig(t, in, "metadata", "labels", TeamLabel))
+	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, mocktest.Dig(t, in, "metadata", "annotations"))
 	assert.Equal(t, map[string]any{
 		"instanceType":  "Standard_NC24ads_A100_v4",
 		"count":         1.0,
@@ -68,11 +70,11 @@ func TestFineTuningWorkspaceOutputToClaim(t *testing.T) {
 		_, err := NewFineTuningWorkspace(ctx, "ws", a)
 		return err
 	})
-	in := m.one(t, workspaceType).inputs
-	assert.Equal(t, map[string]any{"volumeSource": map[string]any{"persistentVolumeClaim": map[string]any{"claimName": "model-checkpoints"}}}, dig(t, in, "tuning", "output"))
-	assert.Equal(t, "lora", dig(t, in, "tuning", "method"))
-	assert.Equal(t, "tuning-params", dig(t, in, "tuning", "config"))
-	assert.EqualValues(t, 2, dig(t, in, "resource", "count"))
+	in := m.One(t, workspaceType).Inputs
+	assert.Equal(t, map[string]any{"volumeSource": map[string]any{"persistentVolumeClaim": map[string]any{"claimName": "model-checkpoints"}}}, mocktest.Dig(t, in, "tuning", "output"))
+	assert.Equal(t, "lora", mocktest.Dig(t, in, "tuning", "method"))
+	assert.Equal(t, "tuning-params", mocktest.Dig(t, in, "tuning", "config"))
+	assert.EqualValues(t, 2, mocktest.Dig(t, in, "resource", "count"))
 	checkAgainstCRD(t, in)
 }
 

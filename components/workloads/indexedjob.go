@@ -23,7 +23,7 @@ type IndexedJobArgs struct {
 	Completions int
 	// Parallelism is how many shards run at once. Default Completions.
 	Parallelism int
-	// BackoffLimitPerIndex is the retry budget of each shard. Default 2 (seed).
+	// BackoffLimitPerIndex is the retry budget of each shard. Default 2 (AKS MLOps best practices).
 	BackoffLimitPerIndex int
 	// MaxFailedIndexes is how many shards may fail before the Job fails.
 	// Default 0: one shard that used up its retries fails the Job.

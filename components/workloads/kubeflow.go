@@ -89,7 +89,7 @@ func (n *NCCL) validate(pool *gpupool.Resolved, p field.Path) field.ErrorList {
 	return errs
 }
 
-// ncclEnv is the seed's NCCL baseline; torch adds
+// ncclEnv is the AKS MLOps best practices' NCCL baseline; torch adds
 // TORCH_NCCL_ASYNC_ERROR_HANDLING=1 so that PyTorch exits instead of hanging
 // after a communication failure.
 func ncclEnv(n NCCL, torch bool) []envVar {
@@ -124,7 +124,7 @@ type Distributed struct {
 	// TerminationGracePeriodSeconds gives replicas time to checkpoint on
 	// SIGTERM. Default 120.
 	TerminationGracePeriodSeconds int
-	// CleanPodPolicy is runPolicy.cleanPodPolicy: None (default, seed),
+	// CleanPodPolicy is runPolicy.cleanPodPolicy: None (default, AKS MLOps best practices),
 	// Running or All.
 	CleanPodPolicy string
 	// AllowEgressCIDRs are extra egress destinations of the job's
@@ -201,7 +201,7 @@ func runPolicy(c *Common, d *Distributed, replicas int) map[string]any {
 }
 
 // replicaSpec is one Kubeflow replica type: count, restart policy
-// OnFailure (seed) and pod template.
+// OnFailure (AKS MLOps best practices) and pod template.
 func replicaSpec(replicas int, template corev1.PodTemplateSpecArgs) map[string]any {
 	return map[string]any{
 		"replicas":      replicas,
@@ -234,7 +234,7 @@ func kubeflowArgs(c *Common, kind, componentKind string, spec map[string]any) *a
 	}
 }
 
-// ncclNetworkPolicyArgs is the seed's allow-pytorch-nccl policy for one
+// ncclNetworkPolicyArgs is the AKS MLOps best practices' allow-pytorch-nccl policy for one
 // job: replicas talk to each other on any port (NCCL negotiates dynamic
 // ports) and resolve DNS; nothing else, except the metrics port from
 // kube-system (managed Prometheus) and AllowEgressCIDRs when set.

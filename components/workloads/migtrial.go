@@ -11,7 +11,7 @@ import (
 
 // MIGTrialArgs describe one hyperparameter trial on a MIG instance (SPEC
 // C7.6; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Partition A100 and H100 GPUs with MIG": the
-// mig-hyperparameter-trial Job). Resources default to the seed's cpu 2 and
+// mig-hyperparameter-trial Job). Resources default to the AKS MLOps best practices' cpu 2 and
 // memory 8Gi; Resources.GPUs must stay 0 (the trial requests MIG devices).
 type MIGTrialArgs struct {
 	Common
@@ -19,9 +19,9 @@ type MIGTrialArgs struct {
 	// refused.
 	Pool *gpupool.Resolved
 	// MIGDevices is the number of MIG instances (pool.MIGResourceName(),
-	// e.g. nvidia.com/mig-1g.10gb) requested. Default 1 (seed).
+	// e.g. nvidia.com/mig-1g.10gb) requested. Default 1 (AKS MLOps best practices).
 	MIGDevices int
-	// BackoffLimit is the trial's retry budget. Default 2 (seed).
+	// BackoffLimit is the trial's retry budget. Default 2 (AKS MLOps best practices).
 	BackoffLimit int
 	// ActiveDeadlineSeconds bounds the trial. Default 86400.
 	ActiveDeadlineSeconds int
@@ -76,7 +76,7 @@ func (a *MIGTrialArgs) Validate(p field.Path) field.ErrorList {
 }
 
 // migNodeSelector selects nodes of a MIG pool whose layout is applied: the
-// seed's accelerator=nvidia, nvidia.com/mig.config=<layout> and
+// AKS MLOps best practices' accelerator=nvidia, nvidia.com/mig.config=<layout> and
 // nvidia.com/mig.config.state=success when the MIG manager labels the
 // nodes (DriverOnly or None stacks). With the Managed stack AKS partitions
 // the GPUs itself and sets no such labels, so the trial selects the pool

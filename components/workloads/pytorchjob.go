@@ -15,7 +15,7 @@ import (
 type PyTorchJobArgs struct {
 	Common
 	Distributed
-	// Replicas is the total replica count, Master included. Default 2 (seed).
+	// Replicas is the total replica count, Master included. Default 2 (AKS MLOps best practices).
 	Replicas int
 }
 

@@ -15,7 +15,7 @@ import (
 type TFJobArgs struct {
 	Common
 	Distributed
-	// Workers is the number of GPU workers. Default 2 (seed).
+	// Workers is the number of GPU workers. Default 2 (AKS MLOps best practices).
 	Workers int
 	// Chief is 1 to add a Chief replica (parameter-server strategy), else 0.
 	Chief int

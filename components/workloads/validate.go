@@ -311,16 +311,12 @@ func validateExitCodes(codes []int, p field.Path) field.ErrorList {
 	if len(codes) > 255 {
 		errs = append(errs, field.Invalid(p, "%d codes; declare at most 255", len(codes)))
 	}
-	seen := map[int]bool{}
-	for i, code := range codes {
-		switch {
-		case code < 1 || code > 255:
-			errs = append(errs, field.Invalid(p.Index(i), "%d is not a failure exit code; use 1..255", code))
-		case seen[code]:
-			errs = append(errs, field.Invalid(p.Index(i), "exit code %d is listed twice", code))
+	errs = append(errs, field.Unique(p, codes, "exit code %d", func(p field.Path, code int) *field.Error {
+		if code < 1 || code > 255 {
+			return field.Invalid(p, "%d is not a failure exit code; use 1..255", code)
 		}
-		seen[code] = true
-	}
+		return nil
+	})...)
 	return errs
 }
 

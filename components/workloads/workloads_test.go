@@ -2,105 +2,29 @@ package workloads
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
+
+	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
-// registered is one resource the mocks saw.
-type registered struct {
-	typ, name, provider string
-	inputs              map[string]any
-	deps                []string
-	ignoreChanges       []string
-}
-
-// mocks records every registered resource and returns its inputs as state.
-type mocks struct {
-	mu        sync.Mutex
-	resources []registered
-}
-
-func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.resources = append(m.resources, registered{
-		typ:           args.TypeToken,
-		name:          args.Name,
-		provider:      args.Provider,
-		inputs:        args.Inputs.Mappable(),
-		deps:          args.RegisterRPC.GetDependencies(),
-		ignoreChanges: args.RegisterRPC.GetIgnoreChanges(),
-	})
-	return args.Name + "-id", args.Inputs, nil
-}
-
-func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
-	return args.Args, nil
-}
-
 // run runs fn under the mocks.
-func run(t *testing.T, fn func(ctx *pulumi.Context) error) (*mocks, error) {
+func run(t *testing.T, fn func(ctx *pulumi.Context) error) (*mocktest.Mocks, error) {
 	t.Helper()
-	m := &mocks{}
-	err := pulumi.RunErr(fn, pulumi.WithMocks("aksml", "test", m))
-	return m, err
+	return mocktest.Run(t, fn)
 }
 
 // mustRun runs fn under the mocks and fails on error.
-func mustRun(t *testing.T, fn func(ctx *pulumi.Context) error) *mocks {
+func mustRun(t *testing.T, fn func(ctx *pulumi.Context) error) *mocktest.Mocks {
 	t.Helper()
 	m, err := run(t, fn)
 	require.NoError(t, err)
 	return m
-}
-
-// ofType returns the resources of type typ.
-func (m *mocks) ofType(typ string) []registered {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []registered
-	for _, r := range m.resources {
-		if r.typ == typ {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// one returns the single resource of type typ.
-func (m *mocks) one(t *testing.T, typ string) registered {
-	t.Helper()
-	rs := m.ofType(typ)
-	require.Len(t, rs, 1, "resources of type %s", typ)
-	return rs[0]
-}
-
-// dig walks v by map keys (string) and list indexes (int).
-func dig(t *testing.T, v any, path ...any) any {
-	t.Helper()
-	for i, step := range path {
-		switch s := step.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			require.True(t, ok, "at %v: %T is not an object", path[:i], v)
-			next, ok := m[s]
-			require.True(t, ok, "at %v: no key %q in %v", path[:i], s, keys(m))
-			v = next
-		case int:
-			l, ok := v.([]any)
-			require.True(t, ok, "at %v: %T is not a list", path[:i], v)
-			require.Less(t, s, len(l), "at %v: index %d out of range", path[:i], s)
-			v = l[s]
-		}
-	}
-	return v
 }
 
 // has reports whether v has the key path.
@@ -117,26 +41,18 @@ func has(v any, path ...string) bool {
 	return true
 }
 
-func keys(m map[string]any) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
 // envOf maps a container's env to values (literal, or "fieldRef:<path>").
 func envOf(t *testing.T, container any) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, e := range dig(t, container, "env").([]any) {
+	for _, e := range mocktest.Dig(t, container, "env").([]any) {
 		m := e.(map[string]any)
 		name := m["name"].(string)
 		if v, ok := m["value"]; ok {
 			out[name] = v.(string)
 			continue
 		}
-		out[name] = "fieldRef:" + dig(t, m, "valueFrom", "fieldRef", "fieldPath").(string)
+		out[name] = "fieldRef:" + mocktest.Dig(t, m, "valueFrom", "fieldRef", "fieldPath").(string)
 	}
 	return out
 }
@@ -145,7 +61,7 @@ func envOf(t *testing.T, container any) map[string]string {
 func envNames(t *testing.T, container any) []string {
 	t.Helper()
 	var out []string
-	for _, e := range dig(t, container, "env").([]any) {
+	for _, e := range mocktest.Dig(t, container, "env").([]any) {
 		out = append(out, e.(map[string]any)["name"].(string))
 	}
 	return out
@@ -154,7 +70,7 @@ func envNames(t *testing.T, container any) []string {
 // volumeByName returns the pod volume named name.
 func volumeByName(t *testing.T, podSpec any, name string) map[string]any {
 	t.Helper()
-	for _, v := range dig(t, podSpec, "volumes").([]any) {
+	for _, v := range mocktest.Dig(t, podSpec, "volumes").([]any) {
 		if v.(map[string]any)["name"] == name {
 			return v.(map[string]any)
 		}
@@ -167,7 +83,7 @@ func volumeByName(t *testing.T, podSpec any, name string) map[string]any {
 func mountPaths(t *testing.T, container any) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, m := range dig(t, container, "volumeMounts").([]any) {
+	for _, m := range mocktest.Dig(t, container, "volumeMounts").([]any) {
 		mm := m.(map[string]any)
 		out[mm["name"].(string)] = mm["mountPath"].(string)
 	}
@@ -178,7 +94,7 @@ func mountPaths(t *testing.T, container any) map[string]string {
 func tolerationStrings(t *testing.T, podSpec any) []string {
 	t.Helper()
 	var out []string
-	for _, tol := range dig(t, podSpec, "tolerations").([]any) {
+	for _, tol := range mocktest.Dig(t, podSpec, "tolerations").([]any) {
 		m := tol.(map[string]any)
 		out = append(out, m["key"].(string)+"="+m["value"].(string)+":"+m["effect"].(string)+" ("+m["operator"].(string)+")")
 	}

@@ -272,7 +272,7 @@ func pytorchJob(ns, name string) Resource {
 	})
 }
 
-// ncclPolicy is the seed's allow-pytorch-nccl NetworkPolicy for a job.
+// ncclPolicy is the AKS MLOps best practices' allow-pytorch-nccl NetworkPolicy for a job.
 func ncclPolicy(ns, job string) Resource {
 	sel := obj{"matchLabels": obj{"training-job": job}}
 	return kube("networking.k8s.io/v1", "NetworkPolicy", ns, "allow-"+job+"-nccl", nil, obj{

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// ncclEnv are the NCCL environment variables of the seed's TCP baseline.
+// ncclEnv are the NCCL environment variables of the AKS MLOps best practices' TCP baseline.
 var ncclEnv = []string{"NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", "TORCH_NCCL_ASYNC_ERROR_HANDLING"}
 
 // isDistributedTraining reports whether r is a PyTorchJob or TFJob with more

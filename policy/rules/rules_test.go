@@ -609,7 +609,7 @@ var compliant = []ruleCase{
 		set(s, "team-a-score", 86400.0, "spec", "jobTemplate", "spec", "activeDeadlineSeconds")
 	}},
 	{id: "AKSML-JOB-004", name: "grace period set", mutate: func(s *Stack) {}},
-	{id: "AKSML-JOB-005", name: "seed's podFailurePolicy", mutate: func(s *Stack) {}},
+	{id: "AKSML-JOB-005", name: "documented podFailurePolicy", mutate: func(s *Stack) {}},
 	{id: "AKSML-JOB-006", name: "short CPU Job awaited", mutate: func(s *Stack) {
 		add(s, kube("batch/v1", "Job", "team-a", "migrate", nil, obj{
 			"backoffLimit": 1.0,
