@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,6 +34,9 @@ var (
 	benchStack   = synth.Bench{Teams: 100, TeamGPUs: 2, LenderGPUs: 100}
 	benchJobsPer = 10
 )
+
+// benchSubmitters is how many clients submit the Jobs at once.
+const benchSubmitters = 8
 
 // fairShareTolerance bounds how far the GPUs borrowed by the weight-2 teams, per weight-1
 // team GPU, may be from 2.
@@ -116,9 +120,30 @@ func TestBenchAdmission(t *testing.T) {
 			_ = env.Client.Delete(dctx, j, client.PropagationPolicy("Background"))
 		}
 	}()
+	// Submitted by benchSubmitters clients at once, as many users would.
 	start = time.Now()
+	work := make(chan client.Object)
+	failed := make(chan error, len(jobs))
+	var wg sync.WaitGroup
+	for range benchSubmitters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				if err := env.Client.Create(ctx, j.DeepCopyObject().(client.Object)); err != nil {
+					failed <- fmt.Errorf("submit %s/%s: %w", j.GetNamespace(), j.GetName(), err)
+				}
+			}
+		}()
+	}
 	for _, j := range jobs {
-		require.NoError(t, env.Client.Create(ctx, j.DeepCopyObject().(client.Object)), "submit %s/%s", j.GetNamespace(), j.GetName())
+		work <- j
+	}
+	close(work)
+	wg.Wait()
+	close(failed)
+	for err := range failed {
+		require.NoError(t, err)
 	}
 	submitted := time.Since(start)
 
