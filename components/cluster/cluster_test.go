@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/field/fieldtest"
 
 	"github.com/aksml/aksml/components/internal/mocktest"
 )
@@ -50,95 +51,86 @@ func intp(v int) *int    { return &v }
 func TestSpecValidate(t *testing.T) {
 	root := field.NewPath("aksml:cluster")
 	tests := []struct {
-		name    string
-		mutate  func(*Spec)
-		wantErr []string
+		name       string
+		mutate     func(*Spec)
+		wantErr    []fieldtest.Want // the problems, exactly; nil means valid
+		wantDetail string           // one phrase the message must hold, where the wording (the fix, the numbers) is the point
 	}{
 		{name: "dev is valid"},
 		{name: "prod is valid", mutate: func(s *Spec) { *s = prodSpec() }},
 		{name: "private prod is valid", mutate: func(s *Spec) { *s = prodSpec(); s.APIServer = APIServer{Private: true} }},
 		{name: "patch channel with minor pin is valid", mutate: func(s *Spec) { s.UpgradeChannel = "patch"; s.KubernetesVersion = "1.35" }},
-		{name: "missing name", mutate: func(s *Spec) { s.Name = "" }, wantErr: []string{"aksml:cluster.name: is required"}},
-		{name: "bad name", mutate: func(s *Spec) { s.Name = "-aks" }, wantErr: []string{`aksml:cluster.name: "-aks" is not a valid AKS cluster name`}},
-		{name: "name too long", mutate: func(s *Spec) { s.Name = strings.Repeat("a", 64) }, wantErr: []string{"aksml:cluster.name:"}},
-		{name: "missing location", mutate: func(s *Spec) { s.Location = "" }, wantErr: []string{"aksml:cluster.location: is required"}},
-		{name: "display-name location", mutate: func(s *Spec) { s.Location = "East US" }, wantErr: []string{`aksml:cluster.location: "East US" is not an Azure region name`}},
-		{name: "missing resource group", mutate: func(s *Spec) { s.ResourceGroup.Name = "" }, wantErr: []string{"aksml:cluster.resourceGroup.name: is required"}},
-		{name: "resource group ending in dot", mutate: func(s *Spec) { s.ResourceGroup.Name = "rg." }, wantErr: []string{`aksml:cluster.resourceGroup.name: "rg." is not a valid resource group name`}},
-		{name: "Automatic rejected", mutate: func(s *Spec) { s.Mode = ModeAutomatic }, wantErr: []string{"aksml:cluster.mode: Automatic needs managed cluster sku name Automatic"}},
-		{name: "unknown mode", mutate: func(s *Spec) { s.Mode = "Auto" }, wantErr: []string{`aksml:cluster.mode: "Auto" is not supported`}},
-		{name: "unknown tier", mutate: func(s *Spec) { s.Tier = "Gold" }, wantErr: []string{`aksml:cluster.tier: "Gold" is not supported`}},
-		{name: "bad dns prefix", mutate: func(s *Spec) { s.DNSPrefix = "aks_ml" }, wantErr: []string{`aksml:cluster.dnsPrefix: "aks_ml" is not a valid DNS prefix`}},
-		{name: "bad kubernetes version", mutate: func(s *Spec) { s.UpgradeChannel = "none"; s.KubernetesVersion = "v1.33" }, wantErr: []string{`aksml:cluster.kubernetesVersion: "v1.33" is not a Kubernetes version`}},
-		{name: "version pinned with stable channel", mutate: func(s *Spec) { s.KubernetesVersion = "1.35" }, wantErr: []string{`aksml:cluster.kubernetesVersion: "1.35" is pinned but upgradeChannel "stable"`}},
-		{name: "patch pinned with patch channel", mutate: func(s *Spec) { s.UpgradeChannel = "patch"; s.KubernetesVersion = "1.35.2" }, wantErr: []string{"aksml:cluster.kubernetesVersion: \"1.35.2\" pins a patch", "write MAJOR.MINOR (1.35)"}},
-		{name: "unknown upgrade channel", mutate: func(s *Spec) { s.UpgradeChannel = "weekly" }, wantErr: []string{`aksml:cluster.upgradeChannel: "weekly" is not supported`}},
-		{name: "unknown node OS channel", mutate: func(s *Spec) { s.NodeOSUpgradeChannel = "nodeimage" }, wantErr: []string{`aksml:cluster.nodeOSUpgradeChannel: "nodeimage" is not supported`}},
-		{name: "bad system vmSize", mutate: func(s *Spec) { s.SystemPool.VMSize = "D4ds_v5" }, wantErr: []string{`aksml:cluster.systemPool.vmSize: "D4ds_v5" is not an Azure VM size`}},
-		{name: "system maxCount below minCount", mutate: func(s *Spec) { s.SystemPool.MinCount = intp(3); s.SystemPool.MaxCount = 2 }, wantErr: []string{"aksml:cluster.systemPool.maxCount: maxCount (2) must be between minCount (3) and 1000"}},
-		{name: "system bad zone", mutate: func(s *Spec) { s.SystemPool.Zones = []string{"0"} }, wantErr: []string{`aksml:cluster.systemPool.zones[0]: "0" is not an availability zone`}},
-		{name: "system OS disk too small", mutate: func(s *Spec) { s.SystemPool.OSDiskSizeGB = 10 }, wantErr: []string{"aksml:cluster.systemPool.osDiskSizeGB: 10 is out of range"}},
-		{name: "cpu minCount negative", mutate: func(s *Spec) { s.CPUPool.MinCount = intp(-1) }, wantErr: []string{"aksml:cluster.cpuPool.minCount: -1 is out of range"}},
-		{name: "cpu duplicate zone", mutate: func(s *Spec) { s.CPUPool.Zones = []string{"1", "1"} }, wantErr: []string{`aksml:cluster.cpuPool.zones[1]: zone "1" is listed twice`}},
+		{name: "missing name", mutate: func(s *Spec) { s.Name = "" }, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.name"), fieldtest.Invalid("aksml:cluster.logs.logAnalyticsWorkspaceName")}},
+		{name: "bad name", mutate: func(s *Spec) { s.Name = "-aks" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.name")}},
+		{name: "name too long", mutate: func(s *Spec) { s.Name = strings.Repeat("a", 64) }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.name")}},
+		{name: "missing location", mutate: func(s *Spec) { s.Location = "" }, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.location")}},
+		{name: "display-name location", mutate: func(s *Spec) { s.Location = "East US" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.location")}},
+		{name: "missing resource group", mutate: func(s *Spec) { s.ResourceGroup.Name = "" }, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.resourceGroup.name")}},
+		{name: "resource group ending in dot", mutate: func(s *Spec) { s.ResourceGroup.Name = "rg." }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.resourceGroup.name")}},
+		{name: "Automatic rejected", mutate: func(s *Spec) { s.Mode = ModeAutomatic }, wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.mode")}},
+		{name: "unknown mode", mutate: func(s *Spec) { s.Mode = "Auto" }, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:cluster.mode")}},
+		{name: "unknown tier", mutate: func(s *Spec) { s.Tier = "Gold" }, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:cluster.tier")}},
+		{name: "bad dns prefix", mutate: func(s *Spec) { s.DNSPrefix = "aks_ml" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.dnsPrefix")}},
+		{name: "bad kubernetes version", mutate: func(s *Spec) { s.UpgradeChannel = "none"; s.KubernetesVersion = "v1.33" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.kubernetesVersion")}},
+		{name: "version pinned with stable channel", mutate: func(s *Spec) { s.KubernetesVersion = "1.35" }, wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.kubernetesVersion")}},
+		{name: "patch pinned with patch channel", mutate: func(s *Spec) { s.UpgradeChannel = "patch"; s.KubernetesVersion = "1.35.2" }, wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.kubernetesVersion")}, wantDetail: "write MAJOR.MINOR (1.35)"},
+		{name: "unknown upgrade channel", mutate: func(s *Spec) { s.UpgradeChannel = "weekly" }, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:cluster.upgradeChannel")}},
+		{name: "unknown node OS channel", mutate: func(s *Spec) { s.NodeOSUpgradeChannel = "nodeimage" }, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:cluster.nodeOSUpgradeChannel")}},
+		{name: "bad system vmSize", mutate: func(s *Spec) { s.SystemPool.VMSize = "D4ds_v5" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.systemPool.vmSize")}},
+		{name: "system maxCount below minCount", mutate: func(s *Spec) { s.SystemPool.MinCount = intp(3); s.SystemPool.MaxCount = 2 }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.systemPool.maxCount")}, wantDetail: "maxCount (2) must be between minCount (3) and 1000"},
+		{name: "system bad zone", mutate: func(s *Spec) { s.SystemPool.Zones = []string{"0"} }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.systemPool.zones[0]")}},
+		{name: "system OS disk too small", mutate: func(s *Spec) { s.SystemPool.OSDiskSizeGB = 10 }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.systemPool.osDiskSizeGB")}},
+		{name: "cpu minCount negative", mutate: func(s *Spec) { s.CPUPool.MinCount = intp(-1) }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.cpuPool.minCount")}},
+		{name: "cpu duplicate zone", mutate: func(s *Spec) { s.CPUPool.Zones = []string{"1", "1"} }, wantErr: []fieldtest.Want{fieldtest.Duplicate("aksml:cluster.cpuPool.zones[1]")}},
 		{name: "disabled cpu pool is not checked", mutate: func(s *Spec) { s.CPUPool = CPUPool{Disabled: true, VMSize: "bad"} }},
-		{name: "bad pod CIDR", mutate: func(s *Spec) { s.Network.PodCIDR = "10.244.0.0" }, wantErr: []string{`aksml:cluster.network.podCidr: "10.244.0.0" is not an IPv4 CIDR`}},
-		{name: "overlapping CIDRs", mutate: func(s *Spec) { s.Network.ServiceCIDR = "10.244.128.0/20"; s.Network.DNSServiceIP = "10.244.128.10" }, wantErr: []string{"aksml:cluster.network.serviceCidr: 10.244.128.0/20 overlaps podCidr 10.244.0.0/16"}},
-		{name: "DNS IP outside service CIDR", mutate: func(s *Spec) { s.Network.DNSServiceIP = "10.1.0.10" }, wantErr: []string{"aksml:cluster.network.dnsServiceIP: 10.1.0.10 is outside serviceCidr 10.0.0.0/16"}},
-		{name: "local accounts off without admins", mutate: func(s *Spec) { s.EntraID = &EntraID{} }, wantErr: []string{"aksml:cluster.entraID.adminGroupObjectIDs: is required"}},
+		{name: "bad pod CIDR", mutate: func(s *Spec) { s.Network.PodCIDR = "10.244.0.0" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.network.podCidr")}},
+		{name: "overlapping CIDRs", mutate: func(s *Spec) { s.Network.ServiceCIDR = "10.244.128.0/20"; s.Network.DNSServiceIP = "10.244.128.10" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.network.serviceCidr")}},
+		{name: "DNS IP outside service CIDR", mutate: func(s *Spec) { s.Network.DNSServiceIP = "10.1.0.10" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.network.dnsServiceIP")}},
+		{name: "local accounts off without admins", mutate: func(s *Spec) { s.EntraID = &EntraID{} }, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.entraID.adminGroupObjectIDs")}},
 		{name: "Entra ID with local accounts needs no admins", mutate: func(s *Spec) { s.EntraID = &EntraID{DisableLocalAccounts: boolp(false)} }},
-		{name: "admin group not a GUID", mutate: func(s *Spec) { s.EntraID = &EntraID{AdminGroupObjectIDs: []string{"ml-admins"}} }, wantErr: []string{`aksml:cluster.entraID.adminGroupObjectIDs[0]: "ml-admins" is not an object ID`}},
-		{name: "private and IP ranges", mutate: func(s *Spec) { s.APIServer = APIServer{Private: true, AuthorizedIPRanges: []string{"203.0.113.0/24"}} }, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges: authorizedIPRanges and private are mutually exclusive"}},
-		{name: "bad authorized range", mutate: func(s *Spec) { s.APIServer.AuthorizedIPRanges = []string{"203.0.113.0/24", "203.0.113.7/24"} }, wantErr: []string{`aksml:cluster.apiServer.authorizedIPRanges[1]: "203.0.113.7/24" is not a CIDR with its host bits zero`}},
-		{name: "not a CIDR", mutate: func(s *Spec) { s.APIServer.AuthorizedIPRanges = []string{"office"} }, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges[0]:"}},
-		{name: "Defender without workspace", mutate: func(s *Spec) { s.Defender.Enabled = true }, wantErr: []string{"aksml:cluster.defender.logAnalyticsWorkspaceId: is required"}},
-		{name: "Defender with bad workspace", mutate: func(s *Spec) { s.Defender = Defender{Enabled: true, LogAnalyticsWorkspaceID: "law-ml"} }, wantErr: []string{`aksml:cluster.defender.logAnalyticsWorkspaceId: "law-ml" is not a Log Analytics workspace resource ID`}},
-		{name: "unknown autoscaler key", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"scanInterval": "30s"} }, wantErr: []string{`aksml:cluster.autoscalerProfile["scanInterval"]: "scanInterval" is not a cluster autoscaler setting`}},
-		{name: "bad autoscaler bool", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"ignore-daemonsets-utilization": "yes"} }, wantErr: []string{`aksml:cluster.autoscalerProfile["ignore-daemonsets-utilization"]: "yes" is not true or false`}},
-		{name: "empty autoscaler value", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"scan-interval": ""} }, wantErr: []string{`aksml:cluster.autoscalerProfile["scan-interval"]: is empty`}},
-		{name: "maintenance missing day", mutate: func(s *Spec) { s.MaintenanceWindow = &MaintenanceWindow{StartTime: "01:00"} }, wantErr: []string{"aksml:cluster.maintenanceWindow.dayOfWeek: is required"}},
-		{name: "maintenance bad day", mutate: func(s *Spec) { s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "sunday", StartTime: "01:00"} }, wantErr: []string{`aksml:cluster.maintenanceWindow.dayOfWeek: "sunday" is not supported`}},
-		{name: "maintenance bad time", mutate: func(s *Spec) { s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "25:00"} }, wantErr: []string{`aksml:cluster.maintenanceWindow.startTime: "25:00" is not a time`}},
+		{name: "admin group not a GUID", mutate: func(s *Spec) { s.EntraID = &EntraID{AdminGroupObjectIDs: []string{"ml-admins"}} }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.entraID.adminGroupObjectIDs[0]")}},
+		{name: "private and IP ranges", mutate: func(s *Spec) { s.APIServer = APIServer{Private: true, AuthorizedIPRanges: []string{"203.0.113.0/24"}} }, wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.apiServer.authorizedIPRanges")}},
+		{name: "bad authorized range", mutate: func(s *Spec) { s.APIServer.AuthorizedIPRanges = []string{"203.0.113.0/24", "203.0.113.7/24"} }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.apiServer.authorizedIPRanges[1]")}},
+		{name: "not a CIDR", mutate: func(s *Spec) { s.APIServer.AuthorizedIPRanges = []string{"office"} }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.apiServer.authorizedIPRanges[0]")}},
+		{name: "Defender without workspace", mutate: func(s *Spec) { s.Defender.Enabled = true }, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.defender.logAnalyticsWorkspaceId")}},
+		{name: "Defender with bad workspace", mutate: func(s *Spec) { s.Defender = Defender{Enabled: true, LogAnalyticsWorkspaceID: "law-ml"} }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.defender.logAnalyticsWorkspaceId")}},
+		{name: "unknown autoscaler key", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"scanInterval": "30s"} }, wantErr: []fieldtest.Want{fieldtest.NotSupported(`aksml:cluster.autoscalerProfile["scanInterval"]`)}},
+		{name: "bad autoscaler bool", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"ignore-daemonsets-utilization": "yes"} }, wantErr: []fieldtest.Want{fieldtest.Invalid(`aksml:cluster.autoscalerProfile["ignore-daemonsets-utilization"]`)}},
+		{name: "empty autoscaler value", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"scan-interval": ""} }, wantErr: []fieldtest.Want{fieldtest.Invalid(`aksml:cluster.autoscalerProfile["scan-interval"]`)}},
+		{name: "maintenance missing day", mutate: func(s *Spec) { s.MaintenanceWindow = &MaintenanceWindow{StartTime: "01:00"} }, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.maintenanceWindow.dayOfWeek")}},
+		{name: "maintenance bad day", mutate: func(s *Spec) { s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "sunday", StartTime: "01:00"} }, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:cluster.maintenanceWindow.dayOfWeek")}},
+		{name: "maintenance bad time", mutate: func(s *Spec) { s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "25:00"} }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.maintenanceWindow.startTime")}},
 		{name: "maintenance too short", mutate: func(s *Spec) {
 			s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00", DurationHours: 2}
-		}, wantErr: []string{"aksml:cluster.maintenanceWindow.durationHours: 2 is out of range; AKS needs 4 to 24 hours"}},
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.maintenanceWindow.durationHours")}, wantDetail: "AKS needs 4 to 24 hours"},
 		{name: "maintenance bad offset", mutate: func(s *Spec) {
 			s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00", UTCOffset: "UTC+1"}
-		}, wantErr: []string{`aksml:cluster.maintenanceWindow.utcOffset: "UTC+1" is not a UTC offset`}},
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.maintenanceWindow.utcOffset")}},
 		{name: "maintenance bad interval", mutate: func(s *Spec) {
 			s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00", IntervalWeeks: 5}
-		}, wantErr: []string{"aksml:cluster.maintenanceWindow.intervalWeeks: 5 is out of range"}},
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.maintenanceWindow.intervalWeeks")}},
 		{name: "system minCount 0 is rejected, not replaced", mutate: func(s *Spec) { s.SystemPool.MinCount = intp(0) },
-			wantErr: []string{"aksml:cluster.systemPool.minCount: 0 is out of range; use 1 to 1000"}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.systemPool.minCount")}, wantDetail: "use 1 to 1000"},
 		{name: "node-image channel with its forced node OS channel", mutate: func(s *Spec) { s.UpgradeChannel = "node-image" }},
 		{name: "node-image channel with another node OS channel", mutate: func(s *Spec) { s.UpgradeChannel = "node-image"; s.NodeOSUpgradeChannel = "SecurityPatch" },
-			wantErr: []string{"aksml:cluster.nodeOSUpgradeChannel: SecurityPatch cannot be combined with upgradeChannel node-image"}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.nodeOSUpgradeChannel")}},
 		{name: "defender workspace with a non-GUID subscription", mutate: func(s *Spec) {
 			s.Defender = Defender{Enabled: true, LogAnalyticsWorkspaceID: "/subscriptions/prod/resourceGroups/rg/providers/Microsoft.OperationalInsights/workspaces/law"}
-		}, wantErr: []string{"aksml:cluster.defender.logAnalyticsWorkspaceId:", "<subscription-guid>"}},
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.defender.logAnalyticsWorkspaceId")}, wantDetail: "<subscription-guid>"},
 		{name: "valid autoscaler values", mutate: func(s *Spec) {
 			s.AutoscalerProfile = map[string]string{"expander": "least-waste", "scan-interval": "30", "scale-down-utilization-threshold": "0.6",
 				"new-pod-scale-up-delay": "0s", "max-node-provision-time": "20m", "max-total-unready-percentage": "45", "skip-nodes-with-system-pods": "false",
 				"scale-down-delay-after-delete": "0m", "max-empty-bulk-delete": "10", "ok-total-unready-count": "3", "max-graceful-termination-sec": "600"}
 		}},
 		{name: "unknown expander", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"expander": "cheapest"} },
-			wantErr: []string{`aksml:cluster.autoscalerProfile["expander"]: "cheapest" is not an expander; use one of least-waste, most-pods, priority, random`}},
+			wantErr: []fieldtest.Want{fieldtest.NotSupported(`aksml:cluster.autoscalerProfile["expander"]`)}, wantDetail: "use one of least-waste, most-pods, priority, random"},
 		{name: "delay in seconds (AKS refused 0s)", mutate: func(s *Spec) { s.AutoscalerProfile = map[string]string{"scale-down-delay-after-add": "0s"} },
-			wantErr: []string{`aksml:cluster.autoscalerProfile["scale-down-delay-after-add"]: "0s" is not a whole number of minutes`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid(`aksml:cluster.autoscalerProfile["scale-down-delay-after-add"]`)}, wantDetail: "is not a whole number of minutes"},
 		{name: "bad autoscaler values", mutate: func(s *Spec) {
 			s.AutoscalerProfile = map[string]string{"scan-interval": "0s", "scale-down-utilization-threshold": "1.5", "new-pod-scale-up-delay": "soon",
 				"max-node-provision-time": "0m", "max-total-unready-percentage": "101", "balance-similar-node-groups": "yes", "max-graceful-termination-sec": "-1"}
-		}, wantErr: []string{
-			`["scan-interval"]: "0s" is not a positive whole number of seconds`,
-			`["scale-down-utilization-threshold"]: "1.5" is not a ratio`,
-			`["new-pod-scale-up-delay"]: "soon" is not a duration`,
-			`["max-node-provision-time"]: "0m" must be at least 1m`,
-			`["max-total-unready-percentage"]: "101" is not a whole number from 0 to 100`,
-			`["balance-similar-node-groups"]: "yes" is not 'true' or 'false'`,
-			`["max-graceful-termination-sec"]: "-1" is not a whole number from 0 to 86400`,
-		}},
-		{name: "every problem at once", mutate: func(s *Spec) { s.Location = ""; s.Mode = ModeAutomatic; s.Defender.Enabled = true }, wantErr: []string{
-			"3 problems", "aksml:cluster.location:", "aksml:cluster.mode:", "aksml:cluster.defender.logAnalyticsWorkspaceId:",
-		}},
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid(`aksml:cluster.autoscalerProfile["balance-similar-node-groups"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["max-graceful-termination-sec"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["max-node-provision-time"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["max-total-unready-percentage"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["new-pod-scale-up-delay"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["scale-down-utilization-threshold"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["scan-interval"]`)}, wantDetail: `"0m" must be at least 1m`},
+		{name: "every problem at once", mutate: func(s *Spec) { s.Location = ""; s.Mode = ModeAutomatic; s.Defender.Enabled = true }, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.location"), fieldtest.Forbidden("aksml:cluster.mode"), fieldtest.Required("aksml:cluster.defender.logAnalyticsWorkspaceId")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,13 +140,8 @@ func TestSpecValidate(t *testing.T) {
 			}
 			s.Default()
 			err := s.Validate(root).ToAggregate()
-			if len(tc.wantErr) == 0 {
-				assert.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			for _, want := range tc.wantErr {
-				assert.Contains(t, err.Error(), want)
+			if fieldtest.Equal(t, err, tc.wantErr...) && tc.wantDetail != "" {
+				assert.Contains(t, err.Error(), tc.wantDetail)
 			}
 		})
 	}
@@ -569,12 +556,15 @@ func TestOverlayRulesAndRangeLimit(t *testing.T) {
 	}
 	s.Default()
 	err := s.Validate("aksml:cluster").ToAggregate()
-	require.Error(t, err)
-	for _, w := range []string{
-		"aksml:cluster.network.podCidr: 172.31.0.0/16 overlaps 172.31.0.0/16, which AKS reserves",
-		"aksml:cluster.network.dnsServiceIP: 10.0.0.0 is the first address",
-		"aksml:cluster.apiServer.authorizedIPRanges: lists 201 ranges; AKS accepts at most 200",
-	} {
-		assert.Contains(t, err.Error(), w)
+	if fieldtest.Equal(t, err, fieldtest.Forbidden("aksml:cluster.network.podCidr"), fieldtest.Invalid("aksml:cluster.network.dnsServiceIP"), fieldtest.Invalid("aksml:cluster.apiServer.authorizedIPRanges")) {
+		assert.Contains(t, err.Error(), "lists 201 ranges; AKS accepts at most 200")
 	}
+}
+
+func TestExistingClusterSpecStackReference(t *testing.T) {
+	p := field.NewPath("aksml:existingCluster")
+	assert.Empty(t, ExistingClusterSpec{StackReference: "org/aksml/prod-azure"}.Validate(p))
+	fieldtest.ListEqual(t, ExistingClusterSpec{StackReference: "org/aksml/prod-azure", KubeconfigPath: "/tmp/kubeconfig"}.Validate(p),
+		fieldtest.Forbidden("aksml:existingCluster.stackReference"))
+	fieldtest.ListEqual(t, ExistingClusterSpec{StackReference: "org//prod"}.Validate(p), fieldtest.Invalid("aksml:existingCluster.stackReference"))
 }

@@ -75,7 +75,7 @@ func (s ExistingClusterSpec) Validate(path field.Path) field.ErrorList {
 		parts := strings.Split(s.StackReference, "/")
 		switch {
 		case s.KubeconfigPath != "":
-			errs = append(errs, field.Invalid(path.Child("stackReference"), "and kubeconfigPath are mutually exclusive: the kubeconfig comes from the referenced stack; remove one"))
+			errs = append(errs, field.Forbidden(path.Child("stackReference"), "and kubeconfigPath are mutually exclusive: the kubeconfig comes from the referenced stack; remove one"))
 		case (len(parts) != 1 && len(parts) != 3) || slices.Contains(parts, ""):
 			errs = append(errs, field.Invalid(path.Child("stackReference"), "%q is not a stack name; write <org>/<project>/<stack>, e.g. organization/aksml/prod-azure", s.StackReference))
 		}

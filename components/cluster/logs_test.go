@@ -104,18 +104,18 @@ func TestLogsValidate(t *testing.T) {
 	tests := []struct {
 		name    string
 		mutate  func(*LogsSpec)
-		wantErr []string
+		wantErr []fieldtest.Want // the problems, exactly; nil means valid
 	}{
 		{name: "defaults"},
 		{name: "existing workspace", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceID = testLAW; l.LogAnalyticsWorkspaceName = "" }},
 		{name: "bad workspace id", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceID = "law-shared"; l.LogAnalyticsWorkspaceName = "" },
-			wantErr: []string{`x.logAnalyticsWorkspaceId: "law-shared" is not a Log Analytics workspace resource ID`}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("x.logAnalyticsWorkspaceId")}},
 		{name: "name and id", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceID = testLAW },
-			wantErr: []string{"x.logAnalyticsWorkspaceName: names a workspace to create, but logAnalyticsWorkspaceId"}},
-		{name: "bad name", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceName = "-law" }, wantErr: []string{`x.logAnalyticsWorkspaceName: "-law" is not a Log Analytics workspace name`}},
-		{name: "retention", mutate: func(l *LogsSpec) { l.RetentionInDays = 7 }, wantErr: []string{"x.retentionInDays: 7 is out of range"}},
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("x.logAnalyticsWorkspaceName")}},
+		{name: "bad name", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceName = "-law" }, wantErr: []fieldtest.Want{fieldtest.Invalid("x.logAnalyticsWorkspaceName")}},
+		{name: "retention", mutate: func(l *LogsSpec) { l.RetentionInDays = 7 }, wantErr: []fieldtest.Want{fieldtest.Invalid("x.retentionInDays")}},
 		{name: "categories", mutate: func(l *LogsSpec) { l.AuditCategories = []string{"kube-audit", "audit", "kube-audit"} },
-			wantErr: []string{`x.auditCategories[1]: "audit" is not supported`, "x.auditCategories[2]: kube-audit is listed twice"}},
+			wantErr: []fieldtest.Want{fieldtest.NotSupported("x.auditCategories[1]"), fieldtest.Duplicate("x.auditCategories[2]")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,16 +124,7 @@ func TestLogsValidate(t *testing.T) {
 			if tc.mutate != nil {
 				tc.mutate(&l)
 			}
-			errs := l.Validate(field.NewPath("x"))
-			if len(tc.wantErr) == 0 {
-				assert.Empty(t, errs)
-				return
-			}
-			require.Len(t, errs, len(tc.wantErr))
-			msg := errs.ToAggregate().Error()
-			for _, w := range tc.wantErr {
-				assert.Contains(t, msg, w)
-			}
+			fieldtest.ListEqual(t, l.Validate(field.NewPath("x")), tc.wantErr...)
 		})
 	}
 }
@@ -186,18 +177,19 @@ func TestRegistryBrought(t *testing.T) {
 
 func TestRegistryValidate(t *testing.T) {
 	tests := []struct {
-		name    string
-		r       RegistrySpec
-		wantErr []string
+		name       string
+		r          RegistrySpec
+		wantErr    []fieldtest.Want // the problems, exactly; nil means valid
+		wantDetail string           // one phrase the message must hold, where the wording is the point
 	}{
 		{name: "created", r: RegistrySpec{Name: "acrml01"}},
 		{name: "brought", r: RegistrySpec{ID: "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.ContainerRegistry/registries/acrml01"}},
-		{name: "neither", r: RegistrySpec{}, wantErr: []string{"x: is required: name (a registry to create) or id"}},
-		{name: "hyphen", r: RegistrySpec{Name: "acr-ml"}, wantErr: []string{`x.name: "acr-ml" is not a container registry name: use 5-50 letters and digits`, "unique across Azure"}},
-		{name: "too short", r: RegistrySpec{Name: "acr"}, wantErr: []string{`x.name: "acr"`}},
-		{name: "both", r: RegistrySpec{Name: "acrml01", ID: "/x"}, wantErr: []string{"x.id: names an existing registry", "x.sku: applies to a registry aksml creates"}},
-		{name: "bad id", r: RegistrySpec{ID: "/subscriptions/nope/registries/acr"}, wantErr: []string{`x.id: "/subscriptions/nope/registries/acr" is not a container registry resource ID`}},
-		{name: "bad sku", r: RegistrySpec{Name: "acrml01", SKU: "Gold"}, wantErr: []string{`x.sku: "Gold" is not supported`}},
+		{name: "neither", r: RegistrySpec{}, wantErr: []fieldtest.Want{fieldtest.Required("x")}, wantDetail: "name (a registry to create) or id"},
+		{name: "hyphen", r: RegistrySpec{Name: "acr-ml"}, wantErr: []fieldtest.Want{fieldtest.Invalid("x.name")}, wantDetail: "unique across Azure"},
+		{name: "too short", r: RegistrySpec{Name: "acr"}, wantErr: []fieldtest.Want{fieldtest.Invalid("x.name")}},
+		{name: "both", r: RegistrySpec{Name: "acrml01", ID: "/x"}, wantErr: []fieldtest.Want{fieldtest.Forbidden("x.id"), fieldtest.Forbidden("x.sku")}},
+		{name: "bad id", r: RegistrySpec{ID: "/subscriptions/nope/registries/acr"}, wantErr: []fieldtest.Want{fieldtest.Invalid("x.id")}},
+		{name: "bad sku", r: RegistrySpec{Name: "acrml01", SKU: "Gold"}, wantErr: []fieldtest.Want{fieldtest.NotSupported("x.sku")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -207,13 +199,8 @@ func TestRegistryValidate(t *testing.T) {
 				r.SKU = "Basic"
 			}
 			errs := r.Validate(field.NewPath("x"))
-			if len(tc.wantErr) == 0 {
-				assert.Empty(t, errs)
-				return
-			}
-			msg := errs.ToAggregate().Error()
-			for _, w := range tc.wantErr {
-				assert.Contains(t, msg, w)
+			if fieldtest.ListEqual(t, errs, tc.wantErr...) && tc.wantDetail != "" {
+				assert.Contains(t, errs.ToAggregate().Error(), tc.wantDetail)
 			}
 		})
 	}

@@ -88,14 +88,14 @@ func (r RegistrySpec) Validate(path field.Path) field.ErrorList {
 	case r.Name == "" && r.ID == "":
 		errs = append(errs, field.Required(path, "name (a registry to create) or id (an existing registry)"))
 	case r.Name != "" && r.ID != "":
-		errs = append(errs, field.Invalid(path.Child("id"), "names an existing registry, but name asks to create one; set only one"))
+		errs = append(errs, field.Forbidden(path.Child("id"), "names an existing registry, but name asks to create one; set only one"))
 	case r.ID != "" && !registryIDRE.MatchString(r.ID):
 		errs = append(errs, field.Invalid(path.Child("id"), "%q is not a container registry resource ID; use /subscriptions/<subscription-guid>/resourceGroups/<rg>/providers/Microsoft.ContainerRegistry/registries/<name>", r.ID))
 	case r.Name != "" && !registryNameRE.MatchString(r.Name):
 		errs = append(errs, field.Invalid(path.Child("name"), "%q is not a container registry name: use 5-50 letters and digits only (no '-'); it must be unique across Azure, as it becomes <name>.azurecr.io", r.Name))
 	}
 	if r.ID != "" && r.SKU != "" {
-		errs = append(errs, field.Invalid(path.Child("sku"), "applies to a registry aksml creates; an existing registry keeps its SKU, so remove sku"))
+		errs = append(errs, field.Forbidden(path.Child("sku"), "applies to a registry aksml creates; an existing registry keeps its SKU, so remove sku"))
 	} else if r.ID == "" && !slices.Contains(RegistrySKUs, r.SKU) {
 		errs = append(errs, field.NotSupported(path.Child("sku"), r.SKU, RegistrySKUs))
 	}

@@ -49,7 +49,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 	switch s.Mode {
 	case ModeStandard:
 	case ModeAutomatic:
-		errs = append(errs, field.Invalid(path.Child("mode"), "Automatic needs managed cluster sku name Automatic, which the containerservice API aksml uses (2024-10-01, the newest GA API in azure-native SDK v2.88.0) does not have; use Standard"))
+		errs = append(errs, field.Forbidden(path.Child("mode"), "Automatic needs managed cluster sku name Automatic, which the containerservice API aksml uses (2024-10-01, the newest GA API in azure-native SDK v2.88.0) does not have; use Standard"))
 	default:
 		errs = append(errs, field.NotSupported(path.Child("mode"), s.Mode, []Mode{ModeStandard, ModeAutomatic}))
 	}
@@ -69,7 +69,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		// (https://learn.microsoft.com/azure/aks/auto-upgrade-node-os-image):
 		// with cluster channel node-image AKS sets the node OS channel to
 		// NodeImage and refuses any other value.
-		errs = append(errs, field.Invalid(path.Child("nodeOSUpgradeChannel"), "%s cannot be combined with upgradeChannel node-image: AKS then forces the node OS channel to NodeImage; remove nodeOSUpgradeChannel (or set NodeImage), or choose another upgradeChannel", s.NodeOSUpgradeChannel))
+		errs = append(errs, field.Forbidden(path.Child("nodeOSUpgradeChannel"), "%s cannot be combined with upgradeChannel node-image: AKS then forces the node OS channel to NodeImage; remove nodeOSUpgradeChannel (or set NodeImage), or choose another upgradeChannel", s.NodeOSUpgradeChannel))
 	}
 
 	sp := path.Child("systemPool")
@@ -129,9 +129,9 @@ func (s Spec) validateVersion(path field.Path) field.ErrorList {
 	case !slices.Contains(KubernetesMinors, minorOf(v)):
 		errs = append(errs, field.Invalid(vp, "%q is not a Kubernetes minor version AKS offers (%s); pick one of those, or remove kubernetesVersion to take AKS's default. If AKS has released a newer minor since this list was written, add it to KubernetesMinors in components/cluster/versions.go", v, strings.Join(KubernetesMinors, ", ")))
 	case channel == "stable" || channel == "rapid":
-		errs = append(errs, field.Invalid(vp, "%q is pinned but upgradeChannel %q changes the minor version, and the next preview would try to downgrade; remove kubernetesVersion, or use upgradeChannel patch or none", v, channel))
+		errs = append(errs, field.Forbidden(vp, "%q is pinned but upgradeChannel %q changes the minor version, and the next preview would try to downgrade; remove kubernetesVersion, or use upgradeChannel patch or none", v, channel))
 	case channel == "patch" && strings.Count(v, ".") == 2:
-		errs = append(errs, field.Invalid(vp, "%q pins a patch but upgradeChannel patch moves patches; write MAJOR.MINOR (%s)", v, v[:strings.LastIndex(v, ".")]))
+		errs = append(errs, field.Forbidden(vp, "%q pins a patch but upgradeChannel patch moves patches; write MAJOR.MINOR (%s)", v, v[:strings.LastIndex(v, ".")]))
 	}
 	return errs
 }
@@ -196,7 +196,7 @@ func validateEntraID(e EntraID, localAccountsDisabled bool, path field.Path) fie
 func validateAPIServer(a APIServer, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if a.Private && len(a.AuthorizedIPRanges) > 0 {
-		errs = append(errs, field.Invalid(path.Child("authorizedIPRanges"), "authorizedIPRanges and private are mutually exclusive: a private API server has no public endpoint to restrict; choose one"))
+		errs = append(errs, field.Forbidden(path.Child("authorizedIPRanges"), "authorizedIPRanges and private are mutually exclusive: a private API server has no public endpoint to restrict; choose one"))
 	}
 	if len(a.AuthorizedIPRanges) > MaxAuthorizedIPRanges {
 		errs = append(errs, field.Invalid(path.Child("authorizedIPRanges"), "lists %d ranges; AKS accepts at most %d, so merge ranges", len(a.AuthorizedIPRanges), MaxAuthorizedIPRanges))
@@ -215,7 +215,10 @@ func validateAutoscaler(p map[string]string, path field.Path) field.ErrorList {
 		setting, known := autoscalerSettings[k]
 		switch {
 		case !known:
-			errs = append(errs, field.Invalid(path.Key(k), "%q is not a cluster autoscaler setting; use an AKS name such as scan-interval or scale-down-unneeded-time", k))
+			// A key outside the autoscaler's settings: NotSupported, with a
+			// detail that names the usual keys rather than all of them.
+			errs = append(errs, &field.Error{Type: field.ErrorTypeNotSupported, Path: path.Key(k),
+				Detail: fmt.Sprintf("%q is not a cluster autoscaler setting; use an AKS name such as scan-interval or scale-down-unneeded-time", k)})
 		case p[k] == "":
 			errs = append(errs, field.Invalid(path.Key(k), "is empty; remove it to use the default"))
 		case setting.boolean:
@@ -224,7 +227,11 @@ func validateAutoscaler(p map[string]string, path field.Path) field.ErrorList {
 			}
 		case setting.check != nil:
 			if msg := setting.check(p[k]); msg != "" {
-				errs = append(errs, field.Invalid(path.Key(k), "%q %s", p[k], msg))
+				e := field.Invalid(path.Key(k), "%q %s", p[k], msg)
+				if k == "expander" { // an enumeration: Expanders
+					e.Type = field.ErrorTypeNotSupported
+				}
+				errs = append(errs, e)
 			}
 		}
 	}

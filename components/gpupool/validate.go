@@ -115,7 +115,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		lp := path.Child("additionalLabels").Key(k)
 		switch {
 		case k == AcceleratorLabel || k == WorkloadLabel || k == MIGConfigLabel:
-			errs = append(errs, field.Invalid(lp, "label %q is set by aksml and cannot be overridden", k))
+			errs = append(errs, field.Forbidden(lp, "label %q is set by aksml and cannot be overridden", k))
 		case field.NodeKeyProblem(k) != "":
 			errs = append(errs, field.Invalid(lp, "%q cannot be a node label: %s", k, field.NodeKeyProblem(k)))
 		}
@@ -132,7 +132,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		tp := path.Child("additionalTaints").Index(i)
 		switch {
 		case t.Key == GPUTaintKey || t.Key == SpotTaintKey:
-			errs = append(errs, field.Invalid(tp, "taint key %q is set by aksml and cannot be overridden", t.Key))
+			errs = append(errs, field.Forbidden(tp, "taint key %q is set by aksml and cannot be overridden", t.Key))
 		case field.NodeKeyProblem(t.Key) != "":
 			errs = append(errs, field.Invalid(tp, "%q cannot be a taint key: %s", t.Key, field.NodeKeyProblem(t.Key)))
 		}
@@ -156,7 +156,7 @@ func (s Spec) validateAutoscaledCount(path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("minCount"), "minCount (%d) > maxCount (%d); lower minCount or raise maxCount", s.Min(), s.MaxCount))
 	}
 	if s.Count != nil {
-		errs = append(errs, field.Invalid(path.Child("count"), "count is only for gpuStack Managed pools; the cluster autoscaler owns the node count of a %s pool between minCount and maxCount, so remove count", s.GPUStack))
+		errs = append(errs, field.Forbidden(path.Child("count"), "count is only for gpuStack Managed pools; the cluster autoscaler owns the node count of a %s pool between minCount and maxCount, so remove count", s.GPUStack))
 	}
 	return errs
 }
@@ -220,9 +220,9 @@ func (s Spec) validateOSSKU(path field.Path) field.ErrorList {
 	}
 	switch s.GPUStack {
 	case GPUStackManaged:
-		return field.ErrorList{field.Invalid(path, "AzureLinux is not accepted on a gpuStack Managed pool: the AKS-managed GPU node documentation does not state Azure Linux support; use osSku Ubuntu (the default), or gpuStack DriverOnly for Azure Linux GPU nodes")}
+		return field.ErrorList{field.Forbidden(path, "AzureLinux is not accepted on a gpuStack Managed pool: the AKS-managed GPU node documentation does not state Azure Linux support; use osSku Ubuntu (the default), or gpuStack DriverOnly for Azure Linux GPU nodes")}
 	case GPUStackNone:
-		return field.ErrorList{field.Invalid(path, "AzureLinux is not accepted on a gpuStack None pool: the NVIDIA GPU Operator such a pool runs is not compatible with several OS versions in one AKS cluster, and aksml's system and CPU pools run Ubuntu; use osSku Ubuntu (the default), or gpuStack DriverOnly for Azure Linux GPU nodes")}
+		return field.ErrorList{field.Forbidden(path, "AzureLinux is not accepted on a gpuStack None pool: the NVIDIA GPU Operator such a pool runs is not compatible with several OS versions in one AKS cluster, and aksml's system and CPU pools run Ubuntu; use osSku Ubuntu (the default), or gpuStack DriverOnly for Azure Linux GPU nodes")}
 	}
 	return nil
 }

@@ -89,57 +89,59 @@ func TestValidate(t *testing.T) {
 		name  string
 		spec  Spec
 		needs Needs
-		want  []string // path and fix; nil means valid
+		want  []fieldtest.Want // the problems, exactly; nil means valid
+		// detail is one phrase the message must hold where the wording is
+		// the point (the fix, the other key, the number).
+		detail string
 	}{
-		{"created defaults", created(func(*Spec) {}), needs, nil},
-		{"existing with private endpoints", existing(func(*Spec) {}), needs, nil},
+		{"created defaults", created(func(*Spec) {}), needs, nil, ""},
+		{"existing with private endpoints", existing(func(*Spec) {}), needs, nil, ""},
 		{"VNet overlaps the pod range", created(func(s *Spec) { s.AddressSpace = "10.244.0.0/16" }), needs,
-			[]string{"aksml:network.addressSpace: 10.244.0.0/16 overlaps the pod range 10.244.0.0/16 (aksml:cluster.network.podCidr)", "change one of them"}},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.addressSpace")}, `(aksml:cluster.network.podCidr)`},
 		{"VNet overlaps the service range", created(func(s *Spec) { s.AddressSpace = "10.0.0.0/8" }), needs,
-			[]string{"aksml:network.addressSpace: 10.0.0.0/8 overlaps the service range"}},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.addressSpace"), fieldtest.Invalid("aksml:network.addressSpace")}, `overlaps the service range`},
 		{"VNet in a reserved range", created(func(s *Spec) { s.AddressSpace = "192.0.2.0/24" }), needs,
-			[]string{"aksml:network.addressSpace", "which AKS reserves", "pick another private range"}},
+			[]fieldtest.Want{fieldtest.Forbidden("aksml:network.addressSpace")}, `pick another private range`},
 		{"VNet larger than /8", created(func(s *Spec) { s.AddressSpace = "0.0.0.0/4" }), needs,
-			[]string{"aksml:network.addressSpace: 0.0.0.0/4 is larger than a /8"}},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.addressSpace"), fieldtest.Invalid("aksml:network.addressSpace"), fieldtest.Invalid("aksml:network.addressSpace")}, `is larger than a /8`},
 		{"VNet not a CIDR", created(func(s *Spec) { s.AddressSpace = "10.1.2.3/16" }), needs,
-			[]string{"aksml:network.addressSpace", "host bits zero"}},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.addressSpace")}, ""},
 		{"node subnet too small", created(func(s *Spec) { s.NodeSubnet.Prefix = "10.224.0.0/28" }), needs,
-			[]string{"aksml:network.nodeSubnet.prefix: 10.224.0.0/28 holds 16 addresses but the pools need 24", "use a /27 or larger"}},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.nodeSubnet.prefix")}, `use a /27 or larger`},
 		{"node subnet outside the VNet", created(func(s *Spec) { s.NodeSubnet.Prefix = "10.9.0.0/24" }), needs,
-			[]string{"aksml:network.nodeSubnet.prefix: 10.9.0.0/24 is not inside addressSpace"}},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.nodeSubnet.prefix"), fieldtest.Invalid("aksml:network.privateEndpointSubnet.prefix")}, ""},
 		{"private endpoint subnet overlaps nodes", created(func(s *Spec) { s.PrivateEndpointSubnet.Prefix = "10.224.0.0/28" }), needs,
-			[]string{"aksml:network.privateEndpointSubnet.prefix: 10.224.0.0/28 overlaps nodeSubnet.prefix"}},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.privateEndpointSubnet.prefix")}, ""},
 		{"subnet ID without existing", created(func(s *Spec) { s.NodeSubnet.ID = nodeSubnetID }), needs,
-			[]string{"aksml:network.nodeSubnet.id: is set but existing is false"}},
-		{"bad VNet name", created(func(s *Spec) { s.Name = "-bad" }), needs, []string{"aksml:network.name"}},
-		{"negative surge", created(func(s *Spec) { v := -1; s.SurgeNodesPerPool = &v }), needs, []string{"aksml:network.surgeNodesPerPool"}},
+			[]fieldtest.Want{fieldtest.Forbidden("aksml:network.nodeSubnet.id")}, `set existing: true`},
+		{"bad VNet name", created(func(s *Spec) { s.Name = "-bad" }), needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.name")}, ""},
+		{"negative surge", created(func(s *Spec) { v := -1; s.SurgeNodesPerPool = &v }), needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.surgeNodesPerPool")}, ""},
 		{"existing without node subnet ID", existing(func(s *Spec) { s.NodeSubnet.ID = "" }), needs,
-			[]string{"aksml:network.nodeSubnet.id: is required"}},
+			[]fieldtest.Want{fieldtest.Required("aksml:network.nodeSubnet.id")}, ""},
 		{"existing with a bad node subnet ID", existing(func(s *Spec) { s.NodeSubnet.ID = "aks-nodes" }), needs,
-			[]string{"aksml:network.nodeSubnet.id", "not a subnet resource ID"}},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.nodeSubnet.id")}, ""},
 		{"existing without address space", existing(func(s *Spec) { s.AddressSpace = "" }), needs,
-			[]string{"aksml:network.addressSpace: is required"}},
+			[]fieldtest.Want{fieldtest.Required("aksml:network.addressSpace")}, ""},
 		{"existing without node prefix", existing(func(s *Spec) { s.NodeSubnet.Prefix = "" }), needs,
-			[]string{"aksml:network.nodeSubnet.prefix: is required"}},
+			[]fieldtest.Want{fieldtest.Required("aksml:network.nodeSubnet.prefix")}, ""},
 		{"existing without private endpoint subnet", existing(func(s *Spec) { s.PrivateEndpointSubnet.ID = "" }), needs,
-			[]string{"aksml:network.privateEndpointSubnet.id: is required"}},
+			[]fieldtest.Want{fieldtest.Required("aksml:network.privateEndpointSubnet.id")}, ""},
 		{"existing private endpoint subnet in another VNet", existing(func(s *Spec) { s.PrivateEndpointSubnet.ID = otherVNetPE }), needs,
-			[]string{"aksml:network.privateEndpointSubnet.id: is in another VNet"}},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.privateEndpointSubnet.id")}, ""},
 		{"existing without the storage service endpoint", existing(func(*Spec) {}), seNeeds,
-			[]string{"aksml:network.nodeSubnet.serviceEndpoints", "does not declare Microsoft.Storage", "add the service endpoint"}},
-		{"existing with the storage service endpoint", existing(func(s *Spec) { s.NodeSubnet.ServiceEndpoints = []string{StorageServiceEndpoint} }), seNeeds, nil},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.nodeSubnet.serviceEndpoints")}, `add the service endpoint`},
+		{"existing with the storage service endpoint", existing(func(s *Spec) { s.NodeSubnet.ServiceEndpoints = []string{StorageServiceEndpoint} }), seNeeds, nil, ""},
+		{"VNet name with existing", existing(func(s *Spec) { s.Name = "vnet" }), needs, []fieldtest.Want{fieldtest.Forbidden("aksml:network.name")}, ""},
+		{"private endpoint subnet ID without existing", created(func(s *Spec) { s.PrivateEndpointSubnet.ID = peSubnetID }), needs, []fieldtest.Want{fieldtest.Forbidden("aksml:network.privateEndpointSubnet.id")}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := defaulted(tt.spec, tt.needs)
 			err := s.Validate(p, tt.needs, overlay).ToAggregate()
-			if tt.want == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			for _, w := range tt.want {
-				assert.Contains(t, err.Error(), w)
+			fieldtest.Equal(t, err, tt.want...)
+			if tt.detail != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.detail)
 			}
 		})
 	}
@@ -150,20 +152,20 @@ func TestValidateOverlay(t *testing.T) {
 	assert.Empty(t, ValidateOverlay("10.244.0.0/16", "10.0.0.0/16", "10.0.0.10", pod, svc, dns))
 	for _, tt := range []struct {
 		name, pod, svc, dns string
-		want                []string
+		want                fieldtest.Want
+		detail              string // the reserved range it overlaps, or the fix
 	}{
-		{"service in 172.30.0.0/16", "10.244.0.0/16", "172.30.0.0/16", "172.30.0.10", []string{"serviceCidr: 172.30.0.0/16 overlaps 172.30.0.0/16"}},
-		{"service in 169.254.0.0/16", "10.244.0.0/16", "169.254.0.0/20", "169.254.0.10", []string{"serviceCidr: 169.254.0.0/20 overlaps 169.254.0.0/16"}},
-		{"pod in 172.31.0.0/16", "172.31.0.0/16", "10.0.0.0/16", "10.0.0.10", []string{"podCidr: 172.31.0.0/16 overlaps 172.31.0.0/16"}},
-		{"pod in 192.0.2.0/24", "192.0.0.0/16", "10.0.0.0/16", "10.0.0.10", []string{"podCidr: 192.0.0.0/16 overlaps 192.0.2.0/24"}},
-		{"DNS is the first address", "10.244.0.0/16", "10.0.0.0/16", "10.0.0.0", []string{"dnsServiceIP: 10.0.0.0 is the first address", "e.g. 10.0.0.10"}},
-		{"service range larger than /12", "10.244.0.0/16", "10.64.0.0/10", "10.64.0.10", []string{"serviceCidr: 10.64.0.0/10 is larger than a /12"}},
+		{"service in 172.30.0.0/16", "10.244.0.0/16", "172.30.0.0/16", "172.30.0.10", fieldtest.Forbidden("serviceCidr"), "overlaps 172.30.0.0/16"},
+		{"service in 169.254.0.0/16", "10.244.0.0/16", "169.254.0.0/20", "169.254.0.10", fieldtest.Forbidden("serviceCidr"), "overlaps 169.254.0.0/16"},
+		{"pod in 172.31.0.0/16", "172.31.0.0/16", "10.0.0.0/16", "10.0.0.10", fieldtest.Forbidden("podCidr"), "overlaps 172.31.0.0/16"},
+		{"pod in 192.0.2.0/24", "192.0.0.0/16", "10.0.0.0/16", "10.0.0.10", fieldtest.Forbidden("podCidr"), "overlaps 192.0.2.0/24"},
+		{"DNS is the first address", "10.244.0.0/16", "10.0.0.0/16", "10.0.0.0", fieldtest.Invalid("dnsServiceIP"), "e.g. 10.0.0.10"},
+		{"service range larger than /12", "10.244.0.0/16", "10.64.0.0/10", "10.64.0.10", fieldtest.Invalid("serviceCidr"), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := ValidateOverlay(tt.pod, tt.svc, tt.dns, pod, svc, dns).ToAggregate()
-			require.Error(t, err)
-			for _, w := range tt.want {
-				assert.Contains(t, err.Error(), w)
+			if fieldtest.Equal(t, err, tt.want) && tt.detail != "" {
+				assert.Contains(t, err.Error(), tt.detail)
 			}
 		})
 	}
@@ -281,7 +283,7 @@ func TestInvalidNetworkRegistersNothing(t *testing.T) {
 		return err
 	})
 	// No ConfigPath: problems are reported below the default root.
-	fieldtest.Contains(t, err, fieldtest.Invalid("network.addressSpace"), fieldtest.Invalid("network.nodeSubnet.prefix"), fieldtest.Required("NetworkArgs.Location"))
+	fieldtest.Equal(t, err, fieldtest.Forbidden("network.addressSpace"), fieldtest.Invalid("network.nodeSubnet.prefix"), fieldtest.Invalid("network.privateEndpointSubnet.prefix"), fieldtest.Required("NetworkArgs.Location"))
 	assert.Empty(t, m.All(), "nothing is registered when the spec is invalid")
 
 	_, err = run(t, func(ctx *pulumi.Context) error { _, err := NewNetwork(ctx, "net", nil); return err })

@@ -76,7 +76,7 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 	case space.Bits() < 8:
 		errs = append(errs, field.Invalid(sp, "%s is larger than a /8, the largest VNet Azure allows; use /8 or smaller", s.AddressSpace))
 	case ForbiddenOverlap(space) != "":
-		errs = append(errs, field.Invalid(sp, "%s overlaps %s, which AKS reserves and a cluster VNet cannot use; pick another private range, e.g. 10.224.0.0/16", s.AddressSpace, ForbiddenOverlap(space)))
+		errs = append(errs, field.Forbidden(sp, "%s overlaps %s, which AKS reserves and a cluster VNet cannot use; pick another private range, e.g. 10.224.0.0/16", s.AddressSpace, ForbiddenOverlap(space)))
 	}
 	if spaceOK {
 		errs = append(errs, overlayOverlaps(space, sp, overlay)...)
@@ -121,7 +121,7 @@ func (s Spec) validateExisting(path field.Path, needs Needs) field.ErrorList {
 		errs = append(errs, field.Invalid(nid, "%q is not a subnet resource ID; write /subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet>", s.NodeSubnet.ID))
 	}
 	if s.Name != "" {
-		errs = append(errs, field.Invalid(path.Child("name"), "names the VNet aksml creates, but existing is true; remove it (the VNet is the node subnet's)"))
+		errs = append(errs, field.Forbidden(path.Child("name"), "names the VNet aksml creates, but existing is true; remove it (the VNet is the node subnet's)"))
 	}
 	if needs.StorageRoute == RouteServiceEndpoint && !s.NodeSubnet.HasServiceEndpoint(StorageServiceEndpoint) {
 		errs = append(errs, field.Invalid(path.Child("nodeSubnet").Child("serviceEndpoints"), "storage is reached through a service endpoint, but the existing node subnet does not declare %s: without it the storage account rejects the VNet rule and the nodes have no route; add the service endpoint to the subnet and list it here, or use nodeAccess PrivateEndpoint", StorageServiceEndpoint))
@@ -143,10 +143,10 @@ func (s Spec) validateExisting(path field.Path, needs Needs) field.ErrorList {
 func (s Spec) validateCreated(path field.Path, needs Needs) field.ErrorList {
 	var errs field.ErrorList
 	if s.NodeSubnet.ID != "" {
-		errs = append(errs, field.Invalid(path.Child("nodeSubnet").Child("id"), "is set but existing is false; set existing: true to use this subnet, or remove the id to let aksml create the subnet"))
+		errs = append(errs, field.Forbidden(path.Child("nodeSubnet").Child("id"), "is set but existing is false; set existing: true to use this subnet, or remove the id to let aksml create the subnet"))
 	}
 	if s.PrivateEndpointSubnet.ID != "" {
-		errs = append(errs, field.Invalid(path.Child("privateEndpointSubnet").Child("id"), "is set but existing is false; set existing: true, or remove the id"))
+		errs = append(errs, field.Forbidden(path.Child("privateEndpointSubnet").Child("id"), "is set but existing is false; set existing: true, or remove the id"))
 	}
 	if !nameRE.MatchString(s.Name) {
 		errs = append(errs, field.Invalid(path.Child("name"), "%q is not a valid VNet name: use 1-63 letters, digits, '-', '_' or '.', starting with a letter or digit (AKS puts it in node labels)", s.Name))
@@ -217,7 +217,7 @@ func ValidateOverlay(podCIDR, serviceCIDR, dnsServiceIP string, podPath, service
 	}{{"pod", podCIDR, podPath}, {"service", serviceCIDR, servicePath}} {
 		if p, err := netip.ParsePrefix(r.cidr); err == nil {
 			if f := ForbiddenOverlap(p); f != "" {
-				errs = append(errs, field.Invalid(r.key, "%s overlaps %s, which AKS reserves and a %s range cannot use (169.254.0.0/16, 172.30.0.0/16, 172.31.0.0/16, 192.0.2.0/24); pick another private range", r.cidr, f, r.what))
+				errs = append(errs, field.Forbidden(r.key, "%s overlaps %s, which AKS reserves and a %s range cannot use (169.254.0.0/16, 172.30.0.0/16, 172.31.0.0/16, 192.0.2.0/24); pick another private range", r.cidr, f, r.what))
 			}
 		}
 	}

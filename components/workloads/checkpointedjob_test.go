@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/field/fieldtest"
 	"github.com/aksml/aksml/components/gpupool"
 
 	"github.com/aksml/aksml/components/internal/mocktest"
@@ -245,7 +246,7 @@ func TestCheckpointedJobRefusesBeforeRegistering(t *testing.T) {
 		_, err := NewCheckpointedJob(ctx, "serve", &CheckpointedJobArgs{Common: common(), Pool: pool})
 		return err
 	})
-	requireErrs(t, err, "serve.pool.priority: Spot is not allowed for workload \"inference\"", "serve.pool.workload")
+	fieldtest.Equal(t, err, fieldtest.Forbidden("serve.pool.priority"), fieldtest.Forbidden("serve.pool.workload"))
 	assert.Empty(t, m.All(), "nothing is registered when validation fails")
 }
 

@@ -143,7 +143,7 @@ func (a *FineTuningWorkspaceArgs) Validate(p field.Path) field.ErrorList {
 	case a.OutputImage == "" && a.OutputPVC == "":
 		errs = append(errs, field.Required(op, "where the tuned adapter goes: outputImage (+ outputImagePushSecret) for a registry, or outputPVC for a claim"))
 	case a.OutputImage != "" && a.OutputPVC != "":
-		errs = append(errs, field.Invalid(p.Child("outputPVC"), "set either outputImage or outputPVC, not both"))
+		errs = append(errs, field.Forbidden(p.Child("outputPVC"), "set either outputImage or outputPVC, not both"))
 	case a.OutputImage != "":
 		errs = append(errs, validateImage(a.OutputImage, false, op)...)
 		if a.OutputImagePushSecret == "" {

@@ -67,7 +67,7 @@ func (a *MIGTrialArgs) Validate(p field.Path) field.ErrorList {
 		errs = append(errs, validateFit(a.Pool, Resources{CPU: a.Resources.CPU, Memory: a.Resources.Memory}, p.Child("resources"))...)
 	}
 	if a.Resources.GPUs != 0 {
-		errs = append(errs, field.Invalid(p.Child("resources").Child("gpus"), "a MIG trial requests MIG instances, not whole GPUs; set migDevices and leave gpus 0"))
+		errs = append(errs, field.Forbidden(p.Child("resources").Child("gpus"), "a MIG trial requests MIG instances, not whole GPUs; set migDevices and leave gpus 0"))
 	}
 	errs = append(errs, validatePositive(a.MIGDevices, p.Child("migDevices"))...)
 	errs = append(errs, validateJobLifecycle(a.BackoffLimit, a.ActiveDeadlineSeconds, a.TTLSecondsAfterFinished, a.TerminationGracePeriodSeconds, p)...)

@@ -81,7 +81,7 @@ func (a *ScheduledScoringArgs) Default(name string) {
 func (a *ScheduledScoringArgs) Validate(p field.Path) field.ErrorList {
 	errs := a.validate(p, false, MaxCronJobNameLength)
 	if a.Resources.GPUs != 0 {
-		errs = append(errs, field.Invalid(p.Child("resources").Child("gpus"), "scheduled scoring runs on CPU nodes and may not request %s; use a CheckpointedJob or IndexedJob on a batch-inference GPU pool", gpupool.GPUResource))
+		errs = append(errs, field.Forbidden(p.Child("resources").Child("gpus"), "scheduled scoring runs on CPU nodes and may not request %s; use a CheckpointedJob or IndexedJob on a batch-inference GPU pool", gpupool.GPUResource))
 	}
 	errs = append(errs, validateSchedule(a.Schedule, p.Child("schedule"))...)
 	if a.TimeZone != "" {
@@ -102,7 +102,7 @@ func (a *ScheduledScoringArgs) Validate(p field.Path) field.ErrorList {
 		errs = append(errs, validateLabelKey(k, kp)...)
 		errs = append(errs, validateLabelValue(a.NodeSelector[k], kp)...)
 		if k == gpupool.AcceleratorLabel || strings.HasPrefix(k, "nvidia.com/") {
-			errs = append(errs, field.Invalid(kp, "selects GPU nodes; scheduled scoring runs on CPU nodes and does not tolerate the GPU taint"))
+			errs = append(errs, field.Forbidden(kp, "selects GPU nodes; scheduled scoring runs on CPU nodes and does not tolerate the GPU taint"))
 		}
 	}
 	return errs

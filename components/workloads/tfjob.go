@@ -53,7 +53,7 @@ func (a *TFJobArgs) Validate(p field.Path) field.ErrorList {
 		mem, merrs := validateQuantity(a.PSResources.Memory, `"16Gi"`, pp.Child("memory"))
 		errs = append(errs, merrs...)
 		if a.PSResources.GPUs != 0 {
-			errs = append(errs, field.Invalid(pp.Child("gpus"), "parameter servers run on CPU; leave gpus 0"))
+			errs = append(errs, field.Forbidden(pp.Child("gpus"), "parameter servers run on CPU; leave gpus 0"))
 		}
 		if shm, ok := parseQuantity(a.ShmSize); ok && len(merrs) == 0 && a.ShmSize != ShmDisabled {
 			if minProc, _ := parseQuantity(MinProcessMemory); shm > mem-minProc {

@@ -78,7 +78,7 @@ func validateLabels(labels map[string]string, p field.Path) field.ErrorList {
 		kp := p.Key(k)
 		switch {
 		case slices.Contains(reservedLabels, k) || hasReservedPrefix(k):
-			errs = append(errs, field.Invalid(kp, "label %q is set by aksml, Kueue or the Job controller and cannot be overridden", k))
+			errs = append(errs, field.Forbidden(kp, "label %q is set by aksml, Kueue or the Job controller and cannot be overridden", k))
 		default:
 			errs = append(errs, validateLabelKey(k, kp)...)
 			errs = append(errs, validateLabelValue(labels[k], kp)...)
@@ -143,7 +143,7 @@ func validateAwait(await bool, timeout int, p field.Path) field.ErrorList {
 	case await && timeout > MaxAwaitTimeoutSeconds:
 		return field.ErrorList{field.Invalid(tp, "%d s is too long; wait at most %d s, or leave await false and watch the Job with kubectl", timeout, MaxAwaitTimeoutSeconds)}
 	case !await && timeout != 0:
-		return field.ErrorList{field.Invalid(tp, "is set but await is false; set await true or remove the timeout")}
+		return field.ErrorList{field.Forbidden(tp, "is set but await is false; set await true or remove the timeout")}
 	}
 	return nil
 }
@@ -214,7 +214,7 @@ func (c *Common) validate(p field.Path, gpu bool, maxNameLen int) field.ErrorLis
 	for _, k := range sortedKeys(c.Env) {
 		kp := p.Child("env").Key(k)
 		if use, ok := reservedEnv[k]; ok {
-			errs = append(errs, field.Invalid(kp, "%s is set by aksml; use %s instead", k, use))
+			errs = append(errs, field.Forbidden(kp, "%s is set by aksml; use %s instead", k, use))
 		} else if !envNameRE.MatchString(k) {
 			errs = append(errs, field.Invalid(kp, "%q is not a valid environment variable name", k))
 		}
@@ -243,7 +243,7 @@ func validateTrainingPool(pool *gpupool.Resolved, p field.Path) field.ErrorList 
 	case !pool.IsResolved():
 		return field.ErrorList{field.Invalid(p, "is not a resolved pool; pass the result of gpupool.Resolve or gpupool.ResolveOne, which defaults and validates the pool")}
 	case pool.Workload == gpupool.WorkloadInference:
-		return field.ErrorList{field.Invalid(p.Child("workload"), "pool %q is for real-time inference serving; run training on a training, fine-tuning or batch-inference pool", pool.Name)}
+		return field.ErrorList{field.Forbidden(p.Child("workload"), "pool %q is for real-time inference serving; run training on a training, fine-tuning or batch-inference pool", pool.Name)}
 	}
 	return nil
 }

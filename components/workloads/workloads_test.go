@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -148,14 +147,5 @@ func common() Common {
 		Team:      "team-a",
 		Image:     "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime",
 		Resources: Resources{CPU: "3", Memory: "16Gi", GPUs: 1},
-	}
-}
-
-// requireErrs asserts that err lists every wanted path-prefixed problem.
-func requireErrs(t *testing.T, err error, want ...string) {
-	t.Helper()
-	require.Error(t, err)
-	for _, w := range want {
-		require.True(t, strings.Contains(err.Error(), w), "error %q does not contain %q", err.Error(), w)
 	}
 }
