@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,15 +43,7 @@ func TestBenchEngine(t *testing.T) {
 	}
 	root := repoRoot(t)
 	tc := findToolchain(t, root)
-	ctx := context.Background()
-	dir := runDir(t, "bench")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("kept the working copy, state, sandbox and operation logs in %s", dir)
-			return
-		}
-		_ = os.RemoveAll(dir)
-	})
+	ctx, dir := startRun(t, "bench")
 	work := filepath.Join(dir, "work")
 	copyWorkingTree(t, root, work)
 	dropStackSecrets(t, work)

@@ -39,7 +39,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -128,21 +127,7 @@ func TestLocalStack(t *testing.T) {
 	began := time.Now()
 	root := repoRoot(t)
 	tc := findToolchain(t, root)
-	ctx := context.Background()
-	if deadline, ok := t.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-30*time.Second))
-		t.Cleanup(cancel)
-	}
-
-	dir := runDir(t, "local")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("kept the working copy, state, sandbox and operation logs in %s", dir)
-			return
-		}
-		_ = os.RemoveAll(dir)
-	})
+	ctx, dir := startRun(t, "local")
 	sum := &summary{}
 	t.Cleanup(func() { sum.print(t, time.Since(began)) })
 

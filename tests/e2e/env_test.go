@@ -81,6 +81,29 @@ func findToolchain(t *testing.T, root string) toolchain {
 	return toolchain{}
 }
 
+// startRun returns the context of one run of the named test (ending 30 s
+// before the test's deadline, so that cleanups can run) and its directory
+// (runDir), which is removed when the test passes and kept, its path logged,
+// when it fails.
+func startRun(t *testing.T, name string) (context.Context, string) {
+	t.Helper()
+	ctx := context.Background()
+	if deadline, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-30*time.Second))
+		t.Cleanup(cancel)
+	}
+	dir := runDir(t, name)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kept the working copy, state, sandbox and operation logs in %s", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	})
+	return ctx, dir
+}
+
 // runDir returns the directory of one run of the named test, emptied first:
 // <os.TempDir()>/aksml-e2e/<name>. Its path is the same on every run, so the
 // Go build cache, whose keys include source paths, reuses what the previous

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -62,20 +61,7 @@ func TestYAMLPackage(t *testing.T) {
 		require.NotEmpty(t, p, "%s is neither in %s nor on PATH: run make toolchain, then make e2e (it builds the component provider)", b, bin)
 		providerDir = filepath.Dir(p)
 	}
-	ctx := context.Background()
-	if deadline, ok := t.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-30*time.Second))
-		t.Cleanup(cancel)
-	}
-	dir := runDir(t, "yaml")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("kept the working copy, state, sandbox and operation logs in %s", dir)
-			return
-		}
-		_ = os.RemoveAll(dir)
-	})
+	ctx, dir := startRun(t, "yaml")
 
 	work := filepath.Join(dir, "work")
 	copyWorkingTree(t, root, work)
