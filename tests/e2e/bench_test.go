@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
@@ -27,16 +29,17 @@ const benchEnv = "AKSML_BENCH"
 // (synth.Bench; the same stack the cluster tier's TestBenchAdmission queues Jobs on).
 var benchScale = synth.Bench{Teams: 100, TeamGPUs: 2, LenderGPUs: 100}
 
-// benchParallel is the engine parallelism of the second round.
+// benchParallel is the engine parallelism of the fast round.
 const benchParallel = 64
 
-// TestBenchEngine measures the real engine on the 100-team stack against the sandbox:
-// the first preview (beside kubectl's server-side dry run of the same objects), the first
-// up, a no-change up and destroy, and which resource types the first up waits on longest
-// (from the time each resource's step starts to when its outputs arrive). A benchmark:
-// it asserts that each operation succeeds and that the no-change up changes nothing, and
-// reports the figures. A second round deploys and destroys the stack again with the
-// engine's parallelism raised to benchParallel.
+// TestBenchEngine measures the real engine on the 100-team stack against the sandbox,
+// in rounds (AKSML_BENCH_ROUNDS, default "fast,defaults"): "fast" raises the engine's
+// parallelism to benchParallel and saves only the final state of each operation
+// (PULUMI_SKIP_CHECKPOINTS), "defaults" runs the engine as it comes. Each round times the
+// first preview, the first up (with the resource types whose steps take longest),
+// kubectl's server-side dry run of the same objects, a no-change up and destroy. A
+// benchmark: it asserts that each operation succeeds and that the no-change up changes
+// nothing, and logs the figures.
 func TestBenchEngine(t *testing.T) {
 	if os.Getenv(benchEnv) == "" {
 		t.Skipf("a benchmark: run it with make bench (%s=1)", benchEnv)
@@ -70,22 +73,58 @@ func TestBenchEngine(t *testing.T) {
 	require.NoError(t, os.WriteFile(objFile, b, 0o644))
 	s := newStack(t, ctx, tc, work, dir, stack)
 
-	var report []string
-	add := func(format string, args ...any) { report = append(report, fmt.Sprintf(format, args...)) }
-	add("stack: %d teams, %d resources, %d Kubernetes objects", benchScale.Teams, len(desired.Resources)+1, len(objs))
+	t.Logf("bench: %d teams, %d resources, %d Kubernetes objects", benchScale.Teams, len(desired.Resources)+1, len(objs))
+	rounds := strings.Split(envOr("AKSML_BENCH_ROUNDS", "fast,defaults"), ",")
+	for _, r := range rounds {
+		cfg, ok := benchRounds[r]
+		require.True(t, ok, "AKSML_BENCH_ROUNDS: unknown round %q (fast, defaults)", r)
+		benchRound(t, ctx, s, k, dir, objFile, r, cfg)
+	}
+}
 
-	op := startOp(t, dir, "bench-preview")
-	_, err = s.Preview(ctx, optpreview.EventStreams(op.log.ch), optpreview.ProgressStreams(op.out), optpreview.ErrorProgressStreams(op.out))
+// benchRoundConfig is how one round drives the engine.
+type benchRoundConfig struct {
+	// parallel is --parallel; 0 is the engine's default (4 per CPU).
+	parallel int
+	// skipCheckpoints saves only the final state of each operation
+	// (PULUMI_SKIP_CHECKPOINTS, experimental since Pulumi 3.40.1) instead of a
+	// snapshot after every step.
+	skipCheckpoints bool
+}
+
+// benchRounds are the rounds AKSML_BENCH_ROUNDS picks from (default: both).
+var benchRounds = map[string]benchRoundConfig{
+	"fast":     {parallel: benchParallel, skipCheckpoints: true},
+	"defaults": {},
+}
+
+// benchRound runs preview, up, kubectl's dry run of the same objects, a
+// no-change up and destroy, logging each figure as soon as it is measured.
+func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, dir, objFile, name string, cfg benchRoundConfig) {
+	t.Helper()
+	env := map[string]string{"PULUMI_SKIP_CHECKPOINTS": "false", "PULUMI_EXPERIMENTAL": "false"}
+	if cfg.skipCheckpoints {
+		env = map[string]string{"PULUMI_SKIP_CHECKPOINTS": "true", "PULUMI_EXPERIMENTAL": "true"}
+	}
+	require.NoError(t, s.Workspace().SetEnvVars(env))
+	p := cfg.parallel
+	logf := func(format string, args ...any) {
+		t.Logf("bench %s (parallel %d, skip checkpoints %t): %s", name, p, cfg.skipCheckpoints, fmt.Sprintf(format, args...))
+	}
+
+	op := startOp(t, dir, "bench-"+name+"-preview")
+	_, err := s.Preview(ctx, optpreview.Parallel(p), optpreview.EventStreams(op.log.ch), optpreview.ProgressStreams(op.out), optpreview.ErrorProgressStreams(op.out))
 	op.finish(t)
 	require.NoError(t, err, "preview:\n%s", op.tail())
 	preview := op.took
+	logf("first preview %v", preview.Round(time.Millisecond))
 
 	timed := newTimedLog()
-	op = startOp(t, dir, "bench-up")
-	_, err = s.Up(ctx, optup.EventStreams(op.log.ch, timed.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
+	op = startOp(t, dir, "bench-"+name+"-up")
+	_, err = s.Up(ctx, optup.Parallel(p), optup.EventStreams(op.log.ch, timed.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
 	op.finish(t)
 	require.NoError(t, err, "up:\n%s", op.tail())
-	firstUp := op.took
+	logf("first up %v; longest steps by resource type (count, longest, sum): %s", op.took.Round(time.Millisecond), timed.slowest(t, 6))
 
 	// kubectl's server-side dry run needs the namespaces to exist, so it runs once
 	// up created them: the API server still admits and validates every object.
@@ -94,43 +133,21 @@ func TestBenchEngine(t *testing.T) {
 		"--field-manager=aksml-bench", "-f", objFile)
 	require.NoError(t, err, "kubectl dry run: %s", stderr)
 	dryRun := time.Since(start)
-	add("first preview %v; kubectl apply --server-side --dry-run=server of the same objects %v: %.1fx",
-		preview.Round(time.Millisecond), dryRun.Round(time.Millisecond), ratio(preview, dryRun))
-	add("first up %v; longest waits by resource type (count, longest, sum): %s", firstUp.Round(time.Millisecond), timed.slowest(t, 6))
+	logf("kubectl apply --server-side --dry-run=server of the same objects %v: the first preview took %.1fx",
+		dryRun.Round(time.Millisecond), ratio(preview, dryRun))
 
-	op = startOp(t, dir, "bench-up-again")
-	_, err = s.Up(ctx, optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
+	op = startOp(t, dir, "bench-"+name+"-up-again")
+	_, err = s.Up(ctx, optup.Parallel(p), optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
 	evs := op.finish(t)
 	require.NoError(t, err, "second up:\n%s", op.tail())
 	require.Empty(t, changes(evs), "the no-change up changed resources")
-	add("no-change up %v", op.took.Round(time.Millisecond))
+	logf("no-change up %v", op.took.Round(time.Millisecond))
 
-	op = startOp(t, dir, "bench-destroy")
-	_, err = s.Destroy(ctx, optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
+	op = startOp(t, dir, "bench-"+name+"-destroy")
+	_, err = s.Destroy(ctx, optdestroy.Parallel(p), optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
 	op.finish(t)
 	require.NoError(t, err, "destroy:\n%s", op.tail())
-	add("destroy %v", op.took.Round(time.Millisecond))
-
-	// The engine runs 4 operations per CPU at once by default (8 here); the
-	// Kubernetes layer's steps mostly wait on the API server and controllers.
-	op = startOp(t, dir, "bench-preview-parallel")
-	_, err = s.Preview(ctx, optpreview.Parallel(benchParallel), optpreview.EventStreams(op.log.ch), optpreview.ProgressStreams(op.out), optpreview.ErrorProgressStreams(op.out))
-	op.finish(t)
-	require.NoError(t, err, "preview --parallel %d:\n%s", benchParallel, op.tail())
-	add("first preview again with --parallel %d: %v (%.1fx kubectl's dry run)", benchParallel, op.took.Round(time.Millisecond), ratio(op.took, dryRun))
-
-	timed = newTimedLog()
-	op = startOp(t, dir, "bench-up-parallel")
-	_, err = s.Up(ctx, optup.Parallel(benchParallel), optup.EventStreams(op.log.ch, timed.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
-	op.finish(t)
-	require.NoError(t, err, "up --parallel %d:\n%s", benchParallel, op.tail())
-	add("first up again with --parallel %d: %v; longest waits: %s", benchParallel, op.took.Round(time.Millisecond), timed.slowest(t, 6))
-	op = startOp(t, dir, "bench-destroy-parallel")
-	_, err = s.Destroy(ctx, optdestroy.Parallel(benchParallel), optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
-	op.finish(t)
-	require.NoError(t, err, "destroy --parallel %d:\n%s", benchParallel, op.tail())
-	add("destroy with --parallel %d: %v", benchParallel, op.took.Round(time.Millisecond))
-	t.Logf("bench (real engine):\n  %s", strings.Join(report, "\n  "))
+	logf("destroy %v", op.took.Round(time.Millisecond))
 }
 
 // timedLog records when each resource step starts and when its outputs arrive.
