@@ -282,6 +282,15 @@ func (e *Env) logFile(name string) (*os.File, error) {
 	return f, nil
 }
 
+// ControllerManagerQPS is the request rate kube-controller-manager's clients may use
+// (--kube-api-qps; --kube-api-burst is twice it). At its default, 20 (burst 30), the
+// PersistentVolume binder and the ResourceQuota controller share 20 writes a second
+// while a 100-team `pulumi up` creates 200 claims (a binding is about four writes) and
+// 100 quotas, so `up` would wait on the controller's client-side rate limiter rather than
+// on the API server. The sandbox is one process tree on one machine, with no other
+// clients to protect.
+const ControllerManagerQPS = 200
+
 // startControllerManager runs kube-controller-manager with the admin kubeconfig.
 func (e *Env) startControllerManager(path string) (err error) {
 	e.kcm, err = e.startProcess("kube-controller-manager", path,
@@ -292,6 +301,8 @@ func (e *Env) startControllerManager(path string) (err error) {
 		"--controllers="+strings.Join(ControllerManagerControllers, ","),
 		"--bind-address=127.0.0.1",
 		"--secure-port=0",
+		fmt.Sprintf("--kube-api-qps=%d", ControllerManagerQPS),
+		fmt.Sprintf("--kube-api-burst=%d", 2*ControllerManagerQPS),
 	)
 	return err
 }

@@ -24,6 +24,14 @@ type Bench struct {
 	LenderGPUs int
 }
 
+// BenchScale is the stack both benchmarks use (the engine's in tests/e2e, admission's
+// in tests/cluster): 100 teams with 1 GPU of nominal quota each and a lender of 300,
+// so that the lent GPUs split into whole numbers by the weights: a weight-1 team's fair
+// share is 2 lent GPUs, a weight-2 team's 4 (50 x 2 + 50 x 4 = 300). With 100 GPUs to
+// lend, a weight-1 team's share would be 2/3 of a GPU, and which teams get the last
+// GPUs would be a tie Kueue breaks by queue order, not by weight.
+var BenchScale = Bench{Teams: 100, TeamGPUs: 1, LenderGPUs: 300}
+
 // BenchPool is the pool the bench's quotas and Jobs use.
 const BenchPool = "t4spot"
 
@@ -32,6 +40,16 @@ func BenchWeight(i int) int { return 1 + i%2 }
 
 // BenchTeam is team i's name.
 func BenchTeam(i int) string { return fmt.Sprintf("team-%03d", i) }
+
+// FairShare is the GPUs team i holds once the lent GPUs are shared by weight: its
+// nominal quota plus LenderGPUs split in proportion to the weights (rounded down).
+func (b Bench) FairShare(i int) int {
+	total := 0
+	for j := 0; j < b.Teams; j++ {
+		total += BenchWeight(j)
+	}
+	return b.TeamGPUs + b.LenderGPUs*BenchWeight(i)/total
+}
 
 // Capacity is the spot pool's GPU count: every nominal quota plus the
 // lender's, one T4 per Standard_NC4as_T4_v3 node.

@@ -14,7 +14,7 @@ import (
 func TestBenchStackSynthesizes(t *testing.T) {
 	local, err := synth.ReadStackConfig("../..", "local")
 	require.NoError(t, err)
-	b := synth.Bench{Teams: 100, TeamGPUs: 2, LenderGPUs: 100}
+	b := synth.BenchScale
 	cfg, err := b.Config(local)
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -31,7 +31,22 @@ func TestBenchStackSynthesizes(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, namespaces, b.Teams, "one namespace per team")
-	require.Equal(t, 300, b.Capacity())
+	require.Equal(t, 400, b.Capacity())
+	// The fair shares add up to the pool: the split is whole.
+	sum := 0
+	for i := 0; i < b.Teams; i++ {
+		sum += b.FairShare(i)
+	}
+	require.Equal(t, b.Capacity(), sum, "the fair shares of BenchScale fill the pool exactly")
+	require.Equal(t, 3, b.FairShare(0), "weight 1: 1 nominal + 2 lent")
+	require.Equal(t, 5, b.FairShare(1), "weight 2: 1 nominal + 4 lent")
+	// A lender that does not split whole leaves GPUs over: the negative case.
+	odd := synth.Bench{Teams: 100, TeamGPUs: 2, LenderGPUs: 100}
+	sum = 0
+	for i := 0; i < odd.Teams; i++ {
+		sum += odd.FairShare(i)
+	}
+	require.Less(t, sum, odd.Capacity(), "100 lent GPUs over weights 1 and 2 do not split whole")
 }
 
 // TestBenchConfigNeedsTheSpotPool proves Config refuses a stack without the bench's pool.
