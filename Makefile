@@ -94,6 +94,6 @@ e2e:
 ## on the sandbox (first preview beside kubectl's dry run, first up and its longest waits,
 ## a no-change up, destroy). Needs `make toolchain`.
 bench:
-	cd tests/cluster && ./build-assets.sh && AKSML_BENCH=1 $(GO) test -run TestBenchAdmission -count=1 -v -timeout 40m .
+	cd tests/cluster && ./build-assets.sh && AKSML_BENCH=1 $(GO) test -run TestBenchAdmission -count=1 -v -timeout 45m .
 	AKSML_BENCH=1 $(GO) test -tags e2e ./tests/e2e/ -run TestBenchEngine -count=1 -v -timeout 40m
 
