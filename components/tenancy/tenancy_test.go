@@ -163,9 +163,10 @@ func TestTeamNamespacesAndQuotas(t *testing.T) {
 // TestNamespacesMovedFromQueues checks the aliases that keep a stack's
 // namespaces and quotas when they move from the Queues component: each
 // names the old resource, `<queues>-ns-<team>` and `<queues>-quota-<team>`
-// under the Queues component at the stack's root. tests/e2e
-// (TestNamespacesMoveFromQueues) proves with the real engine that they
-// make the move a no-op.
+// under the Queues component at the stack's root. That the real engine
+// then keeps the objects was measured by hand on the sandbox (commit
+// f1515c5: old layout up, then this layout's up: 57 unchanged, the same
+// namespace, quota and claim UIDs); there is no automated test of it yet.
 func TestNamespacesMovedFromQueues(t *testing.T) {
 	tt := teams()
 	tt[0].Quota = map[string]string{"requests.nvidia.com/gpu": "1"}
