@@ -8,38 +8,93 @@ import (
 	"github.com/aksml/aksml/components/gpustack"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/tenancy"
 )
 
 // QueuesArgs are the inputs of aksml:queues:Queues (queues.QueuesArgs).
 type QueuesArgs struct {
-	Teams            []Team                `pulumi:"teams,optional"`
-	Pools            []gpupool.Spec        `pulumi:"pools,optional"`
-	Scheduler        *queues.SchedulerSpec `pulumi:"scheduler,optional"`
-	RetainNamespaces *bool                 `pulumi:"retainNamespaces,optional"`
+	Teams      []Team                `pulumi:"teams,optional"`
+	Pools      []gpupool.Spec        `pulumi:"pools,optional"`
+	Scheduler  *queues.SchedulerSpec `pulumi:"scheduler,optional"`
+	Namespaces pulumi.StringMapInput `pulumi:"namespaces,optional"`
 }
 
 // Annotate documents QueuesArgs in the schema.
 func (a *QueuesArgs) Annotate(an infer.Annotator) {
-	an.Describe(&a.Teams, "The tenants: one namespace, Kueue ClusterQueue and LocalQueue `gpu-queue`, and quota each (same fields as `aksml:teams`).")
+	an.Describe(&a.Teams, "The tenants: a Kueue ClusterQueue and LocalQueue `gpu-queue` each (same fields as `aksml:teams`; give aksml:tenancy:Tenancy the same teams for their namespaces and quota).")
 	an.Describe(&a.Pools, "The cluster's GPU pools (same fields as `aksml:gpuPools`): one ResourceFlavor each, and the capacity the teams' quota must fit.")
 	an.Describe(&a.Scheduler, "The queueing system and its settings (same fields as `aksml:scheduler`). Default: Kueue, installed by aksml.")
-	an.Describe(&a.RetainNamespaces, "Keep the team namespaces (and the checkpoint claims in them) when they leave the stack or the stack is destroyed. Default false.")
+	an.Describe(&a.Namespaces, "The team namespaces by team name, where the LocalQueues go: aksml:tenancy:Tenancy's `namespaces` output. Required with Kueue when there are teams.")
 }
 
 // NewQueues constructs queues.Queues.
 func NewQueues(ctx *pulumi.Context, name string, args QueuesArgs, opts ...pulumi.ResourceOption) (*queues.Queues, error) {
-	a := &queues.QueuesArgs{Pools: args.Pools, RetainNamespaces: deref(args.RetainNamespaces)}
-	for _, t := range args.Teams {
+	teams, err := goTeams(args.Teams)
+	if err != nil {
+		return nil, err
+	}
+	return queues.NewQueues(ctx, name, &queues.QueuesArgs{Teams: teams, Pools: args.Pools, Scheduler: deref(args.Scheduler), Namespaces: args.Namespaces}, opts...)
+}
+
+// goTeams converts the teams to the Go component's.
+func goTeams(in []Team) ([]queues.Team, error) {
+	var out []queues.Team
+	for _, t := range in {
 		team, err := t.team()
 		if err != nil {
 			return nil, err
 		}
-		a.Teams = append(a.Teams, team)
+		out = append(out, team)
 	}
-	if args.Scheduler != nil {
-		a.Scheduler = *args.Scheduler
+	return out, nil
+}
+
+// TenancyArgs are the inputs of aksml:tenancy:Tenancy: the Kubernetes side
+// of tenancy.TenancyArgs (namespaces, quotas, RBAC, NetworkPolicies; the
+// Azure identities need the aksml program), with the teams, pools and
+// scheduler of aksml:queues:Queues, from which each team's ResourceQuota is
+// sized as the aksml stacks size it (queues.Resolved.ResourceQuotaHard).
+type TenancyArgs struct {
+	Teams            []Team                `pulumi:"teams,optional"`
+	Pools            []gpupool.Spec        `pulumi:"pools,optional"`
+	Scheduler        *queues.SchedulerSpec `pulumi:"scheduler,optional"`
+	RetainNamespaces *bool                 `pulumi:"retainNamespaces,optional"`
+	ExcludedCIDRs    []string              `pulumi:"excludedCidrs,optional"`
+}
+
+// Annotate documents TenancyArgs in the schema.
+func (a *TenancyArgs) Annotate(an infer.Annotator) {
+	an.Describe(&a.Teams, "The tenants: a namespace each, with its ResourceQuota `gpu-quota`, member Role bound to its Entra groups and NetworkPolicies (same fields as `aksml:teams`, the same list aksml:queues:Queues takes).")
+	an.Describe(&a.Pools, "The cluster's GPU pools (same fields as `aksml:gpuPools`), which size each team's ResourceQuota with the scheduler.")
+	an.Describe(&a.Scheduler, "The queueing system (same fields as `aksml:scheduler`): each team's ResourceQuota allows what its queue can admit. Default: Kueue.")
+	an.Describe(&a.RetainNamespaces, "Keep the team namespaces (and the checkpoint claims in them) when they leave the stack or the stack is destroyed. Default false.")
+	an.Describe(&a.ExcludedCIDRs, "The cluster's pod and service ranges, never reachable through the external HTTPS egress allowance. Default the AKS defaults 10.244.0.0/16 and 10.0.0.0/16.")
+}
+
+// NewTenancy constructs tenancy.Tenancy: it resolves the teams as
+// aksml:queues:Queues does (the same problems, at the same keys) and gives
+// tenancy each team's namespace fields and ResourceQuota.
+func NewTenancy(ctx *pulumi.Context, name string, args TenancyArgs, opts ...pulumi.ResourceOption) (*tenancy.Tenancy, error) {
+	teams, err := goTeams(args.Teams)
+	if err != nil {
+		return nil, err
 	}
-	return queues.NewQueues(ctx, name, a, opts...)
+	paths := queues.DefaultPaths()
+	pools, _ := gpupool.Resolve(args.Pools, paths.Pools)
+	r, _ := queues.Resolve(teams, pools, deref(args.Scheduler), paths)
+	a := &tenancy.TenancyArgs{RetainNamespaces: deref(args.RetainNamespaces), ExcludedCIDRs: args.ExcludedCIDRs, ConfigPath: paths.Teams}
+	for _, t := range r.Teams {
+		tt := tenancy.Team{Name: t.Name, PodSecurity: t.PodSecurity, Groups: t.Groups,
+			Egress: tenancy.Egress(t.Egress), Quota: r.ResourceQuotaHard(t.Name)}
+		tt.Default()
+		a.Teams = append(a.Teams, tt)
+	}
+	// As the aksml stacks do: the queue-side problems (names included) and
+	// the namespace's own, each once.
+	if err := append(r.Problems, tenancy.ValidateTeams(a.Teams, paths.Teams)...).ToAggregate(); err != nil {
+		return nil, err
+	}
+	return tenancy.NewTenancy(ctx, name, a, opts...)
 }
 
 // Team is one tenant of Queues: queues.Team with its preemption policy as

@@ -24,6 +24,7 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/workloads"
 )
 
@@ -281,9 +282,10 @@ func TestConstructQueuesPreemption(t *testing.T) {
 	inputs := func(p map[string]any) property.Map {
 		tm := map[string]any{"name": "team-a", "cpu": "16", "memory": "64Gi", "gpuQuota": map[string]any{"t4": 1}, "preemption": p}
 		return obj(map[string]any{
-			"teams":     []any{tm},
-			"pools":     []any{map[string]any{"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "workload": "training", "maxCount": 2}},
-			"scheduler": map[string]any{"installKueue": false},
+			"teams":      []any{tm},
+			"pools":      []any{map[string]any{"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "workload": "training", "maxCount": 2}},
+			"scheduler":  map[string]any{"installKueue": false},
+			"namespaces": map[string]any{"team-a": "team-a"},
 		})
 	}
 	reg, err := construct(t, queues.ComponentType, inputs(map[string]any{"withinClusterQueue": "Never", "reclaimWithinCohort": "LowerPriority"}))
@@ -324,6 +326,7 @@ func TestArgsCoverTheGoArgs(t *testing.T) {
 		{TFJobArgs{}, []any{workloads.TFJobArgs{}}, []string{"Provider"}},
 		{FineTuningWorkspaceArgs{}, []any{workloads.FineTuningWorkspaceArgs{}}, []string{"Provider"}},
 		{Team{}, []any{queues.Team{}}, nil},
+		{TenancyArgs{}, []any{tenancy.TenancyArgs{}}, []string{"Provider", "ConfigPath", "Azure", "QueuesName"}},
 		{Preemption{}, []any{queues.Preemption{}}, nil},
 		{MonitorsArgs{}, []any{observability.MonitorsArgs{}}, []string{"Provider", "DependsOn", "ConfigPath"}},
 		{WorkloadDuration{}, []any{observability.WorkloadDuration{}}, nil},

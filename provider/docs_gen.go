@@ -340,12 +340,11 @@ var goDocs = map[string]goDoc{
 		},
 	},
 	"queues.Queues": {
-		Doc: "Queues is the scheduling, quota and tenancy layer (C5): team namespaces, PriorityClasses, ResourceQuotas, and the queues of the selected system (with Kueue also the lending-only ClusterQueues).",
+		Doc: "Queues is the scheduler and its queues (C5): PriorityClasses, the queueing system (its namespace and chart when aksml installs it) and its objects: with Kueue the ResourceFlavors, the teams' ClusterQueues and LocalQueues and the lending-only ClusterQueues; with Volcano a Queue per team. The team namespaces and their ResourceQuotas are components/tenancy's.",
 		Fields: map[string]string{
 			"flavornames":      "FlavorNames maps each GPU pool name to its Kueue ResourceFlavor. Empty when Kueue is not the system.",
 			"lenderqueuenames": "LenderQueueNames maps each lending-only member (aksml:scheduler.lenders) to its ClusterQueue. Empty without lenders.",
 			"localqueuename":   "LocalQueueName is the Kueue LocalQueue in every team namespace (`gpu-queue`), or \"\" when Kueue is not the system.",
-			"namespaces":       "Namespaces maps each team name to its namespace name. Workloads, PVCs and jobs of a team go there.",
 			"queuenames":       "QueueNames maps each team to its cluster-scoped queue: the Kueue ClusterQueue or the Volcano Queue. Empty with system none.",
 			"system":           "System is the queueing system in use: kueue, volcano or none.",
 		},
@@ -353,13 +352,13 @@ var goDocs = map[string]goDoc{
 	"queues.QueuesArgs": {
 		Doc: "QueuesArgs configures NewQueues.",
 		Fields: map[string]string{
-			"paths":            "Paths are the error-path roots of Teams, Pools and Scheduler when NewQueues resolves them itself. An empty root defaults to the one of DefaultPaths (teams, gpuPools, scheduler).",
-			"pools":            "Pools are the cluster's GPU pools (`aksml:gpuPools`): one Kueue ResourceFlavor each, and the capacity the teams' quota must fit.",
-			"provider":         "Provider is the Kubernetes provider of the target cluster (AKS or any other). nil uses the ambient default provider.",
-			"resolved":         "Resolved is the layer already resolved by the caller (Resolve); when set, Teams, Pools and Scheduler are ignored and nothing is validated again.",
-			"retainnamespaces": "RetainNamespaces keeps the team namespaces in the cluster when they are removed from the stack or the stack is destroyed (RetainOnDelete), so that the checkpoint claims inside them survive: deleting a namespace deletes its claims. Default false; set it wherever checkpoints must survive a destroy (prod).",
-			"scheduler":        "Scheduler selects the queueing system (`aksml:scheduler`). Default Kueue, installed by aksml.",
-			"teams":            "Teams are the tenants (`aksml:teams`). Default none.",
+			"namespaces": "Namespaces are the team namespaces by team name, the output of the component that creates them (components/tenancy Tenancy.Namespaces): each team's LocalQueue goes there and waits for it. Required with Kueue when there are teams; a team missing from the map gets no LocalQueue (the apply fails on the empty namespace name).",
+			"paths":      "Paths are the error-path roots of Teams, Pools and Scheduler when NewQueues resolves them itself. An empty root defaults to the one of DefaultPaths (teams, gpuPools, scheduler).",
+			"pools":      "Pools are the cluster's GPU pools (`aksml:gpuPools`): one Kueue ResourceFlavor each, and the capacity the teams' quota must fit.",
+			"provider":   "Provider is the Kubernetes provider of the target cluster (AKS or any other). nil uses the ambient default provider.",
+			"resolved":   "Resolved is the layer already resolved by the caller (Resolve); when set, Teams, Pools and Scheduler are ignored and nothing is validated again.",
+			"scheduler":  "Scheduler selects the queueing system (`aksml:scheduler`). Default Kueue, installed by aksml.",
+			"teams":      "Teams are the tenants (`aksml:teams`). Default none.",
 		},
 	},
 	"queues.SchedulerSpec": {
@@ -379,7 +378,7 @@ var goDocs = map[string]goDoc{
 		},
 	},
 	"queues.Team": {
-		Doc: "Team is one tenant: a namespace, its quota and its queues. It is decoded from the stack config list `aksml:teams`.",
+		Doc: "Team is one tenant as the stack config list `aksml:teams` declares it: its queue and quota (this package), and the fields of its namespace, access and isolation, which components/tenancy creates and validates (PodSecurity, Groups, Egress; Name is both).",
 		Fields: map[string]string{
 			"borrowinglimit":       "BorrowingLimit is the most GPUs the team may borrow from the cohort's unused quota, per GPU pool it lists. Default unset: no limit. 0 turns borrowing off.",
 			"cpu":                  "CPU is the team's nominal cpu quota as a Kubernetes quantity (AKS MLOps best practices, team-a: \"64\"). It covers the cpu of GPU and CPU-only work alike. Required.",
@@ -393,8 +392,8 @@ var goDocs = map[string]goDoc{
 			"memory":               "Memory is the team's nominal memory quota as a Kubernetes quantity (AKS MLOps best practices team-a: \"256Gi\"). Required.",
 			"memoryborrowinglimit": "MemoryBorrowingLimit is the most memory the team may borrow, a Kubernetes quantity. Default unset: no limit; \"0\" turns memory borrowing off. Kueue only.",
 			"memorylendinglimit":   "MemoryLendingLimit is the most unused memory quota the team lends, at most Memory. Default unset: all unused memory quota can be lent. Kueue only.",
-			"name":                 "Name is the team and its namespace name: a DNS label (lowercase letters, digits and '-'), at most 30 characters, not `default`, not `kube-*` and not a scheduler's namespace. Required.",
-			"podsecurity":          "PodSecurity is the Pod Security level enforced on the namespace: restricted (default) or baseline. Warnings and audit always use restricted, so a baseline team sees what would break.",
+			"name":                 "Name is the team and its namespace name: a DNS label (lowercase letters, digits and '-'), at most 30 characters, not `default`, not `kube-*` and not a scheduler's namespace (components/tenancy checks the reserved names). Required.",
+			"podsecurity":          "PodSecurity is the Pod Security level enforced on the namespace: restricted (default) or baseline. Warnings and audit always use restricted, so a baseline team sees what would break. Queues does not use it; components/tenancy labels the namespace and validates it.",
 			"preemption":           "Preemption is the team's Kueue preemption policy. Defaults: withinClusterQueue LowerPriority, reclaimWithinCohort Any, borrowWithinCohort Never. Kueue only.",
 			"weight":               "Weight is the team's fair-sharing weight when teams compete for unused quota (Kueue ClusterQueue fairSharing.weight, Volcano Queue weight), 1..65535. Default 1.",
 		},
@@ -451,6 +450,26 @@ var goDocs = map[string]goDoc{
 			"checkpointssize": "CheckpointsSize is the checkpoints claim request on the Retain class. Default 100Gi (AKS MLOps best practices); 100Gi to 100Ti (Azure Files premium).",
 			"datasetsclass":   "DatasetsClass is the class of the datasets claim: ml-azurefile-premium (default) or ml-azureblob-nfs.",
 			"datasetssize":    "DatasetsSize is the datasets claim request, a Kubernetes quantity. Default 100Gi (AKS MLOps best practices). At least 100Gi and at most 100Ti on Azure Files premium.",
+		},
+	},
+	"tenancy.Tenancy": {
+		Doc: "Tenancy is each team's slice of the cluster: its namespace and ResourceQuota, access, network isolation and workload identity.",
+		Fields: map[string]string{
+			"identityclientids": "IdentityClientIDs are the client IDs of the teams' managed identities by team name; empty without Azure.",
+			"namespaces":        "Namespaces maps each team name to its namespace name. Workloads, claims, queues and jobs of a team go there; an object that takes its namespace from this map waits for the namespace.",
+			"serviceaccounts":   "ServiceAccounts are the workload identity service account name by team name (TrainingServiceAccount); empty without Azure.",
+		},
+	},
+	"tenancy.TenancyArgs": {
+		Doc: "TenancyArgs configures NewTenancy.",
+		Fields: map[string]string{
+			"azure":            "Azure adds the Azure side (identities, role assignments, data containers). nil: Kubernetes objects only (existing clusters).",
+			"configpath":       "ConfigPath is the config key of Teams in error messages. Default \"teams\"; the aksml stacks pass `aksml:teams`.",
+			"excludedcidrs":    "ExcludedCIDRs are the cluster's pod and service ranges, excluded from the external HTTPS egress allowance so it never opens another namespace. Default DefaultExcludedCIDRs.",
+			"provider":         "Provider is the Kubernetes provider of the cluster. nil: the ambient default provider.",
+			"queuesname":       "QueuesName is, for a stack that components/queues' Queues component served before the team namespaces and ResourceQuotas moved here, the name that stack gave NewQueues (the aksml stacks: \"queues\"). Each namespace and quota then carries an alias to its old name (`<QueuesName>-ns-<team>`, `<QueuesName>-quota-<team>`) under that Queues component, registered at the stack's root, so the engine keeps the objects instead of deleting and recreating them (deleting a namespace deletes the claims in it). Default \"\": no aliases, for stacks that never ran the old layout.",
+			"retainnamespaces": "RetainNamespaces keeps the team namespaces in the cluster when they are removed from the stack or the stack is destroyed (RetainOnDelete), so that the checkpoint claims inside them survive: deleting a namespace deletes its claims. Default false; set it wherever checkpoints must survive a destroy (prod).",
+			"teams":            "Teams are the tenants: a namespace each, with its ResourceQuota, access and isolation. Default none.",
 		},
 	},
 	"workloads.CheckpointedJob": {

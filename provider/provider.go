@@ -53,6 +53,7 @@ func New() (p.Provider, error) {
 		}).
 		WithComponents(
 			infer.ComponentF(NewQueues),
+			infer.ComponentF(NewTenancy),
 			infer.ComponentF(NewStorageClasses),
 			infer.ComponentF(NewTeamVolumes),
 			infer.ComponentF(NewGPUStack),

@@ -125,7 +125,7 @@ func TestSchemaExposesTheComponents(t *testing.T) {
 		tokens = append(tokens, k)
 	}
 	assert.ElementsMatch(t, []string{
-		"aksml:queues:Queues", "aksml:storage:StorageClasses", "aksml:storage:TeamVolumes",
+		"aksml:queues:Queues", "aksml:tenancy:Tenancy", "aksml:storage:StorageClasses", "aksml:storage:TeamVolumes",
 		"aksml:gpustack:GPUStack", "aksml:gpupool:GPUNodePools", "aksml:observability:Monitors", "aksml:cluster:Cluster",
 		"aksml:workloads:CheckpointedJob", "aksml:workloads:IndexedJob", "aksml:workloads:MIGTrial", "aksml:workloads:ScheduledScoring",
 		"aksml:workloads:PyTorchJob", "aksml:workloads:TFJob", "aksml:workloads:FineTuningWorkspace",
@@ -246,18 +246,56 @@ func pool() property.Value {
 }
 
 // TestConstructQueues builds aksml:queues:Queues from language-neutral
-// inputs: the Go component runs underneath and registers its Kueue objects.
+// inputs: the Go component runs underneath and registers its Kueue objects
+// in the namespaces it is given; it creates no team namespace or quota.
 func TestConstructQueues(t *testing.T) {
-	reg, err := construct(t, "aksml:queues:Queues", property.NewMap(map[string]property.Value{
+	args := map[string]property.Value{
 		"teams": property.New(property.NewArray([]property.Value{
 			team("team-a", "16", map[string]int{"t4": 1}), team("team-b", "16", map[string]int{"t4": 1}),
 		})),
 		"pools":     property.New(property.NewArray([]property.Value{pool()})),
 		"scheduler": property.New(property.NewMap(map[string]property.Value{"installKueue": property.New(false)})),
-	}))
+	}
+	_, err := construct(t, "aksml:queues:Queues", property.NewMap(args))
+	require.ErrorContains(t, err, "Namespaces is required", "the LocalQueues need the namespaces")
+
+	args["namespaces"] = property.New(property.NewMap(map[string]property.Value{"team-a": property.New("team-a"), "team-b": property.New("team-b")}))
+	reg, err := construct(t, "aksml:queues:Queues", property.NewMap(args))
 	require.NoError(t, err)
 	assert.Equal(t, 2, reg.count("kubernetes:"+queues.KueueAPIVersion+":ClusterQueue"), "one ClusterQueue per team")
+	assert.Equal(t, 2, reg.count("kubernetes:"+queues.KueueAPIVersion+":LocalQueue"), "one LocalQueue per team namespace")
+	assert.Zero(t, reg.count("kubernetes:core/v1:Namespace"), "the team namespaces are aksml:tenancy:Tenancy's")
+	assert.Zero(t, reg.count("kubernetes:core/v1:ResourceQuota"))
+}
+
+// TestConstructTenancy builds aksml:tenancy:Tenancy from the same teams,
+// pools and scheduler: a namespace and a ResourceQuota sized to what the
+// team's queue can admit per team; a bad team is the Go message, and
+// nothing is registered.
+func TestConstructTenancy(t *testing.T) {
+	reg, err := construct(t, "aksml:tenancy:Tenancy", property.NewMap(map[string]property.Value{
+		"teams": property.New(property.NewArray([]property.Value{
+			team("team-a", "16", map[string]int{"t4": 1}), team("team-b", "16", map[string]int{"t4": 1}),
+		})),
+		"pools":            property.New(property.NewArray([]property.Value{pool()})),
+		"retainNamespaces": property.New(true),
+	}))
+	require.NoError(t, err)
 	assert.Equal(t, 2, reg.count("kubernetes:core/v1:Namespace"))
+	quotas := reg.inputsOf("kubernetes:core/v1:ResourceQuota")
+	require.Len(t, quotas, 2)
+	// nominal 1 + what the other team lends on t4 (1).
+	assert.Equal(t, "2", quotas[0].Get("spec").AsMap().Get("hard").AsMap().Get("requests.nvidia.com/gpu").AsString())
+	assert.Equal(t, 2*5, reg.count("kubernetes:networking.k8s.io/v1:NetworkPolicy"), "each restricted team's five NetworkPolicies")
+
+	reg, err = construct(t, "aksml:tenancy:Tenancy", property.NewMap(map[string]property.Value{
+		"teams": property.New(property.NewArray([]property.Value{team("kube-system", "16", nil), team("Team_B", "lots", nil)})),
+	}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `teams[0].name: "kube-system" is a system namespace`)
+	assert.Contains(t, err.Error(), "teams[1].name")
+	assert.Contains(t, err.Error(), "teams[1].cpu")
+	assert.Zero(t, reg.count("kubernetes:core/v1:Namespace"))
 }
 
 // TestConstructReportsValidationLikeGo is the negative case: a bad team

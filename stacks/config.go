@@ -17,6 +17,7 @@ import (
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/tenancy"
 )
 
 // Namespace is the config namespace of every aksml key (`aksml:<key>`).
@@ -236,6 +237,10 @@ func (c *Config) Default() {
 	c.Scheduler.Default()
 	for i := range c.Teams {
 		c.Teams[i].Default()
+		if c.Teams[i].PodSecurity == "" {
+			// The namespace's level, components/tenancy's default.
+			c.Teams[i].PodSecurity = tenancy.DefaultPodSecurity
+		}
 	}
 	c.Observability.Default()
 }

@@ -1,6 +1,7 @@
 package stacks
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
@@ -55,6 +56,7 @@ type platform struct {
 	accounts   *storage.StorageAccounts
 	classes    *storage.StorageClasses
 	queues     *queues.Queues
+	tenancy    *tenancy.Tenancy
 	operator   *workloads.TrainingOperator
 	outputs    map[string]pulumi.Input
 }
@@ -62,8 +64,9 @@ type platform struct {
 // Deploy wires the components for a parsed, valid Config: the Azure layer
 // (cluster, GPU pools, storage accounts, alert rule groups) unless the stack
 // targets an existing cluster, then the Kubernetes layer (GPU stack,
-// storage classes and team volumes, queues, monitors, training operator,
-// example workloads) through one Kubernetes provider.
+// storage classes, the teams' namespaces with their quota, access and
+// isolation, team volumes, queues, monitors, training operator, example
+// workloads) through one Kubernetes provider.
 func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	res, err := cfg.resolved()
 	if err != nil {
@@ -71,7 +74,7 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	}
 	p := &platform{cfg: cfg, res: res, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
-		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads, p.tenancyLayer,
+		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads,
 	}
 	if !cfg.KubernetesLayerOn() {
 		steps = []func(*pulumi.Context) error{p.azure, p.azureMonitor}
@@ -214,8 +217,8 @@ func (p *platform) gpuStack(ctx *pulumi.Context) error {
 	return err
 }
 
-// storageLayer creates the StorageClasses; the team volumes follow the
-// queues, which create the team namespaces.
+// storageLayer creates the StorageClasses; the team volumes follow
+// tenancy, which creates the team namespaces.
 func (p *platform) storageLayer(ctx *pulumi.Context) error {
 	args := &storage.StorageClassesArgs{Provider: p.provider, ScratchDiskSKU: p.cfg.Storage.ScratchDiskSKU, ConfigPath: key("storage")}
 	switch {
@@ -234,26 +237,23 @@ func (p *platform) storageLayer(ctx *pulumi.Context) error {
 	return err
 }
 
-// queueLayer creates the team namespaces, priorities and queues, then each
-// team's datasets and checkpoints claims.
+// queueLayer creates the priorities and queues in the team namespaces
+// tenancy created, then each team's datasets and checkpoints claims.
 func (p *platform) queueLayer(ctx *pulumi.Context) error {
-	q, err := queues.NewQueues(ctx, "queues", &queues.QueuesArgs{
-		Resolved: p.res.queues,
-		Provider: p.provider,
-		// Deleting a namespace deletes its claims: protected stacks keep
-		// the team namespaces so checkpoint claims survive a destroy.
-		RetainNamespaces: p.cfg.Protected(),
+	q, err := queues.NewQueues(ctx, queuesName, &queues.QueuesArgs{
+		Resolved:   p.res.queues,
+		Provider:   p.provider,
+		Namespaces: p.tenancy.Namespaces,
 	})
 	if err != nil {
 		return err
 	}
 	p.queues = q
-	p.outputs["teamNamespaces"] = q.Namespaces
 	for _, t := range p.cfg.Teams {
 		_, err := storage.NewTeamVolumes(ctx, t.Name+"-volumes", &storage.TeamVolumesArgs{
 			ConfigPath:        key("storage"),
 			Provider:          p.provider,
-			Namespace:         q.Namespaces.MapIndex(pulumi.String(t.Name)),
+			Namespace:         p.tenancy.Namespaces.MapIndex(pulumi.String(t.Name)),
 			Spec:              p.cfg.Storage.Volumes,
 			RetainCheckpoints: p.cfg.Protected(),
 			Classes:           p.classes,
@@ -265,15 +265,23 @@ func (p *platform) queueLayer(ctx *pulumi.Context) error {
 	return nil
 }
 
-// tenancyLayer gives each team namespace its access, network isolation
-// and, on AKS, its workload identity (components/tenancy), once the
-// namespaces exist.
+// queuesName is the name of the Queues component. Stacks deployed before
+// the team namespaces and quotas moved to tenancy registered them under
+// it; tenancy aliases them to it (TenancyArgs.QueuesName).
+const queuesName = "queues"
+
+// tenancyLayer creates each team's slice of the cluster
+// (components/tenancy): its namespace and ResourceQuota, access, network
+// isolation and, on AKS, its workload identity.
 func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 	args := &tenancy.TenancyArgs{
 		Provider:   p.provider,
 		Teams:      p.cfg.tenancyTeams(),
 		ConfigPath: key("teams"),
-		Namespaces: p.queues.Namespaces,
+		// Deleting a namespace deletes its claims: protected stacks keep
+		// the team namespaces so checkpoint claims survive a destroy.
+		RetainNamespaces: p.cfg.Protected(),
+		QueuesName:       queuesName,
 	}
 	if cl := p.cfg.Cluster; cl != nil {
 		args.ExcludedCIDRs = []string{cl.Network.PodCIDR, cl.Network.ServiceCIDR}
@@ -299,6 +307,8 @@ func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 	if err != nil {
 		return err
 	}
+	p.tenancy = t
+	p.outputs["teamNamespaces"] = t.Namespaces
 	if args.Azure != nil {
 		p.outputs["teamIdentityClientIds"] = t.IdentityClientIDs
 	}
@@ -381,9 +391,10 @@ func (p *platform) observability(ctx *pulumi.Context) error {
 		TeamNamespaces:    p.teamNames(),
 		WorkloadDurations: p.cfg.workloadDurations(),
 		KueueNamespace:    p.cfg.kueueNamespace(),
-		// The DCGM PodMonitor goes into gpustack's namespace; the team
-		// namespaces must exist for the training monitors' selectors.
-		DependsOn: append(p.gpustack.Resources(), p.queues.Resources()...),
+		// The DCGM PodMonitor goes into gpustack's namespace, the Kueue
+		// monitor into Kueue's (queues); the team namespaces (tenancy) must
+		// exist for the training monitors' selectors.
+		DependsOn: slices.Concat(p.gpustack.Resources(), p.tenancy.Resources(), p.queues.Resources()),
 	})
 	if err != nil {
 		return err

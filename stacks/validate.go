@@ -13,11 +13,16 @@ import (
 	"github.com/aksml/aksml/components/tenancy"
 )
 
-// tenancyTeams maps the teams to components/tenancy, defaulted.
+// tenancyTeams maps the teams to components/tenancy, defaulted, with the
+// ResourceQuota each team's queue can admit (queues.Resolved, which
+// Validate resolved first).
 func (c *Config) tenancyTeams() []tenancy.Team {
 	out := make([]tenancy.Team, 0, len(c.Teams))
 	for _, t := range c.Teams {
-		tt := tenancy.Team{Name: t.Name, Groups: t.Groups, Egress: tenancy.Egress(t.Egress)}
+		tt := tenancy.Team{Name: t.Name, Groups: t.Groups, Egress: tenancy.Egress(t.Egress), PodSecurity: t.PodSecurity}
+		if c.res != nil && c.res.queues != nil {
+			tt.Quota = c.res.queues.ResourceQuotaHard(t.Name)
+		}
 		tt.Default()
 		out = append(out, tt)
 	}

@@ -426,16 +426,17 @@ func (c *Config) validateOperator(w WorkloadSpec, p field.Path) field.ErrorList 
 }
 
 // workloads registers the declared example workloads in their teams'
-// namespaces, after the queues (Kueue's webhooks and queues) and, for
+// namespaces, after the namespaces and their quotas (tenancy), the queues
+// (Kueue's webhooks and queues) and, for
 // PyTorchJob and TFJob, after the Training Operator's CRDs.
 func (p *platform) workloads(ctx *pulumi.Context) error {
 	for _, w := range p.cfg.Workloads {
-		ns := p.queues.Namespaces.MapIndex(pulumi.String(w.Team))
+		ns := p.tenancy.Namespaces.MapIndex(pulumi.String(w.Team))
 		name := w.Team + "-" + w.Name
-		deps := p.queues.Resources()
+		deps := slices.Concat(p.tenancy.Resources(), p.queues.Resources())
 		kind := lookupKind(w.Kind)
 		if p.operator != nil && kind.operator == cluster.InstalledTrainingOperator {
-			deps = append(deps[:len(deps):len(deps)], p.operator.Resources()...)
+			deps = append(deps, p.operator.Resources()...)
 		}
 		if err := kind.register(ctx, name, p.cfg.buildWorkload(w, ns, p.provider), pulumi.DependsOn(deps)); err != nil {
 			return err

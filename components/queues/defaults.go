@@ -95,8 +95,6 @@ const (
 	// CPUFlavorName is the ResourceFlavor that carries cpu and memory quota.
 	// It has no node labels or taints: it matches any schedulable node.
 	CPUFlavorName = "cpu"
-	// ResourceQuotaName is the namespace ResourceQuota on GPU requests.
-	ResourceQuotaName = "gpu-quota"
 	// TeamLabel carries the team's name on its namespace and objects.
 	TeamLabel = vocab.TeamLabel
 	// PartOfLabel marks every object aksml creates, with PartOfValue.
@@ -115,14 +113,14 @@ const (
 	MaxTeamNameLength = 30
 )
 
-// Pod Security admission labels (C5.1).
+// Pod Security admission labels, set on the schedulers' namespaces (C5.1).
 const (
 	// PodSecurityEnforceLabel rejects pods that break the level it names.
-	PodSecurityEnforceLabel = "pod-security.kubernetes.io/enforce"
+	PodSecurityEnforceLabel = vocab.PodSecurityEnforceLabel
 	// PodSecurityWarnLabel warns the client about pods that break its level.
-	PodSecurityWarnLabel = "pod-security.kubernetes.io/warn"
+	PodSecurityWarnLabel = vocab.PodSecurityWarnLabel
 	// PodSecurityAuditLabel records pods that break its level in the audit log.
-	PodSecurityAuditLabel = "pod-security.kubernetes.io/audit"
+	PodSecurityAuditLabel = vocab.PodSecurityAuditLabel
 )
 
 // Defaults applied by Default.
@@ -144,12 +142,6 @@ const (
 	DefaultWeight = 1
 	// MaxWeight is the largest weight Volcano accepts on a Queue.
 	MaxWeight = 65535
-	// DefaultPodSecurity is restricted: aksml's training workloads run as
-	// non-root with dropped capabilities and RuntimeDefault seccomp (C7.1),
-	// and GPU access through the device plugin needs no privilege, so the
-	// strictest profile holds. Teams whose images cannot run as non-root set
-	// baseline.
-	DefaultPodSecurity = PodSecurityRestricted
 	// QueueingStrategy is the AKS MLOps best practices' ClusterQueue queueing strategy.
 	QueueingStrategy = "BestEffortFIFO"
 )

@@ -1,17 +1,13 @@
-// Package queues builds the scheduling, quota and tenancy layer of the
-// platform (SPEC C5), following AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Use gang scheduling and workload queues", "Allocate multi-tenant GPU quota with Kueue",
+// Package queues builds the scheduler and its queues (SPEC C5), following AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Use gang scheduling and workload queues", "Allocate multi-tenant GPU quota with Kueue",
 // "Use Volcano as an alternative" and "Configure training and inference priorities".
 //
-// NewQueues registers, on any Kubernetes cluster:
+// NewQueues registers, on any Kubernetes cluster whose team namespaces
+// exist (components/tenancy creates them, with their ResourceQuotas;
+// QueuesArgs.Namespaces):
 //
-//   - a namespace per team, labelled `aksml.io/team` and with Pod Security
-//     admission enforced (restricted by default, baseline per team);
 //   - a PriorityClass per priority level (SchedulerSpec.Priorities; default
 //     the AKS MLOps best practices' `training-batch` (10000, preemptionPolicy Never) and
 //     `inference-critical` (100000, PreemptLowerPriority));
-//   - a ResourceQuota `gpu-quota` per team namespace on
-//     `requests.nvidia.com/gpu` (and MIG resources): a second guard for pods
-//     that bypass the queue, sized to what the queue can admit;
 //   - one primary queueing system (AKS MLOps best practices: do not run two):
 //   - kueue (default): Kueue KueueVersion from its official chart (optional,
 //     for clusters that run Kueue already), a ResourceFlavor per GPU pool
@@ -25,7 +21,14 @@
 //   - volcano: Volcano VolcanoVersion from its chart and a Queue per team;
 //   - none: no queues.
 //
-// Before anything is registered, ValidateTeams checks every setting and
+// The ResourceQuota `gpu-quota` of each team namespace on
+// `requests.nvidia.com/gpu` (and MIG resources), a second guard for pods
+// that bypass the queue, is registered by components/tenancy but sized
+// here, to what the queue can admit (Resolved.ResourceQuotaHard).
+//
+// Before anything is registered, ValidateTeams checks every queue setting
+// of the teams (names as queue names, quotas, limits, weights, preemption)
+// and the scheduler, and
 // CheckCapacity checks that the GPU quota handed out on each pool (teams'
 // and lenders') fits what the pool holds at maxCount (C5.4); cpu and memory
 // lending limits must not exceed the nominal quota.

@@ -36,23 +36,23 @@ type QueuesArgs struct {
 	// NewQueues resolves them itself. An empty root defaults to the one of
 	// DefaultPaths (teams, gpuPools, scheduler).
 	Paths Paths
-	// RetainNamespaces keeps the team namespaces in the cluster when they
-	// are removed from the stack or the stack is destroyed
-	// (RetainOnDelete), so that the checkpoint claims inside them survive:
-	// deleting a namespace deletes its claims. Default false; set it
-	// wherever checkpoints must survive a destroy (prod).
-	RetainNamespaces bool
+	// Namespaces are the team namespaces by team name, the output of the
+	// component that creates them (components/tenancy Tenancy.Namespaces):
+	// each team's LocalQueue goes there and waits for it. Required with
+	// Kueue when there are teams; a team missing from the map gets no
+	// LocalQueue (the apply fails on the empty namespace name).
+	Namespaces pulumi.StringMapInput
 }
 
-// Queues is the scheduling, quota and tenancy layer (C5): team namespaces,
-// PriorityClasses, ResourceQuotas, and the queues of the selected system
-// (with Kueue also the lending-only ClusterQueues).
+// Queues is the scheduler and its queues (C5): PriorityClasses, the
+// queueing system (its namespace and chart when aksml installs it) and its
+// objects: with Kueue the ResourceFlavors, the teams' ClusterQueues and
+// LocalQueues and the lending-only ClusterQueues; with Volcano a Queue per
+// team. The team namespaces and their ResourceQuotas are
+// components/tenancy's.
 type Queues struct {
 	pulumi.ResourceState
 
-	// Namespaces maps each team name to its namespace name. Workloads, PVCs
-	// and jobs of a team go there.
-	Namespaces pulumi.StringMapOutput `pulumi:"namespaces"`
 	// QueueNames maps each team to its cluster-scoped queue: the Kueue
 	// ClusterQueue or the Volcano Queue. Empty with system none.
 	QueueNames pulumi.StringMapOutput `pulumi:"queueNames"`
@@ -71,8 +71,8 @@ type Queues struct {
 	resources []pulumi.Resource
 }
 
-// Resources returns the resources Queues registered (namespaces, quotas,
-// PriorityClasses, the scheduler's chart and objects). Give these, not the
+// Resources returns the resources Queues registered (PriorityClasses, the
+// scheduler's namespace, chart and objects). Give these, not the
 // component, to pulumi.DependsOn of what must wait for the queues: the Go
 // SDK expands a component dependency to the children whose registration
 // has reached the engine so far, which races with the children's own
@@ -96,6 +96,9 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	if err := r.Problems.ToAggregate(); err != nil {
 		return nil, err
 	}
+	if args.Namespaces == nil && r.Scheduler.Kueue() && len(r.Teams) > 0 {
+		return nil, errors.New("queues: Namespaces is required for the teams' LocalQueues; pass the team namespaces (components/tenancy Tenancy.Namespaces)")
+	}
 	teams, pools, sched := r.Teams, r.specs(), r.Scheduler
 
 	c := &Queues{}
@@ -105,7 +108,7 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	if err := ctx.RegisterComponentResource(ComponentType, name, c, opts...); err != nil {
 		return nil, err
 	}
-	b := &builder{ctx: ctx, name: name, parent: c, teams: teams, pools: pools, sched: sched, retainNamespaces: args.RetainNamespaces}
+	b := &builder{ctx: ctx, name: name, parent: c, teams: teams, pools: pools, sched: sched, namespaces: args.Namespaces}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
@@ -115,14 +118,12 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	if sched.Kueue() {
 		localQueue = LocalQueueName
 	}
-	c.Namespaces = b.namespaceNames.ToStringMapOutput()
 	c.QueueNames = b.queueNames.ToStringMapOutput()
 	c.FlavorNames = b.flavorNames.ToStringMapOutput()
 	c.LenderQueueNames = b.lenderQueues.ToStringMapOutput()
 	c.LocalQueueName = pulumi.String(localQueue).ToStringOutput()
 	c.System = pulumi.String(string(sched.System)).ToStringOutput()
 	return c, ctx.RegisterResourceOutputs(c, pulumi.Map{
-		"namespaces":       c.Namespaces,
 		"queueNames":       c.QueueNames,
 		"flavorNames":      c.FlavorNames,
 		"lenderQueueNames": c.LenderQueueNames,
@@ -140,12 +141,11 @@ type builder struct {
 	pools  []gpupool.Spec
 	sched  SchedulerSpec
 
-	retainNamespaces bool
-	namespaces       map[string]*corev1.Namespace
-	namespaceNames   pulumi.StringMap
-	queueNames       pulumi.StringMap
-	lenderQueues     pulumi.StringMap
-	flavorNames      pulumi.StringMap
+	// namespaces are the team namespaces by team name (QueuesArgs.Namespaces).
+	namespaces   pulumi.StringMapInput
+	queueNames   pulumi.StringMap
+	lenderQueues pulumi.StringMap
+	flavorNames  pulumi.StringMap
 	// resources are the children registered so far, in order.
 	resources []pulumi.Resource
 }
@@ -154,32 +154,10 @@ type builder struct {
 func (b *builder) keep(r pulumi.Resource) { b.resources = append(b.resources, r) }
 
 func (b *builder) build() error {
-	b.namespaces = map[string]*corev1.Namespace{}
-	b.namespaceNames = pulumi.StringMap{}
 	b.queueNames = pulumi.StringMap{}
 	b.lenderQueues = pulumi.StringMap{}
 	b.flavorNames = pulumi.StringMap{}
 
-	for _, t := range b.teams {
-		ns, err := corev1.NewNamespace(b.ctx, b.name+"-ns-"+t.Name, &corev1.NamespaceArgs{
-			Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(t.Name), Labels: pulumi.ToStringMap(namespaceLabels(t))},
-		}, pulumi.Parent(b.parent), pulumi.RetainOnDelete(b.retainNamespaces))
-		if err != nil {
-			return err
-		}
-		b.keep(ns)
-		b.namespaces[t.Name] = ns
-		b.namespaceNames[t.Name] = ns.Metadata.Name().Elem()
-
-		quota, err := corev1.NewResourceQuota(b.ctx, b.name+"-quota-"+t.Name, &corev1.ResourceQuotaArgs{
-			Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(ResourceQuotaName), Namespace: ns.Metadata.Name(), Labels: pulumi.ToStringMap(teamLabels(t))},
-			Spec:     &corev1.ResourceQuotaSpecArgs{Hard: pulumi.ToStringMap(resourceQuotaHard(t, b.teams, b.sched.Lenders, b.pools, b.sched.System))},
-		}, pulumi.Parent(b.parent))
-		if err != nil {
-			return err
-		}
-		b.keep(quota)
-	}
 	if err := b.priorityClasses(); err != nil {
 		return err
 	}
@@ -190,16 +168,6 @@ func (b *builder) build() error {
 		return b.volcano()
 	}
 	return nil
-}
-
-// namespaceLabels are a team namespace's labels: the team, Pod Security
-// enforcement at the team's level, and warnings and audit at restricted.
-func namespaceLabels(t Team) map[string]string {
-	l := teamLabels(t)
-	l[PodSecurityEnforceLabel] = string(t.PodSecurity)
-	l[PodSecurityWarnLabel] = string(PodSecurityRestricted)
-	l[PodSecurityAuditLabel] = string(PodSecurityRestricted)
-	return l
 }
 
 func teamLabels(t Team) map[string]string {
@@ -350,9 +318,9 @@ func (b *builder) kueue() error {
 			return err
 		}
 		b.queueNames[t.Name] = cq.Metadata.Name().Elem()
-		ns := b.namespaces[t.Name]
+		ns := b.namespaces.ToStringMapOutput().MapIndex(pulumi.String(t.Name))
 		if _, err := b.customResource("lq-"+t.Name, KueueAPIVersion, "LocalQueue",
-			&metav1.ObjectMetaArgs{Name: pulumi.String(LocalQueueName), Namespace: ns.Metadata.Name(), Labels: pulumi.ToStringMap(teamLabels(t))},
+			&metav1.ObjectMetaArgs{Name: pulumi.String(LocalQueueName), Namespace: ns, Labels: pulumi.ToStringMap(teamLabels(t))},
 			map[string]any{"spec": localQueueSpec(t)}, []pulumi.Resource{cq}); err != nil {
 			return err
 		}

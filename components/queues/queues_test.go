@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
+	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/internals"
 	"github.com/stretchr/testify/assert"
@@ -33,8 +35,8 @@ const (
 
 // outputs are the component's outputs, awaited.
 type outputs struct {
-	Namespaces, QueueNames, FlavorNames map[string]string
-	LocalQueueName, System              string
+	QueueNames, FlavorNames map[string]string
+	LocalQueueName, System  string
 }
 
 func await[T any](t *testing.T, ctx *pulumi.Context, o pulumi.Output) T {
@@ -44,16 +46,53 @@ func await[T any](t *testing.T, ctx *pulumi.Context, o pulumi.Output) T {
 	return r.Value.(T)
 }
 
-// run builds Queues under mocks and returns what was registered.
+// teamNamespaces registers a namespace `ns-<team>` per team, as
+// components/tenancy would, and returns their names by team.
+func teamNamespaces(ctx *pulumi.Context, teams []Team) (pulumi.StringMap, error) {
+	out := pulumi.StringMap{}
+	for _, t := range teams {
+		ns, err := corev1.NewNamespace(ctx, "ns-"+t.Name, &corev1.NamespaceArgs{Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(t.Name)}})
+		if err != nil {
+			return nil, err
+		}
+		out[t.Name] = ns.Metadata.Name().Elem()
+	}
+	return out, nil
+}
+
+// plainNamespaces names each team's namespace after the team, with no
+// resource behind it.
+func plainNamespaces(teams []Team) pulumi.StringMap {
+	out := pulumi.StringMap{}
+	for _, t := range teams {
+		out[t.Name] = pulumi.String(t.Name)
+	}
+	return out
+}
+
+// run builds Queues under mocks and returns what was registered. Unless
+// args name the team namespaces, the program registers them first
+// (teamNamespaces).
 func run(t *testing.T, args *QueuesArgs) (*mocktest.Mocks, outputs, error) {
 	t.Helper()
 	var out outputs
 	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
+		if args != nil && args.Namespaces == nil {
+			a := *args
+			teams := a.Teams
+			if a.Resolved != nil {
+				teams = a.Resolved.Teams
+			}
+			ns, err := teamNamespaces(ctx, teams)
+			if err != nil {
+				return err
+			}
+			a.Namespaces, args = ns, &a
+		}
 		q, err := NewQueues(ctx, "q", args)
 		if err != nil {
 			return err
 		}
-		out.Namespaces = await[map[string]string](t, ctx, q.Namespaces)
 		out.QueueNames = await[map[string]string](t, ctx, q.QueueNames)
 		out.FlavorNames = await[map[string]string](t, ctx, q.FlavorNames)
 		out.LocalQueueName = await[string](t, ctx, q.LocalQueueName)
@@ -95,27 +134,31 @@ func TestPriorityClassesAsBestPractices(t *testing.T) {
 	assert.Equal(t, "Latency-sensitive production inference can preempt lower-priority workloads.", ic["description"])
 }
 
-func TestTeamNamespaces(t *testing.T) {
-	args := kueueArgs()
-	args.Teams[1].PodSecurity = PodSecurityBaseline
-	m, out, err := run(t, args)
-	require.NoError(t, err)
+func TestNoTeamNamespacesOrQuotas(t *testing.T) {
+	for _, system := range []System{SystemKueue, SystemVolcano, SystemNone} {
+		teams := testTeams()
+		if system != SystemKueue {
+			teams[0].BorrowingLimit, teams[0].LendingLimit = nil, nil
+		}
+		m, _, err := run(t, &QueuesArgs{Teams: teams, Pools: testPools(), Scheduler: SchedulerSpec{System: system}})
+		require.NoError(t, err)
+		assert.Empty(t, m.ByType(quotaType), "%s: the ResourceQuotas are components/tenancy's", system)
+		for _, ns := range m.ByType(namespaceType) {
+			if !strings.HasPrefix(ns.Name, "ns-") { // not the test program's team namespaces
+				assert.Contains(t, []any{KueueNamespace, VolcanoNamespace}, mocktest.Dig(t, ns.Inputs, "metadata", "name"),
+					"%s: the only namespace Queues registers is its scheduler's", system)
+			}
+		}
+	}
+}
 
-	a := m.Named(t, namespaceType, "q-ns-team-a").Inputs
-	assert.Equal(t, "team-a", mocktest.Dig(t, a, "metadata", "name"))
-	assert.Equal(t, map[string]any{
-		"aksml.io/team":                      "team-a",
-		"app.kubernetes.io/part-of":          "aksml",
-		"pod-security.kubernetes.io/enforce": "restricted",
-		"pod-security.kubernetes.io/warn":    "restricted",
-		"pod-security.kubernetes.io/audit":   "restricted",
-	}, mocktest.Dig(t, a, "metadata", "labels"))
-	b := m.Named(t, namespaceType, "q-ns-team-b").Inputs
-	assert.Equal(t, "baseline", mocktest.Dig(t, b, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
-	assert.Equal(t, "restricted", mocktest.Dig(t, b, "metadata", "labels", "pod-security.kubernetes.io/warn"))
-
-	assert.Equal(t, map[string]string{"team-a": "team-a", "team-b": "team-b"}, out.Namespaces)
-	assert.Equal(t, "kueue", out.System)
+func TestLocalQueuesNeedNamespaces(t *testing.T) {
+	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
+		_, err := NewQueues(ctx, "q", kueueArgs())
+		return err
+	})
+	assert.ErrorContains(t, err, "Namespaces is required")
+	assert.Empty(t, m.All(), "nothing is registered without the namespaces")
 }
 
 func TestKueueInstalledFromPinnedChart(t *testing.T) {
@@ -285,7 +328,7 @@ func TestLocalQueuesAndPriorityClassesForWorkloads(t *testing.T) {
 		assert.Equal(t, team, mocktest.Dig(t, lq.Inputs, "metadata", "namespace"))
 		assert.Equal(t, team+"-gpu", mocktest.Dig(t, lq.Inputs, "spec", "clusterQueue"))
 		assert.True(t, dependsOn(lq, "q-cq-"+team), "the LocalQueue must follow its ClusterQueue")
-		assert.True(t, dependsOn(lq, "q-ns-"+team), "the LocalQueue must follow its namespace")
+		assert.True(t, dependsOn(lq, "ns-"+team), "the LocalQueue must follow its namespace (through the Namespaces output)")
 	}
 	assert.Equal(t, "gpu-queue", out.LocalQueueName)
 
@@ -298,18 +341,23 @@ func TestLocalQueuesAndPriorityClassesForWorkloads(t *testing.T) {
 	assert.Equal(t, 100000.0, ic["value"])
 }
 
-func TestResourceQuotas(t *testing.T) {
-	m, _, err := run(t, kueueArgs())
-	require.NoError(t, err)
+// resolved resolves teams, the test pools and sched.
+func resolved(t *testing.T, teams []Team, sched SchedulerSpec) *Resolved {
+	t.Helper()
+	pools, errs := gpupool.Resolve(testPools(), DefaultPaths().Pools)
+	require.Empty(t, errs)
+	r, errs := Resolve(teams, pools, sched, DefaultPaths())
+	require.Empty(t, errs)
+	return r
+}
 
-	a := m.Named(t, quotaType, "q-quota-team-a").Inputs
-	assert.Equal(t, "gpu-quota", mocktest.Dig(t, a, "metadata", "name"))
-	assert.Equal(t, "team-a", mocktest.Dig(t, a, "metadata", "namespace"))
+func TestResourceQuotaHard(t *testing.T) {
+	r := resolved(t, testTeams(), SchedulerSpec{})
 	// team-a: a100 4 + min(borrow 2, team-b lends 2) + a100spot 2 + min(2, nobody lends) = 8; mig 7.
-	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "8", "requests.nvidia.com/mig-1g.10gb": "7"}, mocktest.Dig(t, a, "spec", "hard"))
+	assert.Equal(t, map[string]string{"requests.nvidia.com/gpu": "8", "requests.nvidia.com/mig-1g.10gb": "7"}, r.ResourceQuotaHard("team-a"))
 	// team-b: a100 2 + team-a's lendingLimit 3 (no borrowing limit) = 5; no MIG quota.
-	b := m.Named(t, quotaType, "q-quota-team-b").Inputs
-	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "5", "requests.nvidia.com/mig-1g.10gb": "0"}, mocktest.Dig(t, b, "spec", "hard"))
+	assert.Equal(t, map[string]string{"requests.nvidia.com/gpu": "5", "requests.nvidia.com/mig-1g.10gb": "0"}, r.ResourceQuotaHard("team-b"))
+	assert.Nil(t, r.ResourceQuotaHard("team-z"), "no quota for a team that is not declared")
 }
 
 func TestAdmissibleGPUs(t *testing.T) {
@@ -351,7 +399,6 @@ func TestVolcanoMode(t *testing.T) {
 		assert.False(t, strings.Contains(r.Type, "kueue.x-k8s.io"), "no Kueue objects in volcano mode: %s", r.Type)
 	}
 	assert.Len(t, m.ByType(priorityClassType), 2)
-	assert.Len(t, m.ByType(quotaType), 2)
 	assert.Equal(t, "", out.LocalQueueName)
 	assert.Empty(t, out.FlavorNames)
 	assert.Equal(t, map[string]string{"team-a": "team-a-gpu", "team-b": "team-b-gpu"}, out.QueueNames)
@@ -369,15 +416,15 @@ func TestNoQueueingSystem(t *testing.T) {
 		assert.NotContains(t, r.Type, "kueue.x-k8s.io")
 		assert.NotContains(t, r.Type, "volcano.sh")
 	}
-	assert.Equal(t, map[string]any{"requests.nvidia.com/gpu": "6", "requests.nvidia.com/mig-1g.10gb": "7"},
-		mocktest.Dig(t, m.Named(t, quotaType, "q-quota-team-a").Inputs, "spec", "hard"), "nominal quota only: nothing to borrow through")
-	assert.Len(t, m.ByType(namespaceType), 2)
+	assert.Equal(t, map[string]string{"requests.nvidia.com/gpu": "6", "requests.nvidia.com/mig-1g.10gb": "7"},
+		resolved(t, teams, SchedulerSpec{System: SystemNone}).ResourceQuotaHard("team-a"), "nominal quota only: nothing to borrow through")
 	assert.Empty(t, out.QueueNames)
 	assert.Equal(t, "none", out.System)
 }
 
 func TestInvalidConfigRegistersNothing(t *testing.T) {
 	args := kueueArgs()
+	args.Namespaces = plainNamespaces(args.Teams)
 	args.Teams[1].GPUQuota["a100"] = 8
 	args.Pools[0].MaxCount = 0
 	m, _, err := run(t, args)
@@ -401,6 +448,7 @@ func TestProviderIsInherited(t *testing.T) {
 		}
 		args := kueueArgs()
 		args.Provider = p
+		args.Namespaces = plainNamespaces(args.Teams)
 		_, err = NewQueues(ctx, "q", args)
 		return err
 	})
@@ -440,20 +488,6 @@ func TestOvercommitIsDeclaredOnFlavors(t *testing.T) {
 	require.NoError(t, err)
 	for _, name := range []string{"q-flavor-gpu-a100", "q-flavor-gpu-a100spot"} {
 		assert.Equal(t, map[string]any{OvercommitAnnotation: "1.5"}, mocktest.Dig(t, m.Named(t, flavorType, name).Inputs, "metadata", "annotations"))
-	}
-}
-
-func TestRetainNamespaces(t *testing.T) {
-	m, _, err := run(t, kueueArgs())
-	require.NoError(t, err)
-	assert.False(t, m.Named(t, namespaceType, "q-ns-team-a").RetainOnDelete, "namespaces are deleted on destroy by default")
-
-	args := kueueArgs()
-	args.RetainNamespaces = true
-	m, _, err = run(t, args)
-	require.NoError(t, err)
-	for _, ns := range []string{"q-ns-team-a", "q-ns-team-b"} {
-		assert.True(t, m.Named(t, namespaceType, ns).RetainOnDelete, "%s keeps its checkpoint claims on destroy", ns)
 	}
 }
 
@@ -547,14 +581,11 @@ func TestLendingOnlyMember(t *testing.T) {
 	for _, dep := range []string{"q-flavor-gpu-a100", "q-flavor-cpu", "q-cohort"} {
 		assert.True(t, dependsOn(lender, dep), "the lender must depend on %s", dep)
 	}
-	for _, typ := range []string{localQueueType, namespaceType, quotaType} {
-		for _, r := range m.ByType(typ) {
-			assert.NotContains(t, r.Name, "shared", "a lender has no %s", typ)
-		}
+	for _, r := range m.ByType(localQueueType) {
+		assert.NotContains(t, r.Name, "shared", "a lender has no LocalQueue")
 	}
 	assert.NotContains(t, out.QueueNames, "shared", "queueNames lists teams only")
 
 	// team-b: a100 2 + min(no limit, team-a lends 3 + shared lends 2) = 7.
-	b := m.Named(t, quotaType, "q-quota-team-b").Inputs
-	assert.Equal(t, "7", mocktest.Dig(t, b, "spec", "hard", "requests.nvidia.com/gpu"))
+	assert.Equal(t, "7", resolved(t, testTeams(), args.Scheduler).ResourceQuotaHard("team-b")["requests.nvidia.com/gpu"])
 }

@@ -84,6 +84,20 @@ func (r *Resolved) Queue(team string) (TeamQueue, bool) {
 	}, true
 }
 
+// ResourceQuotaHard is the `hard` of team's namespace ResourceQuota, the
+// second guard for pods that bypass the queue (C5.6):
+// `requests.<gpu resource>` = AdmissibleGPUs, so it never blocks what the
+// queueing system admits. Every GPU resource of the pools has an entry, 0
+// where the team can hold none. components/tenancy creates the quota with
+// it (tenancy.Team.Quota); nil for a team that is not declared.
+func (r *Resolved) ResourceQuotaHard(team string) map[string]string {
+	t, ok := r.team(team)
+	if !ok {
+		return nil
+	}
+	return resourceQuotaHard(t, r.Teams, r.lenders(), r.specs(), r.Scheduler.System)
+}
+
 // QueueName is the queue a workload of team names with system: the Kueue
 // LocalQueue (LocalQueueName), the team's Volcano Queue
 // (ClusterQueueName), or "" with system none.

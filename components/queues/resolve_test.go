@@ -44,7 +44,7 @@ func TestNewQueuesTakesResolved(t *testing.T) {
 
 	bad := *r
 	bad.Problems = field.ErrorList{field.Invalid(paths.Teams.Index(0), "broken")}
-	m, _, err = run(t, &QueuesArgs{Resolved: &bad})
+	m, _, err = run(t, &QueuesArgs{Resolved: &bad, Namespaces: plainNamespaces(bad.Teams)})
 	require.ErrorContains(t, err, "aksml:teams[0]: broken")
 	assert.Empty(t, m.All())
 }

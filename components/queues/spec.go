@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/vocab"
 )
 
 // System is the primary queueing and gang-scheduling system of a cluster.
@@ -25,29 +26,30 @@ const (
 // Systems lists the valid systems.
 var Systems = []System{SystemKueue, SystemVolcano, SystemNone}
 
-// PodSecurityLevel is the Pod Security admission level enforced on a team namespace.
-type PodSecurityLevel string
+// PodSecurityLevel is the Pod Security admission level of a team namespace
+// (Team.PodSecurity). The namespaces are components/tenancy's, which
+// defaults and validates it; the levels are vocab's.
+type PodSecurityLevel = vocab.PodSecurityLevel
 
-// Valid levels. Privileged is not offered: team namespaces run untrusted
-// job code next to shared GPU nodes.
+// Valid levels (vocab.PodSecurityRestricted and vocab.PodSecurityBaseline).
 const (
 	// PodSecurityRestricted: non-root, no privilege escalation, all
 	// capabilities dropped, RuntimeDefault seccomp.
-	PodSecurityRestricted PodSecurityLevel = "restricted"
+	PodSecurityRestricted = vocab.PodSecurityRestricted
 	// PodSecurityBaseline: blocks known privilege escalations but allows
 	// root containers (e.g. stock CUDA images that run as root).
-	PodSecurityBaseline PodSecurityLevel = "baseline"
+	PodSecurityBaseline = vocab.PodSecurityBaseline
 )
 
-// PodSecurityLevels lists the valid levels.
-var PodSecurityLevels = []PodSecurityLevel{PodSecurityRestricted, PodSecurityBaseline}
-
-// Team is one tenant: a namespace, its quota and its queues. It is decoded
-// from the stack config list `aksml:teams`.
+// Team is one tenant as the stack config list `aksml:teams` declares it:
+// its queue and quota (this package), and the fields of its namespace,
+// access and isolation, which components/tenancy creates and validates
+// (PodSecurity, Groups, Egress; Name is both).
 type Team struct {
 	// Name is the team and its namespace name: a DNS label (lowercase
 	// letters, digits and '-'), at most 30 characters, not `default`, not
-	// `kube-*` and not a scheduler's namespace. Required.
+	// `kube-*` and not a scheduler's namespace (components/tenancy checks
+	// the reserved names). Required.
 	Name string `json:"name" pulumi:"name"`
 	// GPUQuota is the nominal GPU quota per GPU pool name (one Kueue
 	// ResourceFlavor per pool). On MIG pools the unit is one MIG instance of
@@ -96,7 +98,8 @@ type Team struct {
 	Weight int `json:"weight,omitempty" pulumi:"weight,optional"`
 	// PodSecurity is the Pod Security level enforced on the namespace:
 	// restricted (default) or baseline. Warnings and audit always use
-	// restricted, so a baseline team sees what would break.
+	// restricted, so a baseline team sees what would break. Queues does not
+	// use it; components/tenancy labels the namespace and validates it.
 	PodSecurity PodSecurityLevel `json:"podSecurity,omitempty" pulumi:"podSecurity,optional"`
 	// FlavorOrder lists GPU pool names in the order Kueue tries their
 	// flavors for the team's workloads. Listed pools come first; the others
@@ -120,9 +123,6 @@ type Team struct {
 func (t *Team) Default() {
 	if t.Weight == 0 {
 		t.Weight = DefaultWeight
-	}
-	if t.PodSecurity == "" {
-		t.PodSecurity = DefaultPodSecurity
 	}
 	t.Preemption.Default()
 }

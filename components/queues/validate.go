@@ -9,7 +9,6 @@ import (
 
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
-	"github.com/aksml/aksml/components/vocab"
 )
 
 // Paths names where each part of the configuration lives, so that every
@@ -178,9 +177,6 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 	if t.Weight < 1 || t.Weight > MaxWeight {
 		errs = append(errs, field.Invalid(path.Child("weight"), "%d is out of range; use 1 to %d (default %d)", t.Weight, MaxWeight, DefaultWeight))
 	}
-	if !slices.Contains(PodSecurityLevels, t.PodSecurity) {
-		errs = append(errs, field.NotSupported(path.Child("podSecurity"), t.PodSecurity, PodSecurityLevels))
-	}
 
 	if len(t.FlavorOrder) > 0 && !sched.Kueue() {
 		errs = append(errs, field.Forbidden(path.Child("flavorOrder"), "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove flavorOrder, or set system kueue", sched.System))
@@ -194,8 +190,10 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 	return errs
 }
 
-// validateQueueName checks that name is a usable team namespace or lender
-// name (kind "team" or "lender"); both name a ClusterQueue `<name>-gpu`.
+// validateQueueName checks that name is a usable team or lender name (kind
+// "team" or "lender"); both name a ClusterQueue `<name>-gpu`. A team name
+// is also its namespace: components/tenancy, which creates it, rejects the
+// names the platform reserves.
 func validateQueueName(name, kind string, path field.Path) field.ErrorList {
 	switch {
 	case name == "" && kind == "team":
@@ -204,8 +202,6 @@ func validateQueueName(name, kind string, path field.Path) field.ErrorList {
 		return field.ErrorList{field.Required(path, fmt.Sprintf("a %s name; it names the ClusterQueue <name>-gpu (lowercase letters, digits and '-', at most 30 characters)", kind))}
 	case len(name) > MaxTeamNameLength || !field.IsDNSLabel(name):
 		return field.ErrorList{field.Invalid(path, "%q is not a valid %s name: use lowercase letters, digits and '-', start and end with a letter or digit, at most %d characters", name, kind, MaxTeamNameLength)}
-	case kind == "team" && vocab.PlatformNamespaceOwner(name) != "":
-		return field.ErrorList{field.Forbidden(path, "%q is a system namespace (owned by %s); choose another team name (a team name is its namespace, and may not be %s)", name, vocab.PlatformNamespaceOwner(name), strings.Join(vocab.ReservedNamespaceNames(), ", "))}
 	}
 	return nil
 }

@@ -90,10 +90,6 @@ func TestValidateTeams(t *testing.T) {
 			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].name")}},
 		{name: "name too long", teams: func(ts []Team) []Team { ts[0].Name = strings.Repeat("a", 31); return ts },
 			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].name")}},
-		{name: "reserved namespace", teams: func(ts []Team) []Team { ts[0].Name = "kube-system"; ts[1].Name = "kueue-system"; return ts },
-			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:teams[0].name"), fieldtest.Forbidden("aksml:teams[1].name")}},
-		{name: "default namespace", teams: func(ts []Team) []Team { ts[0].Name = "default"; return ts },
-			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:teams[0].name")}},
 		{name: "duplicate team", teams: func(ts []Team) []Team { ts[1].Name = "team-a"; return ts },
 			wantErr: []fieldtest.Want{fieldtest.Duplicate("aksml:teams[1].name")}},
 		{name: "quota on unknown pool", teams: func(ts []Team) []Team { ts[1].GPUQuota["foo"] = 1; return ts },
@@ -120,8 +116,6 @@ func TestValidateTeams(t *testing.T) {
 			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].lendingLimit")}},
 		{name: "weight out of range", teams: func(ts []Team) []Team { ts[0].Weight = 70000; ts[1].Weight = -1; return ts },
 			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].weight"), fieldtest.Invalid("aksml:teams[1].weight")}},
-		{name: "privileged pod security", teams: func(ts []Team) []Team { ts[0].PodSecurity = "privileged"; return ts },
-			wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:teams[0].podSecurity")}},
 		{name: "flavor order on unlisted and duplicate pools", teams: func(ts []Team) []Team { ts[1].FlavorOrder = []string{"a100spot", "a100", "a100"}; return ts },
 			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].flavorOrder[0]"), fieldtest.Duplicate("aksml:teams[1].flavorOrder[2]")}},
 		{name: "flavor order with volcano", teams: func([]Team) []Team { ts := volcanoTeams(); ts[1].FlavorOrder = []string{"a100"}; return ts }, sched: volcano,
@@ -298,5 +292,5 @@ func TestSchedulerDefaults(t *testing.T) {
 	var team Team
 	team.Default()
 	assert.Equal(t, 1, team.Weight)
-	assert.Equal(t, PodSecurityRestricted, team.PodSecurity)
+	assert.Empty(t, team.PodSecurity, "the namespace's level is components/tenancy's to default")
 }

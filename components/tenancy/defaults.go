@@ -1,7 +1,36 @@
 package tenancy
 
+import "github.com/aksml/aksml/components/vocab"
+
 // Kubernetes object names and keys aksml gives every team namespace.
 const (
+	// ResourceQuotaName is the namespace ResourceQuota on GPU requests
+	// (Team.Quota).
+	ResourceQuotaName = "gpu-quota"
+	// TeamLabel carries the team's name on its namespace and objects.
+	TeamLabel = vocab.TeamLabel
+	// PartOfLabel marks every object aksml creates, with PartOfValue.
+	PartOfLabel = vocab.PartOfLabel
+	// PartOfValue is the value of PartOfLabel.
+	PartOfValue = vocab.PartOfValue
+	// PodSecurityEnforceLabel rejects pods that break the level it names.
+	PodSecurityEnforceLabel = vocab.PodSecurityEnforceLabel
+	// PodSecurityWarnLabel warns the client about pods that break its level.
+	PodSecurityWarnLabel = vocab.PodSecurityWarnLabel
+	// PodSecurityAuditLabel records pods that break its level in the audit log.
+	PodSecurityAuditLabel = vocab.PodSecurityAuditLabel
+	// MaxTeamNameLength keeps the names derived from a team's
+	// (`<team>-gpu` queues, `<prefix>-<team>` identities) well inside the
+	// 63-character limit of Kubernetes names; components/queues applies
+	// the same limit.
+	MaxTeamNameLength = 30
+	// DefaultPodSecurity is restricted: aksml's training workloads run as
+	// non-root with dropped capabilities and RuntimeDefault seccomp (C7.1),
+	// and GPU access through the device plugin needs no privilege, so the
+	// strictest profile holds. Teams whose images cannot run as non-root set
+	// baseline.
+	DefaultPodSecurity = PodSecurityRestricted
+
 	// MemberRoleName is the Role a team's groups are bound to.
 	MemberRoleName = "aksml-team-member"
 	// MemberBindingName is the RoleBinding of MemberRoleName to the groups.

@@ -1,10 +1,26 @@
-// Package tenancy keeps each team in its own namespace (issue 16, SPEC C5.1
-// tenancy): who may do what there, what may talk to its pods, and which
-// Azure identity its workloads use for data, without keys.
+// Package tenancy builds each team's slice of the cluster (issue 16, SPEC
+// C5.1 tenancy): its namespace and quota, who may do what there, what may
+// talk to its pods, and which Azure identity its workloads use for data,
+// without keys.
 //
-// NewTenancy (`aksml:tenancy:Tenancy`) registers per team, after the team
-// namespaces exist (components/queues creates them):
+// NewTenancy (`aksml:tenancy:Tenancy`) registers per team:
 //
+//   - Namespace. The namespace Team.Name, labelled `aksml.io/team` and with
+//     Pod Security admission enforced at the team's level (restricted by
+//     default, baseline per team; warnings and audit always at restricted:
+//     "Pod Security Admission",
+//     https://kubernetes.io/docs/concepts/security/pod-security-admission/),
+//     kept on destroy with RetainNamespaces (deleting a namespace deletes
+//     the checkpoint claims in it); and the ResourceQuota ResourceQuotaName
+//     with Team.Quota as its `hard`: the second guard for pods that bypass
+//     the queue, which the aksml stacks size to what the team's queue can
+//     admit (components/queues Resolved.ResourceQuotaHard). The other
+//     components take the namespaces from Tenancy.Namespaces and wait for
+//     them through it (and Resources). Stacks that ran before the
+//     namespaces and quotas moved here from components/queues pass
+//     TenancyArgs.QueuesName: each object then carries a Pulumi alias to its
+//     old name and parent, so the engine keeps it instead of deleting and
+//     recreating it.
 //   - Access. A Role, MemberRoleName, that lets a member create and delete
 //     Jobs, CronJobs, PyTorchJobs, TFJobs and KAITO Workspaces and read pods,
 //     logs, events, claims, the team's LocalQueue, ResourceQuota and
@@ -57,7 +73,18 @@
 //     role would not govern the mount, and an account-scope data role would
 //     open every team's shares.
 //
+// Validation: ValidateNames checks the team names (a DNS label of at most
+// MaxTeamNameLength characters, unique), ValidateTeams the rest of what a
+// namespace needs: a name no part of the platform reserves (kube-*,
+// default, the schedulers', the GPU stack's, the Training Operator's,
+// Gatekeeper's and KAITO's namespaces: vocab.PlatformNamespaceOwner), the
+// Pod Security level, the Entra groups, the egress policy and the quota
+// quantities. NewTenancy runs both; the aksml stacks run ValidateTeams
+// only, because components/queues already checks the same names as queue
+// names.
+//
 // Guardrails AKSML-TEN-001 (every team namespace has a default-deny
-// ingress policy) and AKSML-TEN-002 (every Role that records groups is
-// bound to exactly those groups) check the result (policy/rules).
+// ingress policy), AKSML-TEN-002 (every Role that records groups is
+// bound to exactly those groups) and AKSML-TEN-003 (no team namespace in a
+// name the platform reserves) check the result (policy/rules).
 package tenancy

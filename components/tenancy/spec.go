@@ -1,5 +1,7 @@
 package tenancy
 
+import "github.com/aksml/aksml/components/vocab"
+
 // Egress is a team namespace's outbound traffic policy.
 type Egress string
 
@@ -34,12 +36,42 @@ const (
 	AuthorizationAzureRBAC Authorization = "AzureRBAC"
 )
 
+// PodSecurityLevel is the Pod Security Standards level enforced on a team
+// namespace.
+type PodSecurityLevel = vocab.PodSecurityLevel
+
+// Valid levels. Privileged is not offered: team namespaces run untrusted
+// job code next to shared GPU nodes.
+const (
+	// PodSecurityRestricted: non-root, no privilege escalation, all
+	// capabilities dropped, RuntimeDefault seccomp.
+	PodSecurityRestricted = vocab.PodSecurityRestricted
+	// PodSecurityBaseline: blocks known privilege escalations but allows
+	// root containers (e.g. stock CUDA images that run as root).
+	PodSecurityBaseline = vocab.PodSecurityBaseline
+)
+
+// PodSecurityLevels lists the valid levels.
+var PodSecurityLevels = []PodSecurityLevel{PodSecurityRestricted, PodSecurityBaseline}
+
 // Team is one tenant as tenancy needs it: plain data the caller maps from
 // its own configuration (the aksml stacks map `aksml:teams[]`).
 type Team struct {
-	// Name is the team and its namespace name; the namespace must already
-	// exist (components/queues creates it). Required.
+	// Name is the team and its namespace name: a DNS label of at most
+	// MaxTeamNameLength characters, not a namespace the platform reserves
+	// (vocab.PlatformNamespaceOwner). Required.
 	Name string
+	// PodSecurity is the Pod Security level enforced on the namespace:
+	// restricted (default) or baseline. Warnings and audit always use
+	// restricted, so a baseline team sees what would break.
+	PodSecurity PodSecurityLevel
+	// Quota is the `hard` of the namespace's ResourceQuota
+	// ResourceQuotaName, resource name to quantity. The aksml stacks pass
+	// what the team's queue can admit (components/queues
+	// Resolved.ResourceQuotaHard), so the quota guards pods that bypass the
+	// queue without blocking what the queue admits. Default none: no
+	// ResourceQuota.
+	Quota map[string]string
 	// Groups are the Microsoft Entra group object IDs (GUIDs) whose members
 	// get the team member role in the namespace. Default none: nobody but
 	// platform admins has access.
@@ -52,5 +84,8 @@ type Team struct {
 func (t *Team) Default() {
 	if t.Egress == "" {
 		t.Egress = EgressRestricted
+	}
+	if t.PodSecurity == "" {
+		t.PodSecurity = DefaultPodSecurity
 	}
 }

@@ -2,6 +2,7 @@ package tenancy
 
 import (
 	"errors"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
-	"github.com/aksml/aksml/components/queues"
 )
 
 // ComponentType is the Pulumi type token of the component.
@@ -36,8 +36,8 @@ type TenancyArgs struct {
 	// Provider is the Kubernetes provider of the cluster. nil: the ambient
 	// default provider.
 	Provider *kubernetes.Provider
-	// Teams are the tenants; their namespaces must exist (pass the
-	// component that creates them in DependsOn). Default none.
+	// Teams are the tenants: a namespace each, with its ResourceQuota,
+	// access and isolation. Default none.
 	Teams []Team
 	// ConfigPath is the config key of Teams in error messages. Default
 	// "teams"; the aksml stacks pass `aksml:teams`.
@@ -49,11 +49,22 @@ type TenancyArgs struct {
 	// Azure adds the Azure side (identities, role assignments, data
 	// containers). nil: Kubernetes objects only (existing clusters).
 	Azure *AzureArgs
-	// Namespaces are the team namespaces by team name, usually the output
-	// of the component that creates them (components/queues Namespaces), so
-	// that every namespaced object waits for its namespace. Default: the
-	// team names, with no dependency.
-	Namespaces pulumi.StringMapInput
+	// RetainNamespaces keeps the team namespaces in the cluster when they
+	// are removed from the stack or the stack is destroyed
+	// (RetainOnDelete), so that the checkpoint claims inside them survive:
+	// deleting a namespace deletes its claims. Default false; set it
+	// wherever checkpoints must survive a destroy (prod).
+	RetainNamespaces bool
+	// QueuesName is, for a stack that components/queues' Queues component
+	// served before the team namespaces and ResourceQuotas moved here, the
+	// name that stack gave NewQueues (the aksml stacks: "queues"). Each
+	// namespace and quota then carries an alias to its old name
+	// (`<QueuesName>-ns-<team>`, `<QueuesName>-quota-<team>`) under that
+	// Queues component, registered at the stack's root, so the engine keeps
+	// the objects instead of deleting and recreating them (deleting a
+	// namespace deletes the claims in it). Default "": no aliases, for
+	// stacks that never ran the old layout.
+	QueuesName string
 }
 
 // AzureArgs is the Azure side of tenancy on an AKS cluster aksml creates.
@@ -84,23 +95,38 @@ type AzureArgs struct {
 	Tags map[string]string
 }
 
-// Tenancy is the per-team access, network isolation and workload identity.
+// Tenancy is each team's slice of the cluster: its namespace and
+// ResourceQuota, access, network isolation and workload identity.
 type Tenancy struct {
 	pulumi.ResourceState
 
+	// Namespaces maps each team name to its namespace name. Workloads,
+	// claims, queues and jobs of a team go there; an object that takes its
+	// namespace from this map waits for the namespace.
+	Namespaces pulumi.StringMapOutput `pulumi:"namespaces"`
+
 	// IdentityClientIDs are the client IDs of the teams' managed identities
 	// by team name; empty without Azure.
-	IdentityClientIDs pulumi.StringMapOutput
+	IdentityClientIDs pulumi.StringMapOutput `pulumi:"identityClientIds"`
 	// ServiceAccounts are the workload identity service account name by
 	// team name (TrainingServiceAccount); empty without Azure.
 	ServiceAccounts map[string]string
+
+	resources []pulumi.Resource
 }
+
+// Resources returns the team namespaces and ResourceQuotas. Give these,
+// not the component, to pulumi.DependsOn of what must wait for the
+// namespaces: the Go SDK expands a component dependency to the children
+// whose registration has reached the engine so far, which races with the
+// children's own registration (sdk/v3 context.go, getOpts/addChild).
+func (c *Tenancy) Resources() []pulumi.Resource { return c.resources }
 
 var identityPrefixRE = regexp.MustCompile(`^[A-Za-z0-9][-\w]{0,90}$`)
 
 // Validate checks defaulted args; every problem is returned at once.
 func (a *TenancyArgs) Validate() field.ErrorList {
-	errs := ValidateTeams(a.Teams, a.ConfigPath)
+	errs := append(ValidateNames(a.Teams, a.ConfigPath), ValidateTeams(a.Teams, a.ConfigPath)...)
 	if a.Azure == nil {
 		return errs
 	}
@@ -137,14 +163,15 @@ func (a *TenancyArgs) Default() {
 	teams := make([]Team, len(a.Teams))
 	for i, t := range a.Teams {
 		t.Groups = slices.Clone(t.Groups)
+		t.Quota = maps.Clone(t.Quota)
 		t.Default()
 		teams[i] = t
 	}
 	a.Teams = teams
 }
 
-// NewTenancy registers, per team namespace: the team member Role and its
-// RoleBinding to the team's Entra groups, the default-deny NetworkPolicy
+// NewTenancy registers, per team: its namespace and ResourceQuota, the team
+// member Role and its RoleBinding to the team's Entra groups, the default-deny NetworkPolicy
 // with the platform's allowances and, with Azure, the team's managed
 // identity, federated credential, training ServiceAccount and role
 // assignments. Invalid args return an error before anything is registered.
@@ -165,15 +192,24 @@ func NewTenancy(ctx *pulumi.Context, name string, args *TenancyArgs, opts ...pul
 	if a.Provider != nil {
 		kopts = append(kopts, pulumi.Provider(a.Provider))
 	}
+	names := pulumi.StringMap{}
+	namespaces := map[string]pulumi.StringInput{}
 	for _, t := range a.Teams {
-		if err := registerTeam(ctx, name+"-"+t.Name, t, a.namespace(t), a.ExcludedCIDRs, kopts); err != nil {
+		ns, res, err := registerNamespace(ctx, name+"-"+t.Name, t, &a, kopts)
+		if err != nil {
+			return nil, err
+		}
+		c.resources = append(c.resources, res...)
+		namespaces[t.Name] = ns.Metadata.Name().Elem()
+		names[t.Name] = namespaces[t.Name]
+		if err := registerTeam(ctx, name+"-"+t.Name, t, namespaces[t.Name], a.ExcludedCIDRs, kopts); err != nil {
 			return nil, err
 		}
 	}
 	clientIDs := pulumi.StringMap{}
 	if a.Azure != nil {
 		var err error
-		if clientIDs, err = registerAzure(ctx, name, &a, c, kopts); err != nil {
+		if clientIDs, err = registerAzure(ctx, name, &a, namespaces, c, kopts); err != nil {
 			return nil, err
 		}
 		for _, t := range a.Teams {
@@ -181,7 +217,8 @@ func NewTenancy(ctx *pulumi.Context, name string, args *TenancyArgs, opts ...pul
 		}
 	}
 	c.IdentityClientIDs = clientIDs.ToStringMapOutput()
-	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{"identityClientIds": c.IdentityClientIDs}); err != nil {
+	c.Namespaces = names.ToStringMapOutput()
+	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{"identityClientIds": c.IdentityClientIDs, "namespaces": c.Namespaces}); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -214,7 +251,7 @@ func registerTeam(ctx *pulumi.Context, name string, t Team, ns pulumi.StringInpu
 // registerAzure deploys the identities stack and, per team, the training
 // ServiceAccount, the group role assignments (Azure RBAC) and the data
 // container and role.
-func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, c *Tenancy, kopts []pulumi.ResourceOption) (pulumi.StringMap, error) {
+func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, namespaces map[string]pulumi.StringInput, c *Tenancy, kopts []pulumi.ResourceOption) (pulumi.StringMap, error) {
 	az := a.Azure
 	stack, err := armdeploy.NewTemplateStack(ctx, name+"-identities", &armdeploy.Args{
 		ResourceGroupName: az.ResourceGroupName,
@@ -240,7 +277,7 @@ func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, c *Tenancy,
 		if _, err := corev1.NewServiceAccount(ctx, tn+"-sa", &corev1.ServiceAccountArgs{
 			Metadata: metav1.ObjectMetaArgs{
 				Name:        pulumi.String(TrainingServiceAccount),
-				Namespace:   a.namespace(t),
+				Namespace:   namespaces[t.Name],
 				Labels:      pulumi.ToStringMap(teamLabels(t)),
 				Annotations: pulumi.StringMap{ClientIDAnnotation: clientID},
 			},
@@ -286,15 +323,6 @@ func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, c *Tenancy,
 	return clientIDs, nil
 }
 
-// namespace is team t's namespace: from Namespaces when given, else its
-// name.
-func (a *TenancyArgs) namespace(t Team) pulumi.StringInput {
-	if a.Namespaces == nil {
-		return pulumi.String(t.Name)
-	}
-	return a.Namespaces.ToStringMapOutput().MapIndex(pulumi.String(t.Name))
-}
-
 // groupAssignment is a role assignment of roleDef to an Entra group at scope.
 func groupAssignment(group string, roleDef, scope pulumi.StringOutput, description string) *authorization.RoleAssignmentArgs {
 	return &authorization.RoleAssignmentArgs{
@@ -322,7 +350,7 @@ func NamespaceScope(clusterID, namespace string) string {
 
 // teamLabels are the labels of every object tenancy creates for a team.
 func teamLabels(t Team) map[string]string {
-	return map[string]string{queues.TeamLabel: t.Name, queues.PartOfLabel: queues.PartOfValue}
+	return map[string]string{TeamLabel: t.Name, PartOfLabel: PartOfValue}
 }
 
 // objectMeta names a namespaced object of team t.

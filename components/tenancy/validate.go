@@ -1,27 +1,63 @@
 package tenancy
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/vocab"
 )
 
 // guidRE is an Entra object ID: a GUID in its 8-4-4-4-12 hex form.
 var guidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// ValidateTeams checks defaulted teams; path is the list's config key (the
-// aksml stacks pass `aksml:teams`), so problems read
-// `aksml:teams[1].groups[0]: ...`. Every problem is returned at once. Team
-// names and their uniqueness are checked by the component that creates the
-// namespaces (components/queues).
+// ValidateNames checks the team names as names: required, a DNS label of
+// at most MaxTeamNameLength characters, unique. NewTenancy runs it; the
+// aksml stacks do not, because components/queues checks the same names as
+// queue names (with the same rules and its own messages) and every problem
+// is listed once.
+func ValidateNames(teams []Team, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]int{}
+	for i, t := range teams {
+		p := path.Index(i).Child("name")
+		switch {
+		case t.Name == "":
+			errs = append(errs, field.Required(p, "the team's namespace name"))
+		case len(t.Name) > MaxTeamNameLength || !field.IsDNSLabel(t.Name):
+			errs = append(errs, field.Invalid(p, "%q is not a valid team name: use lowercase letters, digits and '-', start and end with a letter or digit, at most %d characters", t.Name, MaxTeamNameLength))
+		default:
+			if j, dup := seen[t.Name]; dup {
+				errs = append(errs, field.Duplicate(p, "team %q is already defined at %s; team names must be unique", t.Name, path.Index(j)))
+			}
+			seen[t.Name] = i
+		}
+	}
+	return errs
+}
+
+// ValidateTeams checks what the namespace of each defaulted team needs
+// beyond a valid name (ValidateNames): a name the platform does not
+// reserve, its Pod Security level, Entra groups, egress policy and
+// ResourceQuota. path is the list's config key (the aksml stacks pass
+// `aksml:teams`), so problems read `aksml:teams[1].groups[0]: ...`. Every
+// problem is returned at once.
 func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range teams {
 		p := path.Index(i)
-		if t.Name == "" {
-			errs = append(errs, field.Required(p.Child("name"), "the team's namespace name"))
+		if owner := vocab.PlatformNamespaceOwner(t.Name); owner != "" {
+			errs = append(errs, field.Forbidden(p.Child("name"), "%q is a system namespace (owned by %s); choose another team name (a team name is its namespace, and may not be %s)", t.Name, owner, strings.Join(vocab.ReservedNamespaceNames(), ", ")))
+		}
+		if !slices.Contains(PodSecurityLevels, t.PodSecurity) {
+			errs = append(errs, field.NotSupported(p.Child("podSecurity"), t.PodSecurity, PodSecurityLevels))
+		}
+		for _, r := range slices.Sorted(maps.Keys(t.Quota)) {
+			if _, ok := field.ParseQuantity(t.Quota[r]); !ok || r == "" {
+				errs = append(errs, field.Invalid(p.Child("quota").Key(r), "%q is not a Kubernetes quantity for resource %q; write e.g. \"4\"", t.Quota[r], r))
+			}
 		}
 		seen := map[string]int{}
 		for j, g := range t.Groups {

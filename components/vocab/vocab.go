@@ -156,3 +156,30 @@ func PlatformNamespaceOwner(ns string) string {
 	}
 	return ""
 }
+
+// Pod Security admission ("Pod Security Admission",
+// https://kubernetes.io/docs/concepts/security/pod-security-admission/):
+// the namespace labels and the levels aksml sets on the team namespaces
+// (components/tenancy) and the schedulers' namespaces (components/queues).
+const (
+	// PodSecurityEnforceLabel rejects pods that break the level it names.
+	PodSecurityEnforceLabel = "pod-security.kubernetes.io/enforce"
+	// PodSecurityWarnLabel warns the client about pods that break its level.
+	PodSecurityWarnLabel = "pod-security.kubernetes.io/warn"
+	// PodSecurityAuditLabel records pods that break its level in the audit log.
+	PodSecurityAuditLabel = "pod-security.kubernetes.io/audit"
+)
+
+// PodSecurityLevel is a Pod Security Standards level.
+type PodSecurityLevel string
+
+// The levels aksml sets. Privileged is not offered to teams: team
+// namespaces run untrusted job code next to shared GPU nodes.
+const (
+	// PodSecurityRestricted: non-root, no privilege escalation, all
+	// capabilities dropped, RuntimeDefault seccomp.
+	PodSecurityRestricted PodSecurityLevel = "restricted"
+	// PodSecurityBaseline: blocks known privilege escalations but allows
+	// root containers (e.g. stock CUDA images that run as root).
+	PodSecurityBaseline PodSecurityLevel = "baseline"
+)

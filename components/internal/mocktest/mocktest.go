@@ -45,6 +45,12 @@ type Resource struct {
 	RetainOnDelete bool
 	// Parent is the parent's URN.
 	Parent string
+	// Aliases are the aliases option, each as the URN it names: an alias
+	// URN as given, an alias spec as `<parentUrn>::<name>` (or
+	// `noParent::<name>`, `::<name>` for the current parent), with
+	// `::<type>` before the name when the spec names a type (the Kubernetes
+	// SDK aliases its kinds to their older API versions).
+	Aliases []string
 }
 
 // Mocks records registrations; the zero value answers every resource with
@@ -73,6 +79,22 @@ func (m *Mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 		r.Protect = rpc.GetProtect()
 		r.RetainOnDelete = rpc.GetRetainOnDelete()
 		r.Parent = rpc.GetParent()
+		r.Aliases = append(r.Aliases, rpc.GetAliasURNs()...)
+		for _, a := range rpc.GetAliases() {
+			if u := a.GetUrn(); u != "" {
+				r.Aliases = append(r.Aliases, u)
+				continue
+			}
+			spec := a.GetSpec()
+			parent := spec.GetParentUrn()
+			if spec.GetNoParent() {
+				parent = "noParent"
+			}
+			if t := spec.GetType(); t != "" {
+				parent += "::" + t
+			}
+			r.Aliases = append(r.Aliases, parent+"::"+spec.GetName())
+		}
 	}
 	id, state := args.Name+"-id", args.Inputs.Copy()
 	if m.State != nil {
