@@ -248,7 +248,7 @@ func negativeCases() []negativeCase {
 		{name: "private API server with the Kubernetes layer in the same stack", want: []string{"CONF-API-001"}, path: "apiServerAccessProfile",
 			mutate: inputs(prodCluster, func(in map[string]any) { in["apiServerAccessProfile"] = map[string]any{"enablePrivateCluster": true} })},
 		{name: "namespace registered twice", want: []string{"CONF-ID-001"}, message: "/Namespace /applied is also registered",
-			mutate: func(t *testing.T, st *rules.Stack) { duplicate(t, st, "queues-ns-applied") }},
+			mutate: func(t *testing.T, st *rules.Stack) { duplicate(t, st, "tenancy-applied-namespace") }},
 		{name: "namespaced object without namespace collides with one in default", want: []string{"CONF-ID-001"}, message: "default/observability-dashboard",
 			mutate: func(t *testing.T, st *rules.Stack) {
 				a, b := duplicate(t, st, "observability-dashboard"), duplicate(t, st, "observability-dashboard")
