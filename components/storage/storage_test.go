@@ -481,7 +481,7 @@ func TestValidateRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.spec.ValidateRoute(p, tt.nodeSubnet, tt.peOK).ToAggregate()
+			err := tt.spec.ValidateRoute(p, field.NewPath("aksml:network"), tt.nodeSubnet, tt.peOK).ToAggregate()
 			if tt.want == "" {
 				require.NoError(t, err)
 				return
@@ -489,6 +489,28 @@ func TestValidateRoute(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
+	}
+}
+
+// TestRouteMessagesNameTheCallersNetwork: the route problems point to the
+// network section below the root the caller gives, not the aksml
+// program's config namespace.
+func TestRouteMessagesNameTheCallersNetwork(t *testing.T) {
+	for _, spec := range []AccountsSpec{
+		{NamePrefix: "x", PrivateNetwork: true},
+		{NamePrefix: "x", PrivateNetwork: true, NodeAccess: NodeAccessServiceEndpoint},
+	} {
+		err := spec.ValidateRoute(field.NewPath("platform:storage").Child("accounts"), field.NewPath("platform:network"), false, false).ToAggregate()
+		require.Error(t, err)
+		assert.ErrorContains(t, err, "give the cluster a VNet (platform:network)")
+		assert.NotContains(t, err.Error(), "aksml:")
+	}
+	_, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageAccounts(ctx, "st", &StorageAccountsArgs{ResourceGroupName: pulumi.String("rg"), Spec: AccountsSpec{NamePrefix: "x", PrivateNetwork: true}})
+		return err
+	})
+	if fieldtest.Equal(t, err, fieldtest.Invalid("storage.accounts.nodeAccess")) {
+		assert.ErrorContains(t, err, "give the cluster a VNet (network)", "the default root")
 	}
 }
 
