@@ -105,7 +105,7 @@ func StackArgs(name string, args *Args) (*resources.DeploymentStackAtResourceGro
 		errs = append(errs, field.Required(root.Child("ResourceGroupName"), "the resource group the stack deploys into"))
 	}
 	if len(stackName) > MaxStackNameLength || !stackNameRE.MatchString(stackName) {
-		errs = append(errs, field.Invalid(root.Child("StackName"), "stack name %q (StackName, or the resource name) is invalid: use letters, digits, '-', '_', '.', '(' and ')', at most %d characters", stackName, MaxStackNameLength))
+		errs = append(errs, field.Invalid(root.Child("StackName"), "stack name %q is invalid: use letters, digits, '-', '_', '.', '(' and ')', at most %d characters", stackName, MaxStackNameLength))
 	}
 	template, err := declareParameters(args.Template, args.Parameters, root.Child("Template"))
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -72,7 +71,7 @@ func TestStackArgsValidation(t *testing.T) {
 func TestStackArgsMessage(t *testing.T) {
 	_, err := StackArgs("gpu pool", &Args{ResourceGroupName: pulumi.String("rg"), Template: poolTemplate()})
 	require.Error(t, err)
-	assert.EqualError(t, err, `armdeploy gpu pool: invalid configuration: Args.StackName: stack name "gpu pool" (StackName, or the resource name) is invalid: use letters, digits, '-', '_', '.', '(' and ')', at most 90 characters`)
+	assert.EqualError(t, err, `armdeploy gpu pool: invalid configuration: Args.StackName: stack name "gpu pool" is invalid: use letters, digits, '-', '_', '.', '(' and ')', at most 90 characters`)
 }
 
 func TestDeclareParametersKeepsExplicitAndInfersTypes(t *testing.T) {
@@ -101,10 +100,7 @@ func TestDeclareParametersKeepsExplicitAndInfersTypes(t *testing.T) {
 }
 
 func TestNewTemplateStackRegistersDeleteOnUnmanage(t *testing.T) {
-	m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
-		state["outputs"] = mocktest.StackOutputs(args.Inputs, func(string) string { return "/subscriptions/s/pools/gpua100" })
-		return args.Name + "-id", state
-	}}
+	m := &mocktest.Mocks{StackOutput: func(string) string { return "/subscriptions/s/pools/gpua100" }}
 	var poolID string
 	err := m.Run(func(ctx *pulumi.Context) error {
 		stack, err := NewTemplateStack(ctx, "gpu-pool", &Args{
