@@ -147,12 +147,18 @@ type shapeChecker interface {
 }
 
 // jsonFields maps the JSON names of t's exported fields to their types,
-// following embedded structs.
+// following embedded structs (also unexported ones, whose exported fields
+// encoding/json decodes).
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if !f.IsExported() {
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		embedded := f.Anonymous && ft.Kind() == reflect.Struct
+		if !f.IsExported() && !embedded {
 			continue
 		}
 		tag := f.Tag.Get("json")
@@ -160,11 +166,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 			continue
 		}
 		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
+		if embedded && name == "" {
 			for k, v := range jsonFields(ft) {
 				out[k] = v
 			}

@@ -88,12 +88,19 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	return p.outputs, nil
 }
 
+// existingStackArgs name aksml:existingCluster and, for a referenced stack
+// missing an output, the aksml Azure-layer stack that exports it.
+var existingStackArgs = cluster.ExistingStackArgs{
+	ConfigPath: key("existingCluster"),
+	Producer:   "an aksml Azure-layer stack (" + key("cluster").String() + " with " + key("kubernetesLayer").String() + " false)",
+}
+
 // azure builds the cluster, its GPU pools and storage accounts, or the
 // provider of an existing cluster.
 func (p *platform) azure(ctx *pulumi.Context) error {
 	cfg := p.cfg
 	if cfg.ExistingCluster != nil {
-		prov, ref, err := cluster.ExistingStack(ctx, "existing-cluster", *cfg.ExistingCluster)
+		prov, ref, err := cluster.ExistingStack(ctx, "existing-cluster", *cfg.ExistingCluster, existingStackArgs)
 		if err != nil {
 			return err
 		}
@@ -179,6 +186,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 	if cfg.Storage.Accounts != nil {
 		acc, err := storage.NewStorageAccounts(ctx, "storage", &storage.StorageAccountsArgs{
 			ConfigPath:        key("storage"),
+			NetworkConfigPath: key("network"),
 			ResourceGroupName: cl.ResourceGroupName,
 			Location:          pulumi.StringPtr(cfg.Cluster.Location),
 			Spec:              *cfg.Storage.Accounts,
@@ -228,8 +236,8 @@ func (p *platform) storageLayer(ctx *pulumi.Context) error {
 		// The Azure-layer stack's Azure Files account (Blob NFS stays with
 		// the driver's choice: the reference cannot tell whether it exists).
 		args.Accounts = &storage.ClassAccounts{
-			ResourceGroupName: cluster.RequiredOutput(p.azureStack, cluster.ExistingStackOutputs.ResourceGroupName),
-			FilesAccountName:  cluster.RequiredOutput(p.azureStack, cluster.ExistingStackOutputs.FilesStorageAccount),
+			ResourceGroupName: cluster.RequiredOutput(p.azureStack, cluster.ExistingStackOutputs.ResourceGroupName, existingStackArgs.Producer),
+			FilesAccountName:  cluster.RequiredOutput(p.azureStack, cluster.ExistingStackOutputs.FilesStorageAccount, existingStackArgs.Producer),
 		}
 	}
 	classes, err := storage.NewStorageClasses(ctx, "storage-classes", args)

@@ -1,29 +1,19 @@
 package stacks
 
 import (
-	"github.com/aksml/aksml/components/cluster"
-	"github.com/aksml/aksml/components/storage"
 	"github.com/aksml/aksml/components/workloads"
 )
 
 // tfJobConfig is the config of a TFJob.
 type tfJobConfig struct {
-	ContainerSpec
+	trainingJobConfig
 	// Workers is the worker count. Default 2.
 	Workers int `json:"workers,omitempty"`
-	// NCCL overrides the NCCL settings.
-	NCCL workloads.NCCL `json:"nccl,omitempty"`
 }
 
-var tfJobKind = workloadKind{
-	kind: KindTFJob, pool: true, operator: cluster.InstalledTrainingOperator,
-	config: func() any { return &tfJobConfig{} },
-	build: func(_ *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
-		cfg := w.Config.(*tfJobConfig)
-		t.common.CheckpointPVC = storage.CheckpointsPVCName
-		a := &workloads.TFJobArgs{Common: t.common, Distributed: distributed(t, cfg.NCCL, cfg.Workers, workloads.DefaultTFWorkers), Workers: cfg.Workers}
-		a.Default(w.Name)
-		return a
+var tfJobKind = trainingOperatorKind(KindTFJob,
+	func(c *tfJobConfig) (workloads.NCCL, int, int) { return c.NCCL, c.Workers, workloads.DefaultTFWorkers },
+	func(c *tfJobConfig, common workloads.Common, d workloads.Distributed) *workloads.TFJobArgs {
+		return &workloads.TFJobArgs{Common: common, Distributed: d, Workers: c.Workers}
 	},
-	register: register(workloads.NewTFJob),
-}
+	workloads.NewTFJob)

@@ -164,7 +164,7 @@ func (c *Config) validateNetwork() field.ErrorList {
 		if c.Network == nil && a.NeedsRoute() {
 			errs = append(errs, field.Invalid(ap.Child("privateNetwork"), "the accounts deny public networks, but without aksml:network the nodes are in the VNet AKS generates, which no storage rule or private endpoint can name, and IP rules do not match same-region traffic: the nodes would have no route; add aksml:network (created or existing), or set privateNetwork: false"))
 		} else if c.Network != nil {
-			errs = append(errs, a.ValidateRoute(ap, true, true)...)
+			errs = append(errs, a.ValidateRoute(ap, key("network"), true, true)...)
 		}
 		for i, id := range a.AllowedSubnetIDs {
 			errs = append(errs, field.Invalid(ap.Child("allowedSubnetIds").Index(i), "%q is a subnet the cluster's nodes are not in (they are in aksml:network's node subnet, whose rule aksml adds itself with nodeAccess ServiceEndpoint); remove it", id))

@@ -15,6 +15,7 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/storage"
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/workloads"
 )
@@ -319,6 +320,41 @@ func distributed(t workloadTarget, nccl workloads.NCCL, replicas, def int) workl
 		replicas = def
 	}
 	return workloads.Distributed{Pool: t.pool, TotalGPUs: replicas * t.common.Resources.GPUs, NCCL: nccl}
+}
+
+// trainingJobConfig is the config the Training Operator kinds share
+// beyond their replica counts.
+type trainingJobConfig struct {
+	ContainerSpec
+	// NCCL overrides the NCCL settings (AKS MLOps best practices defaults:
+	// eth0, IB disabled, INFO).
+	NCCL workloads.NCCL `json:"nccl,omitempty"`
+}
+
+// trainingOperatorKind is the registry entry of a Kubeflow Training
+// Operator kind (PyTorchJob, TFJob): it runs on a GPU pool, needs the
+// Training Operator and checkpoints to the team's checkpoint claim. C is the
+// kind's config: replicas gives its NCCL settings, its replica count and
+// that count's default; args maps it, with the target's Common and the
+// Distributed settings, to the component's args, which build defaults.
+func trainingOperatorKind[C, A any, P interface {
+	*A
+	workloadArgs
+	Default(name string)
+}, R any](kind WorkloadKind, replicas func(*C) (nccl workloads.NCCL, n, def int), args func(*C, workloads.Common, workloads.Distributed) P, newFn func(*pulumi.Context, string, *A, ...pulumi.ResourceOption) (R, error)) workloadKind {
+	return workloadKind{
+		kind: kind, pool: true, operator: cluster.InstalledTrainingOperator,
+		config: func() any { return new(C) },
+		build: func(_ *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
+			cfg := w.Config.(*C)
+			t.common.CheckpointPVC = storage.CheckpointsPVCName
+			nccl, n, def := replicas(cfg)
+			a := args(cfg, t.common, distributed(t, nccl, n, def))
+			a.Default(w.Name)
+			return a
+		},
+		register: register(newFn),
+	}
 }
 
 // workloadArgs is the built args of one workload, ready to validate or

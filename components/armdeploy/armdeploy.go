@@ -1,7 +1,6 @@
 package armdeploy
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -10,6 +9,8 @@ import (
 
 	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/field"
 )
 
 // ARM template constants.
@@ -88,28 +89,30 @@ func Output(armType, value string) map[string]any {
 // StackArgs maps Args to the provider arguments of the deployment stack
 // named name. It declares undeclared parameters on a copy of the template
 // and never changes args. It fails when a required field is missing or a
-// name is invalid.
+// name is invalid, with every problem at once as field errors below
+// `Args` (a field.AggregateError, wrapped with the stack's name).
 func StackArgs(name string, args *Args) (*resources.DeploymentStackAtResourceGroupArgs, error) {
+	root := field.NewPath("Args")
 	if args == nil {
-		return nil, errors.New("armdeploy: args are required")
+		return nil, fmt.Errorf("armdeploy %s: %w", name, field.ErrorList{field.Required(root, "the stack's Args (resource group and template)")}.ToAggregate())
 	}
 	stackName := args.StackName
 	if stackName == "" {
 		stackName = name
 	}
-	var errs []error
+	var errs field.ErrorList
 	if args.ResourceGroupName == nil {
-		errs = append(errs, errors.New("ResourceGroupName is required"))
+		errs = append(errs, field.Required(root.Child("ResourceGroupName"), "the resource group the stack deploys into"))
 	}
 	if len(stackName) > MaxStackNameLength || !stackNameRE.MatchString(stackName) {
-		errs = append(errs, fmt.Errorf("stack name %q is invalid: use letters, digits, '-', '_', '.', '(' and ')', at most %d characters", stackName, MaxStackNameLength))
+		errs = append(errs, field.Invalid(root.Child("StackName"), "stack name %q is invalid: use letters, digits, '-', '_', '.', '(' and ')', at most %d characters", stackName, MaxStackNameLength))
 	}
-	template, err := declareParameters(args.Template, args.Parameters)
+	template, err := declareParameters(args.Template, args.Parameters, root.Child("Template"))
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("armdeploy %s: %w", name, errors.Join(errs...))
+	if err := errs.ToAggregate(); err != nil {
+		return nil, fmt.Errorf("armdeploy %s: %w", name, err)
 	}
 
 	params := resources.DeploymentParameterMap{}
@@ -163,14 +166,14 @@ func OutputString(stack *resources.DeploymentStackAtResourceGroup, key string) p
 }
 
 // declareParameters returns a shallow copy of template whose `parameters`
-// section declares every key of values. It fails when template is nil or
-// has no resources list.
-func declareParameters(template, values map[string]any) (map[string]any, error) {
+// section declares every key of values. It fails, naming path, when
+// template is nil or has no resources list.
+func declareParameters(template, values map[string]any, path field.Path) (map[string]any, *field.Error) {
 	if template == nil {
-		return nil, errors.New("template is required")
+		return nil, field.Required(path, "the ARM template; build it with armdeploy.Template")
 	}
 	if _, ok := template["resources"]; !ok {
-		return nil, errors.New("template has no \"resources\" list; build it with armdeploy.Template")
+		return nil, field.Required(path.Key("resources"), "the template's resources list; build the template with armdeploy.Template")
 	}
 	out := maps.Clone(template)
 	declared := map[string]any{}

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aksml/aksml/components/field/fieldtest"
 	"github.com/aksml/aksml/components/internal/mocktest"
 )
 
@@ -38,18 +38,21 @@ func TestStackArgsValidation(t *testing.T) {
 		return &Args{ResourceGroupName: pulumi.String("rg"), Template: poolTemplate()}
 	}
 	tests := []struct {
-		name    string
-		stack   string
-		mutate  func(*Args) *Args
-		wantErr string
+		name   string
+		stack  string
+		mutate func(*Args) *Args
+		want   []fieldtest.Want // nil: valid
 	}{
 		{name: "valid", stack: "gpu-pool"},
-		{name: "nil args", stack: "s", mutate: func(*Args) *Args { return nil }, wantErr: "args are required"},
-		{name: "no resource group", stack: "s", mutate: func(a *Args) *Args { a.ResourceGroupName = nil; return a }, wantErr: "ResourceGroupName is required"},
-		{name: "no template", stack: "s", mutate: func(a *Args) *Args { a.Template = nil; return a }, wantErr: "template is required"},
-		{name: "template without resources", stack: "s", mutate: func(a *Args) *Args { a.Template = map[string]any{"$schema": SchemaURL}; return a }, wantErr: `no "resources" list`},
-		{name: "bad stack name", stack: "s", mutate: func(a *Args) *Args { a.StackName = "has space"; return a }, wantErr: `stack name "has space" is invalid`},
-		{name: "long stack name", stack: strings.Repeat("a", MaxStackNameLength+1), wantErr: "at most 90 characters"},
+		{name: "nil args", stack: "s", mutate: func(*Args) *Args { return nil }, want: []fieldtest.Want{fieldtest.Required("Args")}},
+		{name: "no resource group", stack: "s", mutate: func(a *Args) *Args { a.ResourceGroupName = nil; return a }, want: []fieldtest.Want{fieldtest.Required("Args.ResourceGroupName")}},
+		{name: "no template", stack: "s", mutate: func(a *Args) *Args { a.Template = nil; return a }, want: []fieldtest.Want{fieldtest.Required("Args.Template")}},
+		{name: "template without resources", stack: "s", mutate: func(a *Args) *Args { a.Template = map[string]any{"$schema": SchemaURL}; return a }, want: []fieldtest.Want{fieldtest.Required(`Args.Template["resources"]`)}},
+		{name: "bad stack name", stack: "s", mutate: func(a *Args) *Args { a.StackName = "has space"; return a }, want: []fieldtest.Want{fieldtest.Invalid("Args.StackName")}},
+		{name: "long resource name", stack: strings.Repeat("a", MaxStackNameLength+1), want: []fieldtest.Want{fieldtest.Invalid("Args.StackName")}},
+		{name: "every problem at once", stack: "bad name", mutate: func(a *Args) *Args { a.ResourceGroupName, a.Template = nil, nil; return a }, want: []fieldtest.Want{
+			fieldtest.Required("Args.ResourceGroupName"), fieldtest.Invalid("Args.StackName"), fieldtest.Required("Args.Template"),
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,14 +61,17 @@ func TestStackArgsValidation(t *testing.T) {
 				args = tc.mutate(args)
 			}
 			_, err := StackArgs(tc.stack, args)
-			if tc.wantErr == "" {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.wantErr)
+			fieldtest.Equal(t, err, tc.want...)
 		})
 	}
+}
+
+// TestStackArgsMessage checks the wording once: the error names the stack
+// and says which characters a stack name may use.
+func TestStackArgsMessage(t *testing.T) {
+	_, err := StackArgs("gpu pool", &Args{ResourceGroupName: pulumi.String("rg"), Template: poolTemplate()})
+	require.Error(t, err)
+	assert.EqualError(t, err, `armdeploy gpu pool: invalid configuration: Args.StackName: stack name "gpu pool" is invalid: use letters, digits, '-', '_', '.', '(' and ')', at most 90 characters`)
 }
 
 func TestDeclareParametersKeepsExplicitAndInfersTypes(t *testing.T) {
@@ -79,8 +85,8 @@ func TestDeclareParametersKeepsExplicitAndInfersTypes(t *testing.T) {
 		"enabled":     true,
 		"zones":       []string{"1"},
 		"profile":     map[string]any{"a": 1},
-	})
-	require.NoError(t, err)
+	}, "Args.Template")
+	require.Nil(t, err)
 	assert.Equal(t, map[string]any{
 		"secret":      Param("securestring"),
 		"clusterName": Param("string"),
@@ -94,10 +100,7 @@ func TestDeclareParametersKeepsExplicitAndInfersTypes(t *testing.T) {
 }
 
 func TestNewTemplateStackRegistersDeleteOnUnmanage(t *testing.T) {
-	m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
-		state["outputs"] = mocktest.StackOutputs(args.Inputs, func(string) string { return "/subscriptions/s/pools/gpua100" })
-		return args.Name + "-id", state
-	}}
+	m := &mocktest.Mocks{StackOutput: func(string) string { return "/subscriptions/s/pools/gpua100" }}
 	var poolID string
 	err := m.Run(func(ctx *pulumi.Context) error {
 		stack, err := NewTemplateStack(ctx, "gpu-pool", &Args{

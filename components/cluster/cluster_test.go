@@ -568,3 +568,43 @@ func TestExistingClusterSpecStackReference(t *testing.T) {
 		fieldtest.Forbidden("aksml:existingCluster.stackReference"))
 	fieldtest.ListEqual(t, ExistingClusterSpec{StackReference: "org//prod"}.Validate(p), fieldtest.Invalid("aksml:existingCluster.stackReference"))
 }
+
+// TestExistingStackNamesTheCallersConfig: ExistingStack's errors name the
+// spec below the caller's ConfigPath and say to deploy the referenced stack
+// as the caller's Producer; without them they use the library's own
+// defaults, never the aksml program's config keys.
+func TestExistingStackNamesTheCallersConfig(t *testing.T) {
+	dir := t.TempDir()
+	_, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
+		_, _, err := ExistingStack(ctx, "existing", ExistingClusterSpec{KubeconfigPath: dir}, ExistingStackArgs{ConfigPath: "platform:cluster"})
+		return err
+	})
+	fieldtest.Equal(t, err, fieldtest.Invalid("platform:cluster.kubeconfigPath"))
+
+	for _, tc := range []struct {
+		args ExistingStackArgs
+		want string
+	}{
+		{ExistingStackArgs{Producer: "a platform:cluster stack"}, `"; deploy it as a platform:cluster stack first`},
+		{ExistingStackArgs{}, `"; deploy it as ` + DefaultProducer + " first"},
+	} {
+		// The referenced stack exists but has no outputs.
+		m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
+			if args.TypeToken == "pulumi:pulumi:StackReference" {
+				state["outputs"] = resource.NewObjectProperty(resource.PropertyMap{})
+			}
+			return args.Name + "-id", state
+		}}
+		err := m.Run(func(ctx *pulumi.Context) error {
+			prov, _, err := ExistingStack(ctx, "existing", ExistingClusterSpec{StackReference: "org/platform/azure"}, tc.args)
+			if err != nil {
+				return err
+			}
+			ctx.Export("provider", prov.URN())
+			return nil
+		})
+		require.Error(t, err, "the referenced stack has no outputs")
+		assert.ErrorContains(t, err, tc.want)
+		assert.NotContains(t, err.Error(), "aksml:")
+	}
+}

@@ -98,22 +98,43 @@ func (s ExistingClusterSpec) Validate(path field.Path) field.ErrorList {
 // cluster. The kubeconfig file's contents are read now and kept in state as a
 // secret. Server-side apply is on.
 func ExistingProvider(ctx *pulumi.Context, name string, spec ExistingClusterSpec, opts ...pulumi.ResourceOption) (*kubernetes.Provider, error) {
-	prov, _, err := ExistingStack(ctx, name, spec, opts...)
+	prov, _, err := ExistingStack(ctx, name, spec, ExistingStackArgs{}, opts...)
 	return prov, err
 }
 
 // ExistingConfigPath is the error-path root of the ExistingClusterSpec
-// that ExistingStack validates. The library does not know the program's
-// config namespace: the aksml program validates the spec under
-// `aksml:existingCluster` before it calls ExistingStack.
+// that ExistingStack validates when the caller gives no
+// ExistingStackArgs.ConfigPath. It carries no program's config namespace:
+// the aksml program passes `aksml:existingCluster`.
 const ExistingConfigPath = "existingCluster"
+
+// DefaultProducer is ExistingStackArgs.Producer when the caller gives none.
+const DefaultProducer = "a stack that creates the cluster and exports ExistingStackOutputs (its Azure layer)"
+
+// ExistingStackArgs names, in ExistingStack's errors, the caller's config:
+// the library does not know the program's config namespace.
+type ExistingStackArgs struct {
+	// ConfigPath names the spec in validation errors. Default
+	// ExistingConfigPath (`existingCluster`).
+	ConfigPath field.Path
+	// Producer says what the referenced stack must be when one of its
+	// outputs is missing: `stack <ref> has no output "<key>"; deploy it as
+	// <Producer> first`. Default DefaultProducer.
+	Producer string
+}
 
 // ExistingStack is ExistingProvider that also returns the StackReference
 // (`<name>-ref`) it reads the kubeconfig from when spec.StackReference is
 // set (nil otherwise), so that the caller reads the referenced stack's other
 // outputs from the same reference.
-func ExistingStack(ctx *pulumi.Context, name string, spec ExistingClusterSpec, opts ...pulumi.ResourceOption) (*kubernetes.Provider, *pulumi.StackReference, error) {
-	if err := spec.Validate(field.NewPath(ExistingConfigPath)).ToAggregate(); err != nil {
+func ExistingStack(ctx *pulumi.Context, name string, spec ExistingClusterSpec, sa ExistingStackArgs, opts ...pulumi.ResourceOption) (*kubernetes.Provider, *pulumi.StackReference, error) {
+	if sa.ConfigPath == "" {
+		sa.ConfigPath = field.NewPath(ExistingConfigPath)
+	}
+	if sa.Producer == "" {
+		sa.Producer = DefaultProducer
+	}
+	if err := spec.Validate(sa.ConfigPath).ToAggregate(); err != nil {
 		return nil, nil, err
 	}
 	id := spec.ClusterIdentifier
@@ -134,9 +155,9 @@ func ExistingStack(ctx *pulumi.Context, name string, spec ExistingClusterSpec, o
 		if err != nil {
 			return nil, nil, err
 		}
-		args.Kubeconfig = pulumi.ToSecret(RequiredOutput(ref, ExistingStackOutputs.Kubeconfig)).(pulumi.StringOutput)
+		args.Kubeconfig = pulumi.ToSecret(RequiredOutput(ref, ExistingStackOutputs.Kubeconfig, sa.Producer)).(pulumi.StringOutput)
 		if spec.ClusterIdentifier == "" {
-			args.ClusterIdentifier = RequiredOutput(ref, ExistingStackOutputs.ClusterResourceID)
+			args.ClusterIdentifier = RequiredOutput(ref, ExistingStackOutputs.ClusterResourceID, sa.Producer)
 		}
 	}
 	if spec.KubeconfigPath != "" {
@@ -155,12 +176,13 @@ func ExistingStack(ctx *pulumi.Context, name string, spec ExistingClusterSpec, o
 
 // RequiredOutput returns the referenced stack's string output key; it fails
 // (at preview, when the other stack's state is read) when the output is
-// missing or empty, naming the output and the stack.
-func RequiredOutput(ref *pulumi.StackReference, key string) pulumi.StringOutput {
+// missing or empty, naming the output and the stack and saying to deploy it
+// as producer (ExistingStackArgs.Producer).
+func RequiredOutput(ref *pulumi.StackReference, key, producer string) pulumi.StringOutput {
 	return pulumi.All(ref.Name, ref.GetOutput(pulumi.String(key))).ApplyT(func(vs []any) (string, error) {
 		s, _ := vs[1].(string)
 		if s == "" {
-			return "", fmt.Errorf("stack %v has no output %q; deploy it as an aksml Azure-layer stack (aksml:cluster with aksml:kubernetesLayer false) first", vs[0], key)
+			return "", fmt.Errorf("stack %v has no output %q; deploy it as %s first", vs[0], key, producer)
 		}
 		return s, nil
 	}).(pulumi.StringOutput)

@@ -131,18 +131,10 @@ func TestValidatePoolsRejectsDuplicateNames(t *testing.T) {
 // a deployment stack its name and one output per template output `<pool>Id`,
 // valued /subscriptions/s/agentPools/<pool>.
 func newMocks() *mocktest.Mocks {
-	return &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
-		if strings.HasSuffix(args.TypeToken, ":AgentPool") {
-			state["name"] = args.Inputs["agentPoolName"]
-		}
-		if strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
-			state["name"] = args.Inputs["deploymentStackName"]
-			state["outputs"] = mocktest.StackOutputs(args.Inputs, func(k string) string {
-				return "/subscriptions/s/agentPools/" + strings.TrimSuffix(k, "Id")
-			})
-		}
-		return args.Name + "-id", state
-	}}
+	return &mocktest.Mocks{
+		NameFrom:    map[string]string{":AgentPool": "agentPoolName", ":DeploymentStackAtResourceGroup": "deploymentStackName"},
+		StackOutput: func(k string) string { return "/subscriptions/s/agentPools/" + strings.TrimSuffix(k, "Id") },
+	}
 }
 
 // resolvedPool holds the resolved outputs of one GPUNodePool.

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/field/fieldtest"
 	"github.com/aksml/aksml/components/gpupool"
 
 	"github.com/aksml/aksml/components/internal/mocktest"
@@ -370,48 +371,41 @@ func TestNewGPUStackValidatesBeforeRegistering(t *testing.T) {
 func TestSpecValidate(t *testing.T) {
 	digest := "nvcr.io/nvidia/k8s-device-plugin@sha256:" + strings.Repeat("a", 64)
 	tests := []struct {
-		name    string
-		in      Spec
-		wantErr []string
+		name string
+		in   Spec
+		want []fieldtest.Want
 	}{
 		{"defaults", Spec{}, nil},
 		{"custom", Spec{Namespace: "nvidia-system", DevicePluginNamespace: "gpu-system", DevicePluginImage: digest, DCGMExporterImage: "myacr.azurecr.io:443/nvidia/dcgm-exporter:4.2.3-4.1.3-ubuntu22.04", TimeSlicing: &TimeSlicingSpec{Replicas: 4}}, nil},
-		{"namespace invalid", Spec{Namespace: "GPU_Operator"}, []string{"gpuStack.namespace", "not a valid namespace"}},
-		{"namespace too long", Spec{Namespace: strings.Repeat("a", 64)}, []string{"gpuStack.namespace"}},
-		{"device plugin namespace invalid", Spec{DevicePluginNamespace: "-kube"}, []string{"gpuStack.devicePluginNamespace"}},
-		{"device plugin image latest", Spec{DevicePluginImage: "nvcr.io/nvidia/k8s-device-plugin:latest"}, []string{"gpuStack.devicePluginImage", "latest"}},
-		{"device plugin image untagged", Spec{DevicePluginImage: "myregistry:5000/k8s-device-plugin"}, []string{"gpuStack.devicePluginImage", "no tag"}},
-		{"dcgm image with spaces", Spec{DCGMExporterImage: "dcgm exporter:1"}, []string{"gpuStack.dcgmExporterImage", "not an image reference"}},
-		{"dcgm image bad tag", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter:-x"}, []string{"gpuStack.dcgmExporterImage", "invalid tag"}},
-		{"dcgm image short digest", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:abc"}, []string{"gpuStack.dcgmExporterImage", "invalid digest"}},
-		{"mig manager image latest", Spec{MIGManagerImage: "nvcr.io/nvidia/cloud-native/k8s-mig-manager:latest"}, []string{"gpuStack.migManagerImage", "latest"}},
-		{"time slicing one replica", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}}, []string{"gpuStack.timeSlicing.replicas", "between 2 and 64"}},
-		{"time slicing too many", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 65}}, []string{"gpuStack.timeSlicing.replicas"}},
+		{"namespace invalid", Spec{Namespace: "GPU_Operator"}, []fieldtest.Want{fieldtest.Invalid("gpuStack.namespace")}},
+		{"namespace too long", Spec{Namespace: strings.Repeat("a", 64)}, []fieldtest.Want{fieldtest.Invalid("gpuStack.namespace")}},
+		{"device plugin namespace invalid", Spec{DevicePluginNamespace: "-kube"}, []fieldtest.Want{fieldtest.Invalid("gpuStack.devicePluginNamespace")}},
+		{"device plugin image latest", Spec{DevicePluginImage: "nvcr.io/nvidia/k8s-device-plugin:latest"}, []fieldtest.Want{fieldtest.Invalid("gpuStack.devicePluginImage")}},
+		{"device plugin image untagged", Spec{DevicePluginImage: "myregistry:5000/k8s-device-plugin"}, []fieldtest.Want{fieldtest.Invalid("gpuStack.devicePluginImage")}},
+		{"dcgm image with spaces", Spec{DCGMExporterImage: "dcgm exporter:1"}, []fieldtest.Want{fieldtest.Invalid("gpuStack.dcgmExporterImage")}},
+		{"dcgm image bad tag", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter:-x"}, []fieldtest.Want{fieldtest.Invalid("gpuStack.dcgmExporterImage")}},
+		{"dcgm image short digest", Spec{DCGMExporterImage: "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:abc"}, []fieldtest.Want{fieldtest.Invalid("gpuStack.dcgmExporterImage")}},
+		{"mig manager image latest", Spec{MIGManagerImage: "nvcr.io/nvidia/cloud-native/k8s-mig-manager:latest"}, []fieldtest.Want{fieldtest.Invalid("gpuStack.migManagerImage")}},
+		{"time slicing one replica", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 1}}, []fieldtest.Want{fieldtest.Invalid("gpuStack.timeSlicing.replicas")}},
+		{"time slicing too many", Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 65}}, []fieldtest.Want{fieldtest.Invalid("gpuStack.timeSlicing.replicas")}},
 		{"every problem at once", Spec{Namespace: "A", DevicePluginNamespace: "B", DevicePluginImage: "x:latest", DCGMExporterImage: "y", TimeSlicing: &TimeSlicingSpec{}},
-			[]string{"5 problems", "namespace", "devicePluginNamespace", "devicePluginImage", "dcgmExporterImage", "timeSlicing.replicas"}},
+			[]fieldtest.Want{fieldtest.Invalid("gpuStack.namespace"), fieldtest.Invalid("gpuStack.devicePluginNamespace"), fieldtest.Invalid("gpuStack.devicePluginImage"), fieldtest.Invalid("gpuStack.dcgmExporterImage"), fieldtest.Invalid("gpuStack.timeSlicing.replicas")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.in
 			s.Default()
 			err := s.Validate(field.NewPath(DefaultConfigPath)).ToAggregate()
-			if tt.wantErr == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			for _, want := range tt.wantErr {
-				assert.Contains(t, err.Error(), want)
-			}
+			fieldtest.Equal(t, err, tt.want...)
 		})
 	}
 }
 
 func TestValidatePools(t *testing.T) {
 	tests := []struct {
-		name    string
-		pools   []gpupool.Spec
-		wantErr []string
+		name  string
+		pools []gpupool.Spec
+		want  []fieldtest.Want
 	}{
 		{"no MIG", []gpupool.Spec{pool("a", t4, gpupool.GPUStackDriverOnly)}, nil},
 		{"same strategy", []gpupool.Spec{
@@ -427,20 +421,13 @@ func TestValidatePools(t *testing.T) {
 			pool("full", t4, gpupool.GPUStackDriverOnly),
 			migPool("a", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
 			migPool("b", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
-		}, []string{"gpuPools[2].mig.strategy", `Mixed differs from Single on pool "a" (gpuPools[1])`}},
+		}, []fieldtest.Want{fieldtest.Invalid("gpuPools[2].mig.strategy")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resolved, _ := gpupool.Resolve(tt.pools, field.NewPath(DefaultPoolsConfigPath))
 			err := ValidatePools(gpupool.Specs(resolved), field.NewPath(DefaultPoolsConfigPath)).ToAggregate()
-			if tt.wantErr == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			for _, want := range tt.wantErr {
-				assert.Contains(t, err.Error(), want)
-			}
+			fieldtest.Equal(t, err, tt.want...)
 		})
 	}
 }

@@ -1,10 +1,8 @@
 package network
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,15 +25,12 @@ const (
 // resource IDs.
 func run(t *testing.T, fn pulumi.RunFunc) (*mocktest.Mocks, error) {
 	t.Helper()
-	m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
-		const vnets = "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/"
-		switch {
-		case strings.HasSuffix(args.TypeToken, ":Subnet"):
-			return vnets + "vnet/subnets/" + args.Inputs["subnetName"].StringValue(), state
-		case strings.HasSuffix(args.TypeToken, ":VirtualNetwork"):
-			return vnets + args.Inputs["virtualNetworkName"].StringValue(), state
-		}
-		return args.Name + "-id", state
+	const vnets = "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/"
+	m := &mocktest.Mocks{IDs: map[string]func(pulumi.MockResourceArgs) string{
+		":Subnet": func(a pulumi.MockResourceArgs) string {
+			return vnets + "vnet/subnets/" + a.Inputs["subnetName"].StringValue()
+		},
+		":VirtualNetwork": func(a pulumi.MockResourceArgs) string { return vnets + a.Inputs["virtualNetworkName"].StringValue() },
 	}}
 	return m, m.Run(fn)
 }

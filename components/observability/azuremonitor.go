@@ -287,7 +287,7 @@ func (a *AzureMonitorArgs) validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.Required(path.Child("ClusterLocation"), "the AKS cluster's region"))
 	}
 	if a.Spec.WorkspaceName(a.DefaultWorkspaceName) == "" && a.Spec.AzureMonitorWorkspaceID == "" {
-		errs = append(errs, field.Required(path.Child("DefaultWorkspaceName"), "the name of the Azure Monitor workspace to create when aksml:observability.azureMonitorWorkspaceId is unset"))
+		errs = append(errs, field.Required(path.Child("DefaultWorkspaceName"), "the name of the Azure Monitor workspace to create when "+specPath(a.ConfigPath).Child("azureMonitorWorkspaceId").String()+" is unset"))
 	}
 	return errs
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/internals"
 	"github.com/stretchr/testify/assert"
@@ -19,19 +18,14 @@ import (
 // output as "deployed:<name>", and the rule group's as realistic values.
 func run(t *testing.T, fn func(ctx *pulumi.Context) error) (*mocktest.Mocks, error) {
 	t.Helper()
-	m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
-		if args.TypeToken == "azure-native:resources/v20240301:DeploymentStackAtResourceGroup" {
-			state["outputs"] = mocktest.StackOutputs(args.Inputs, func(k string) string {
-				switch k {
-				case "ruleGroupName":
-					return "aks-ml-aksml-gpu-training"
-				case "ruleGroupId":
-					return "/subscriptions/s/resourceGroups/rg/providers/Microsoft.AlertsManagement/prometheusRuleGroups/aks-ml-aksml-gpu-training"
-				}
-				return "deployed:" + k
-			})
+	m := &mocktest.Mocks{StackOutput: func(k string) string {
+		switch k {
+		case "ruleGroupName":
+			return "aks-ml-aksml-gpu-training"
+		case "ruleGroupId":
+			return "/subscriptions/s/resourceGroups/rg/providers/Microsoft.AlertsManagement/prometheusRuleGroups/aks-ml-aksml-gpu-training"
 		}
-		return args.Name + "-id", state
+		return "deployed:" + k
 	}}
 	return m, m.Run(fn)
 }

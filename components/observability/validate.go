@@ -225,7 +225,7 @@ func (a *AlertRulesArgs) validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.Required(path.Child("ResourceGroupName"), "the resource group the rule group is created in"))
 	}
 	if a.workspaceID() == nil {
-		errs = append(errs, field.Required(path.Child("AzureMonitorWorkspaceID"), "the Azure Monitor workspace the rules evaluate (AzureMonitor.WorkspaceID, or aksml:observability.azureMonitorWorkspaceId)"))
+		errs = append(errs, field.Required(path.Child("AzureMonitorWorkspaceID"), "the Azure Monitor workspace the rules evaluate (AzureMonitor.WorkspaceID, or "+specPath(a.ConfigPath).Child("azureMonitorWorkspaceId").String()+")"))
 	}
 	if a.ClusterName == nil {
 		errs = append(errs, field.Required(path.Child("ClusterName"), "the AKS cluster name the rules evaluate data of"))

@@ -189,3 +189,24 @@ func TestDCGMTargets(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkspaceMessagesNameTheCallersRoot: the messages that point at the
+// workspace ID key name it below the caller's ConfigPath, not the aksml
+// program's config namespace.
+func TestWorkspaceMessagesNameTheCallersRoot(t *testing.T) {
+	var spec Spec
+	spec.Default()
+	spec.PrometheusRuleGroups = true
+	root := field.NewPath("platform:observability")
+	rules := AlertRulesArgs{Spec: spec, ConfigPath: root}
+	monitor := AzureMonitorArgs{Spec: spec, ConfigPath: root}
+	for name, errs := range map[string]field.ErrorList{
+		"AlertRules":   rules.validate(field.NewPath("AlertRulesArgs")),
+		"AzureMonitor": monitor.validate(field.NewPath("AzureMonitorArgs")),
+	} {
+		err := errs.ToAggregate()
+		require.Error(t, err, name)
+		assert.ErrorContains(t, err, "platform:observability.azureMonitorWorkspaceId", name)
+		assert.NotContains(t, err.Error(), "aksml:", name)
+	}
+}

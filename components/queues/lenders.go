@@ -30,9 +30,10 @@ type Lender struct {
 	Memory string `json:"memory,omitempty" pulumi:"memory,optional"`
 }
 
-// validateLenders checks the lenders against the pools, the teams and the
-// selected system.
-func validateLenders(lenders []Lender, teams []Team, poolNames []string, sched SchedulerSpec, path field.Path, teamsPath field.Path) field.ErrorList {
+// validateLenders checks the lenders (at paths.Scheduler's lenders) against
+// the pools, the teams and the selected system.
+func validateLenders(lenders []Lender, teams []Team, poolNames []string, sched SchedulerSpec, paths Paths) field.ErrorList {
+	path, teamsPath := paths.Scheduler.Child("lenders"), paths.Teams
 	if len(lenders) == 0 {
 		return nil
 	}
@@ -56,7 +57,7 @@ func validateLenders(lenders []Lender, teams []Team, poolNames []string, sched S
 		} else {
 			seen[l.Name] = i
 		}
-		errs = append(errs, validateGPUQuota(l.GPUQuota, poolNames, p.Child("gpuQuota"))...)
+		errs = append(errs, validateGPUQuota(l.GPUQuota, poolNames, paths.Pools, p.Child("gpuQuota"))...)
 		if l.CPU != "" {
 			errs = append(errs, validateQuantity(l.CPU, "cpu", `"64" or "500m"`, p.Child("cpu"))...)
 		}

@@ -112,11 +112,12 @@ func (p Preemption) isDefault() bool {
 		p.BorrowWithinCohort.Policy == d.BorrowWithinCohort.Policy && p.BorrowWithinCohort.MaxPriorityThreshold == nil
 }
 
-// validate checks a defaulted Preemption.
-func (p Preemption) validate(sched SchedulerSpec, path field.Path) field.ErrorList {
+// validate checks a defaulted Preemption at path; paths name the
+// scheduler keys its messages point to.
+func (p Preemption) validate(sched SchedulerSpec, paths Paths, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if !p.isDefault() && !sched.Kueue() {
-		return field.ErrorList{field.Forbidden(path, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove preemption, or set system kueue", sched.System)}
+		return field.ErrorList{kueueOnly(path, "preemption", sched, paths)}
 	}
 	if !slices.Contains(WithinClusterQueuePolicies, p.WithinClusterQueue) {
 		errs = append(errs, field.NotSupported(path.Child("withinClusterQueue"), p.WithinClusterQueue, WithinClusterQueuePolicies))
@@ -132,7 +133,7 @@ func (p Preemption) validate(sched SchedulerSpec, path field.Path) field.ErrorLi
 	case b.Policy == PolicyLowerPriority && p.ReclaimWithinCohort == PolicyNever:
 		errs = append(errs, field.Invalid(bp.Child("policy"), "LowerPriority needs reclaimWithinCohort LowerPriority or Any (Kueue rejects reclaimWithinCohort Never with borrowWithinCohort other than Never)"))
 	case b.Policy == PolicyLowerPriority && sched.FairSharingEnabled():
-		errs = append(errs, field.Invalid(bp.Child("policy"), "Kueue ignores borrowWithinCohort under fair sharing, where preemption across teams follows their shares; set aksml:scheduler.fairSharing false to use it, or remove it"))
+		errs = append(errs, field.Invalid(bp.Child("policy"), "Kueue ignores borrowWithinCohort under fair sharing, where preemption across teams follows their shares; set %s false to use it, or remove it", paths.Scheduler.Child("fairSharing")))
 	}
 	if b.MaxPriorityThreshold != nil {
 		switch {

@@ -72,15 +72,15 @@ func (r *Resolved) validate() field.ErrorList {
 	seen := map[string]int{}
 	for i, t := range teams {
 		path := paths.Teams.Index(i)
-		errs = append(errs, validateTeam(t, poolNames, sched, path)...)
-		errs = append(errs, t.Preemption.validate(sched, path.Child("preemption"))...)
+		errs = append(errs, validateTeam(t, poolNames, sched, paths, path)...)
+		errs = append(errs, t.Preemption.validate(sched, paths, path.Child("preemption"))...)
 		if j, dup := seen[t.Name]; dup && t.Name != "" {
 			errs = append(errs, field.Duplicate(path.Child("name"), "team %q is already defined at %s; team names must be unique", t.Name, paths.Teams.Index(j)))
 		} else {
 			seen[t.Name] = i
 		}
 	}
-	errs = append(errs, validateLenders(sched.Lenders, teams, poolNames, sched, paths.Scheduler.Child("lenders"), paths.Teams)...)
+	errs = append(errs, validateLenders(sched.Lenders, teams, poolNames, sched, paths)...)
 	ratio := sched.OvercommitRatio
 	if !validRatio(ratio) {
 		ratio = DefaultOvercommitRatio
@@ -142,14 +142,22 @@ func (s SchedulerSpec) Validate(path field.Path) field.ErrorList {
 	return errs
 }
 
-// validateTeam checks one defaulted team.
-func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Path) field.ErrorList {
+// kueueOnly is the error for a Kueue setting (key, at p) while the
+// scheduler runs another system; it names the system key below the
+// caller's scheduler root.
+func kueueOnly(p field.Path, key string, sched SchedulerSpec, paths Paths) *field.Error {
+	return field.Forbidden(p, "is a kueue setting but %s is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system kueue", paths.Scheduler.Child("system"), sched.System, key)
+}
+
+// validateTeam checks one defaulted team at path; paths name the other
+// sections its messages point to.
+func validateTeam(t Team, poolNames []string, sched SchedulerSpec, paths Paths, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateQueueName(t.Name, "team", path.Child("name"))...)
-	errs = append(errs, validateGPUQuota(t.GPUQuota, poolNames, path.Child("gpuQuota"))...)
+	errs = append(errs, validateGPUQuota(t.GPUQuota, poolNames, paths.Pools, path.Child("gpuQuota"))...)
 	errs = append(errs, validateQuantity(t.CPU, "cpu", `"64" or "500m"`, path.Child("cpu"))...)
 	errs = append(errs, validateMemory(t.Memory, path.Child("memory"))...)
-	errs = append(errs, validateResourceLimits(t, sched, path)...)
+	errs = append(errs, validateResourceLimits(t, sched, paths, path)...)
 
 	if t.BorrowingLimit != nil {
 		p := path.Child("borrowingLimit")
@@ -157,7 +165,7 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 		case *t.BorrowingLimit < 0:
 			errs = append(errs, field.Invalid(p, "%d is negative; use 0 to turn borrowing off, or remove it for no limit", *t.BorrowingLimit))
 		case sched.System == SystemNone:
-			errs = append(errs, field.Invalid(p, "needs a queueing system to borrow through; set aksml:scheduler.system to kueue or volcano, or remove borrowingLimit"))
+			errs = append(errs, field.Invalid(p, "needs a queueing system to borrow through; set %s to kueue or volcano, or remove borrowingLimit", paths.Scheduler.Child("system")))
 		case sched.Kueue() && len(t.GPUQuota) == 0:
 			errs = append(errs, field.Invalid(p, "the team lists no pools in gpuQuota, so it has no flavor to borrow on; list the pools it may borrow on (0 to borrow only)"))
 		}
@@ -168,7 +176,7 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 		case *t.LendingLimit < 0:
 			errs = append(errs, field.Invalid(p, "%d is negative; use 0 to lend nothing, or remove it to lend all unused quota", *t.LendingLimit))
 		case !sched.Kueue():
-			errs = append(errs, field.Forbidden(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove lendingLimit, or set system kueue", sched.System))
+			errs = append(errs, kueueOnly(p, "lendingLimit", sched, paths))
 		case *t.LendingLimit > totalQuota(t.GPUQuota):
 			errs = append(errs, field.Invalid(p, "%d exceeds the team's nominal GPU quota (%d); a team cannot lend more than it holds: lower lendingLimit or raise gpuQuota", *t.LendingLimit, totalQuota(t.GPUQuota)))
 		}
@@ -179,7 +187,7 @@ func validateTeam(t Team, poolNames []string, sched SchedulerSpec, path field.Pa
 	}
 
 	if len(t.FlavorOrder) > 0 && !sched.Kueue() {
-		errs = append(errs, field.Forbidden(path.Child("flavorOrder"), "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove flavorOrder, or set system kueue", sched.System))
+		errs = append(errs, kueueOnly(path.Child("flavorOrder"), "flavorOrder", sched, paths))
 	}
 	errs = append(errs, field.Unique(path.Child("flavorOrder"), t.FlavorOrder, "pool %q", func(p field.Path, pool string) *field.Error {
 		if _, ok := t.GPUQuota[pool]; !ok {
@@ -206,13 +214,14 @@ func validateQueueName(name, kind string, path field.Path) field.ErrorList {
 	return nil
 }
 
-// validateGPUQuota checks a gpuQuota map against the pool names.
-func validateGPUQuota(quota map[string]int, poolNames []string, path field.Path) field.ErrorList {
+// validateGPUQuota checks a gpuQuota map against the pool names (the
+// pools at poolsPath).
+func validateGPUQuota(quota map[string]int, poolNames []string, poolsPath, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, pool := range sortedKeys(quota) {
 		p := path.Key(pool)
 		if !slices.Contains(poolNames, pool) {
-			errs = append(errs, field.Invalid(p, "pool %q is not in aksml:gpuPools; use one of %s", pool, listOrNone(poolNames)))
+			errs = append(errs, field.Invalid(p, "pool %q is not in %s; use one of %s", pool, poolsPath, listOrNone(poolNames)))
 		}
 		if n := quota[pool]; n < 0 {
 			errs = append(errs, field.Invalid(p, "%d is negative; use 0 or more GPUs", n))
@@ -245,7 +254,7 @@ func validateMemory(q string, path field.Path) field.ErrorList {
 // lending limits: Kueue only, quantities, and a lending limit at most the
 // nominal quota (Kueue rejects a ClusterQueue whose lendingLimit exceeds
 // its nominalQuota, so this must fail at preview, not during the update).
-func validateResourceLimits(t Team, sched SchedulerSpec, path field.Path) field.ErrorList {
+func validateResourceLimits(t Team, sched SchedulerSpec, paths Paths, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	limits := []struct {
 		key, value, nominal, what string
@@ -265,7 +274,7 @@ func validateResourceLimits(t Team, sched SchedulerSpec, path field.Path) field.
 		nominal, nominalOK := field.ParseQuantity(l.nominal)
 		switch {
 		case !sched.Kueue():
-			errs = append(errs, field.Forbidden(p, "is a kueue setting but aksml:scheduler.system is %q; run one primary queueing system (AKS MLOps best practices): remove %s, or set system kueue", sched.System, l.key))
+			errs = append(errs, kueueOnly(p, l.key, sched, paths))
 		case !ok:
 			errs = append(errs, field.Invalid(p, "%q is not a Kubernetes quantity; write e.g. \"8\" for cpu or \"32Gi\" for memory", l.value))
 		case l.what == "memory" && strings.HasSuffix(l.value, "m"):

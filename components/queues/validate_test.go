@@ -294,3 +294,40 @@ func TestSchedulerDefaults(t *testing.T) {
 	assert.Equal(t, 1, team.Weight)
 	assert.Empty(t, team.PodSecurity, "the namespace's level is components/tenancy's to default")
 }
+
+// TestMessagesNameTheCallersRoot: the messages that point at another key
+// (the scheduler's system or fairSharing, the pool list) name it below the
+// roots the caller gives, not the aksml program's config namespace.
+func TestMessagesNameTheCallersRoot(t *testing.T) {
+	paths := Paths{Teams: field.NewPath("platform:teams"), Pools: field.NewPath("platform:gpuPools"), Scheduler: field.NewPath("platform:scheduler")}
+	lowerPriority := func(ts []Team) []Team {
+		ts[1].Preemption = Preemption{BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyLowerPriority}}
+		return ts
+	}
+	tests := []struct {
+		name  string
+		teams func([]Team) []Team
+		sched SchedulerSpec
+		want  string
+	}{
+		{"lendingLimit under volcano", func(ts []Team) []Team { return ts }, SchedulerSpec{System: SystemVolcano}, "platform:scheduler.system"},
+		{"borrowingLimit without a system", volcanoTeamsOf, SchedulerSpec{System: SystemNone}, "platform:scheduler.system"},
+		{"preemption under volcano", func(ts []Team) []Team { return lowerPriority(volcanoTeamsOf(ts)) }, SchedulerSpec{System: SystemVolcano}, "platform:scheduler.system"},
+		{"borrowWithinCohort under fair sharing", lowerPriority, SchedulerSpec{}, "platform:scheduler.fairSharing"},
+		{"unknown pool", func(ts []Team) []Team { ts[1].GPUQuota["nope"] = 1; return ts }, SchedulerSpec{}, "platform:gpuPools"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ValidateTeams(tc.teams(testTeams()), testPools(), tc.sched, paths).ToAggregate()
+			require.Error(t, err)
+			assert.ErrorContains(t, err, tc.want)
+			assert.NotContains(t, err.Error(), "aksml:")
+		})
+	}
+}
+
+// volcanoTeamsOf drops the Kueue-only lending limit from ts.
+func volcanoTeamsOf(ts []Team) []Team {
+	ts[0].LendingLimit = nil
+	return ts
+}

@@ -17,6 +17,10 @@ type StorageAccountsArgs struct {
 	// ConfigPath is the root of validation error paths (`<ConfigPath>.accounts`).
 	// Default DefaultConfigPath (`storage`).
 	ConfigPath field.Path
+	// NetworkConfigPath names the network section that route errors point
+	// to (give the cluster a VNet). Default DefaultNetworkConfigPath
+	// (`network`).
+	NetworkConfigPath field.Path
 	// ResourceGroupName is the resource group the accounts are created in.
 	// Required.
 	ResourceGroupName pulumi.StringInput
@@ -82,7 +86,7 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 	}
 	path := configPath(args.ConfigPath).Child("accounts")
 	errs := args.Spec.Validate(path)
-	errs = append(errs, args.Spec.ValidateRoute(path, args.NodeSubnetID != nil, args.PrivateEndpoints)...)
+	errs = append(errs, args.Spec.ValidateRoute(path, orPath(args.NetworkConfigPath, DefaultNetworkConfigPath), args.NodeSubnetID != nil, args.PrivateEndpoints)...)
 	if err := errs.ToAggregate(); err != nil {
 		return nil, err
 	}

@@ -11,10 +11,19 @@ import (
 // `aksml:storage` (C9).
 const DefaultConfigPath = "storage"
 
+// DefaultNetworkConfigPath is the error-path root of the network section
+// that route problems point to when the caller gives no
+// StorageAccountsArgs.NetworkConfigPath (the aksml program passes
+// `aksml:network`).
+const DefaultNetworkConfigPath = "network"
+
 // configPath is the caller's ConfigPath, or DefaultConfigPath.
-func configPath(p field.Path) field.Path {
+func configPath(p field.Path) field.Path { return orPath(p, DefaultConfigPath) }
+
+// orPath is p, or the root def when p is empty.
+func orPath(p field.Path, def string) field.Path {
 	if p == "" {
-		return field.NewPath(DefaultConfigPath)
+		return field.NewPath(def)
 	}
 	return p
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,12 +29,7 @@ const (
 // accountName input, as ARM does.
 func run(t *testing.T, fn pulumi.RunFunc) (*mocktest.Mocks, error) {
 	t.Helper()
-	m := &mocktest.Mocks{State: func(args pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
-		if args.TypeToken == tokenAccount {
-			state["name"] = args.Inputs["accountName"]
-		}
-		return args.Name + "-id", state
-	}}
+	m := &mocktest.Mocks{NameFrom: map[string]string{tokenAccount: "accountName"}}
 	return m, m.Run(fn)
 }
 
@@ -354,9 +348,9 @@ func TestSpecValidate(t *testing.T) {
 		return s
 	}
 	tests := []struct {
-		name    string
-		in      Spec
-		wantErr []string // each must appear in the error; nil means valid
+		name string
+		in   Spec
+		want []fieldtest.Want // nil: valid
 	}{
 		{"defaults", Spec{}, nil},
 		{"accounts from prefix", okAccounts(func(*AccountsSpec) {}), nil},
@@ -367,56 +361,49 @@ func TestSpecValidate(t *testing.T) {
 			a.PrivateNetwork, a.AllowedIPRanges = true, []string{"203.0.113.7", "198.51.100.0/30"}
 		}), nil},
 		{"explicit names", Spec{Accounts: &AccountsSpec{FilesAccountName: "abc", BlobNFS: true, BlobAccountName: "abd", AllowedSubnetIDs: []string{subnetID}}}, nil},
-		{"prefix uppercase", okAccounts(func(a *AccountsSpec) { a.NamePrefix = "MLprod" }), []string{"aksml:storage.accounts.namePrefix", "lowercase"}},
-		{"prefix too long", okAccounts(func(a *AccountsSpec) { a.NamePrefix = strings.Repeat("a", 20) }), []string{"aksml:storage.accounts.namePrefix", "1-19"}},
-		{"no name at all", Spec{Accounts: &AccountsSpec{}}, []string{"aksml:storage.accounts.namePrefix: is required"}},
-		{"files name too short", okAccounts(func(a *AccountsSpec) { a.FilesAccountName = "ab" }), []string{"aksml:storage.accounts.filesAccountName", "3-24"}},
-		{"files name with hyphen", okAccounts(func(a *AccountsSpec) { a.FilesAccountName = "ml-files" }), []string{"aksml:storage.accounts.filesAccountName"}},
-		{"blob name without blobNfs", okAccounts(func(a *AccountsSpec) { a.BlobAccountName = "mlblob" }), []string{"aksml:storage.accounts.blobAccountName", "blobNfs is false"}},
+		{"prefix uppercase", okAccounts(func(a *AccountsSpec) { a.NamePrefix = "MLprod" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.namePrefix")}},
+		{"prefix too long", okAccounts(func(a *AccountsSpec) { a.NamePrefix = strings.Repeat("a", 20) }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.namePrefix")}},
+		{"no name at all", Spec{Accounts: &AccountsSpec{}}, []fieldtest.Want{fieldtest.Required("aksml:storage.accounts.namePrefix")}},
+		{"files name too short", okAccounts(func(a *AccountsSpec) { a.FilesAccountName = "ab" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.filesAccountName")}},
+		{"files name with hyphen", okAccounts(func(a *AccountsSpec) { a.FilesAccountName = "ml-files" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.filesAccountName")}},
+		{"blob name without blobNfs", okAccounts(func(a *AccountsSpec) { a.BlobAccountName = "mlblob" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.blobAccountName")}},
 		{"blob name invalid", okAccounts(func(a *AccountsSpec) {
 			a.BlobNFS, a.BlobAccountName, a.AllowedSubnetIDs = true, "ML_BLOB", []string{subnetID}
-		}), []string{"aksml:storage.accounts.blobAccountName", "not a valid storage account name"}},
-		{"blob without any name", Spec{Accounts: &AccountsSpec{FilesAccountName: "mlfiles", BlobNFS: true, AllowedSubnetIDs: []string{subnetID}}}, []string{"aksml:storage.accounts.blobAccountName: is required"}},
-		{"same names", Spec{Accounts: &AccountsSpec{FilesAccountName: "mlshared", BlobNFS: true, BlobAccountName: "mlshared", AllowedSubnetIDs: []string{subnetID}}}, []string{"aksml:storage.accounts.blobAccountName", "different names"}},
-		{"bad subnet id", okAccounts(func(a *AccountsSpec) { a.AllowedSubnetIDs = []string{"aks-subnet"} }), []string{"aksml:storage.accounts.allowedSubnetIds[0]", "subnet resource ID"}},
-		{"ip not an address", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"example.com"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "not an IPv4"}},
-		{"ip /32", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"203.0.113.7/32"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "/31 or /32"}},
-		{"ip private", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"10.0.0.0/8"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "not a public address"}},
-		{"ip v6", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"2001:db8::1"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "IPv4 only"}},
-		{"ip host bits", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"203.0.113.7/24"} }), []string{"aksml:storage.accounts.allowedIpRanges[0]", "203.0.113.0/24"}},
+		}), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.blobAccountName")}},
+		{"blob without any name", Spec{Accounts: &AccountsSpec{FilesAccountName: "mlfiles", BlobNFS: true, AllowedSubnetIDs: []string{subnetID}}}, []fieldtest.Want{fieldtest.Required("aksml:storage.accounts.blobAccountName")}},
+		{"same names", Spec{Accounts: &AccountsSpec{FilesAccountName: "mlshared", BlobNFS: true, BlobAccountName: "mlshared", AllowedSubnetIDs: []string{subnetID}}}, []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.blobAccountName")}},
+		{"bad subnet id", okAccounts(func(a *AccountsSpec) { a.AllowedSubnetIDs = []string{"aks-subnet"} }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.allowedSubnetIds[0]")}},
+		{"ip not an address", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"example.com"} }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.allowedIpRanges[0]")}},
+		{"ip /32", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"203.0.113.7/32"} }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.allowedIpRanges[0]")}},
+		{"ip private", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"10.0.0.0/8"} }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.allowedIpRanges[0]")}},
+		{"ip v6", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"2001:db8::1"} }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.allowedIpRanges[0]")}},
+		{"ip host bits", okAccounts(func(a *AccountsSpec) { a.AllowedIPRanges = []string{"203.0.113.7/24"} }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.allowedIpRanges[0]")}},
 		{"private, route checked by ValidateRoute", okAccounts(func(a *AccountsSpec) { a.PrivateNetwork = true }), nil},
-		{"node access unknown", okAccounts(func(a *AccountsSpec) { a.PrivateNetwork, a.NodeAccess = true, "Peering" }), []string{"aksml:storage.accounts.nodeAccess", `"PrivateEndpoint", "ServiceEndpoint"`}},
-		{"node access without a private account", okAccounts(func(a *AccountsSpec) { a.NodeAccess = NodeAccessServiceEndpoint }), []string{"aksml:storage.accounts.nodeAccess", "no account denies public networks"}},
-		{"datasets class unknown", volumes(func(v *VolumesSpec) { v.DatasetsClass = "azurefile-csi" }), []string{"aksml:storage.volumes.datasetsClass", `"ml-azurefile-premium", "ml-azureblob-nfs", "ml-azureblob-blockcache"`}},
-		{"datasets size not a quantity", volumes(func(v *VolumesSpec) { v.DatasetsSize = "100GB" }), []string{"aksml:storage.volumes.datasetsSize", "not a storage quantity"}},
-		{"datasets size zero", volumes(func(v *VolumesSpec) { v.DatasetsSize = "0Gi" }), []string{"aksml:storage.volumes.datasetsSize", "zero"}},
-		{"datasets below files minimum", volumes(func(v *VolumesSpec) { v.DatasetsSize = "50Gi" }), []string{"aksml:storage.volumes.datasetsSize", "100Gi minimum"}},
+		{"node access unknown", okAccounts(func(a *AccountsSpec) { a.PrivateNetwork, a.NodeAccess = true, "Peering" }), []fieldtest.Want{fieldtest.NotSupported("aksml:storage.accounts.nodeAccess")}},
+		{"node access without a private account", okAccounts(func(a *AccountsSpec) { a.NodeAccess = NodeAccessServiceEndpoint }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.nodeAccess")}},
+		{"datasets class unknown", volumes(func(v *VolumesSpec) { v.DatasetsClass = "azurefile-csi" }), []fieldtest.Want{fieldtest.NotSupported("aksml:storage.volumes.datasetsClass")}},
+		{"datasets size not a quantity", volumes(func(v *VolumesSpec) { v.DatasetsSize = "100GB" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.volumes.datasetsSize")}},
+		{"datasets size zero", volumes(func(v *VolumesSpec) { v.DatasetsSize = "0Gi" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.volumes.datasetsSize")}},
+		{"datasets below files minimum", volumes(func(v *VolumesSpec) { v.DatasetsSize = "50Gi" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.volumes.datasetsSize")}},
 		{"small blob datasets are fine", volumes(func(v *VolumesSpec) { v.DatasetsClass, v.DatasetsSize = BlobNFSClass, "10Gi" }), nil},
 		{"small block-cache datasets are fine", volumes(func(v *VolumesSpec) { v.DatasetsClass, v.DatasetsSize = BlobBlockCacheClass, "10Gi" }), nil},
-		{"datasets above files maximum", volumes(func(v *VolumesSpec) { v.DatasetsSize = "101Ti" }), []string{"aksml:storage.volumes.datasetsSize", "100Ti maximum"}},
-		{"checkpoints not a quantity", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "lots" }), []string{"aksml:storage.volumes.checkpointsSize", "not a storage quantity"}},
-		{"checkpoints below minimum", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "10Gi" }), []string{"aksml:storage.volumes.checkpointsSize", "100Gi minimum"}},
+		{"datasets above files maximum", volumes(func(v *VolumesSpec) { v.DatasetsSize = "101Ti" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.volumes.datasetsSize")}},
+		{"checkpoints not a quantity", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "lots" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.volumes.checkpointsSize")}},
+		{"checkpoints below minimum", volumes(func(v *VolumesSpec) { v.CheckpointsSize = "10Gi" }), []fieldtest.Want{fieldtest.Invalid("aksml:storage.volumes.checkpointsSize")}},
 		{"scratch disk Premium SSD v2", Spec{ScratchDiskSKU: PremiumV2LRS}, nil},
-		{"scratch disk Standard HDD", Spec{ScratchDiskSKU: "Standard_LRS"}, []string{"aksml:storage.scratchDiskSku", `"Standard_LRS"`, `"Premium_LRS", "PremiumV2_LRS"`}},
-		{"scratch disk case", Spec{ScratchDiskSKU: "premium_lrs"}, []string{"aksml:storage.scratchDiskSku"}},
+		{"scratch disk Standard HDD", Spec{ScratchDiskSKU: "Standard_LRS"}, []fieldtest.Want{fieldtest.NotSupported("aksml:storage.scratchDiskSku")}},
+		{"scratch disk case", Spec{ScratchDiskSKU: "premium_lrs"}, []fieldtest.Want{fieldtest.NotSupported("aksml:storage.scratchDiskSku")}},
 		{"every problem at once", Spec{
 			Accounts: &AccountsSpec{NamePrefix: "UPPER", PrivateNetwork: true, NodeAccess: "Bogus"},
 			Volumes:  VolumesSpec{DatasetsClass: "nope", CheckpointsSize: "1"},
-		}, []string{"4 problems", "namePrefix", "nodeAccess", "datasetsClass", "checkpointsSize"}},
+		}, []fieldtest.Want{fieldtest.Invalid("aksml:storage.accounts.namePrefix"), fieldtest.NotSupported("aksml:storage.accounts.nodeAccess"), fieldtest.NotSupported("aksml:storage.volumes.datasetsClass"), fieldtest.Invalid("aksml:storage.volumes.checkpointsSize")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.in
 			s.Default()
 			err := s.Validate(field.NewPath("aksml:storage")).ToAggregate()
-			if tt.wantErr == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			for _, want := range tt.wantErr {
-				assert.Contains(t, err.Error(), want)
-			}
+			fieldtest.Equal(t, err, tt.want...)
 		})
 	}
 }
@@ -481,7 +468,7 @@ func TestValidateRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.spec.ValidateRoute(p, tt.nodeSubnet, tt.peOK).ToAggregate()
+			err := tt.spec.ValidateRoute(p, field.NewPath("aksml:network"), tt.nodeSubnet, tt.peOK).ToAggregate()
 			if tt.want == "" {
 				require.NoError(t, err)
 				return
@@ -489,6 +476,28 @@ func TestValidateRoute(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
+	}
+}
+
+// TestRouteMessagesNameTheCallersNetwork: the route problems point to the
+// network section below the root the caller gives, not the aksml
+// program's config namespace.
+func TestRouteMessagesNameTheCallersNetwork(t *testing.T) {
+	for _, spec := range []AccountsSpec{
+		{NamePrefix: "x", PrivateNetwork: true},
+		{NamePrefix: "x", PrivateNetwork: true, NodeAccess: NodeAccessServiceEndpoint},
+	} {
+		err := spec.ValidateRoute(field.NewPath("platform:storage").Child("accounts"), field.NewPath("platform:network"), false, false).ToAggregate()
+		require.Error(t, err)
+		assert.ErrorContains(t, err, "give the cluster a VNet (platform:network)")
+		assert.NotContains(t, err.Error(), "aksml:")
+	}
+	_, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
+		_, err := NewStorageAccounts(ctx, "st", &StorageAccountsArgs{ResourceGroupName: pulumi.String("rg"), Spec: AccountsSpec{NamePrefix: "x", PrivateNetwork: true}})
+		return err
+	})
+	if fieldtest.Equal(t, err, fieldtest.Invalid("storage.accounts.nodeAccess")) {
+		assert.ErrorContains(t, err, "give the cluster a VNet (network)", "the default root")
 	}
 }
 

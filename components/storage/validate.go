@@ -104,15 +104,18 @@ func (a AccountsSpec) Validate(path field.Path) field.ErrorList {
 // public networks, given what the caller provides: nodeSubnet (the node
 // subnet's VNet rule is added, for ServiceEndpoint) and privateEndpoints
 // (the caller creates file/blob private endpoints, for PrivateEndpoint).
-func (a AccountsSpec) ValidateRoute(path field.Path, nodeSubnet, privateEndpoints bool) field.ErrorList {
+// Problems are named below path; networkPath is the caller's network
+// section, which the messages point to (the aksml program passes
+// `aksml:network`).
+func (a AccountsSpec) ValidateRoute(path, networkPath field.Path, nodeSubnet, privateEndpoints bool) field.ErrorList {
 	switch a.Route() {
 	case NodeAccessServiceEndpoint:
 		if !nodeSubnet && len(a.AllowedSubnetIDs) == 0 {
-			return field.ErrorList{field.Invalid(path.Child("nodeAccess"), "ServiceEndpoint needs the node subnet: the accounts deny public networks and IP rules do not match same-region traffic, so the nodes have no route; give the cluster a VNet (aksml:network) or use PrivateEndpoint")}
+			return field.ErrorList{field.Invalid(path.Child("nodeAccess"), "ServiceEndpoint needs the node subnet: the accounts deny public networks and IP rules do not match same-region traffic, so the nodes have no route; give the cluster a VNet (%s) or use PrivateEndpoint", networkPath)}
 		}
 	case NodeAccessPrivateEndpoint:
 		if !privateEndpoints && len(a.AllowedSubnetIDs) == 0 {
-			return field.ErrorList{field.Invalid(path.Child("nodeAccess"), "PrivateEndpoint needs private endpoints in the cluster VNet: the accounts deny public networks and IP rules do not match same-region traffic, so the nodes have no route; give the cluster a VNet (aksml:network)")}
+			return field.ErrorList{field.Invalid(path.Child("nodeAccess"), "PrivateEndpoint needs private endpoints in the cluster VNet: the accounts deny public networks and IP rules do not match same-region traffic, so the nodes have no route; give the cluster a VNet (%s)", networkPath)}
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,12 +34,7 @@ const (
 // template output's value as "value-of-<output>".
 func run(t *testing.T, args *TenancyArgs) (*mocktest.Mocks, error) {
 	t.Helper()
-	m := &mocktest.Mocks{State: func(a pulumi.MockResourceArgs, state resource.PropertyMap) (string, resource.PropertyMap) {
-		if a.TypeToken == tokenStack {
-			state["outputs"] = mocktest.StackOutputs(a.Inputs, func(k string) string { return "value-of-" + k })
-		}
-		return a.Name + "-id", state
-	}}
+	m := &mocktest.Mocks{StackOutput: func(k string) string { return "value-of-" + k }}
 	err := m.Run(func(ctx *pulumi.Context) error {
 		_, err := NewTenancy(ctx, "tenancy", args)
 		return err

@@ -133,31 +133,16 @@ func volcanoJobAnnotations(c *Common, minMember int) map[string]string {
 func checkpointedJobArgs(a *CheckpointedJobArgs) *batchv1.JobArgs {
 	c := &a.Common
 	ps := podSpec{
-		common:        c,
-		kind:          kindCheckpointedJob,
-		container:     "trainer",
-		resources:     a.Resources,
-		restartPolicy: "Never",
-		gracePeriod:   a.TerminationGracePeriodSeconds,
+		common:    c,
+		kind:      kindCheckpointedJob,
+		container: "trainer",
+		resources: a.Resources,
 	}
 	if a.Pool != nil {
 		ps = gpuPodSpec(ps, a.Pool, a.Resources.GPUs)
 	}
-	ps = volcanoPodSpec(ps)
-	js := jobSpec{
-		backoffLimit:            a.BackoffLimit,
-		activeDeadlineSeconds:   a.ActiveDeadlineSeconds,
-		ttlSecondsAfterFinished: a.TTLSecondsAfterFinished,
-		container:               ps.container,
-		failOn:                  a.NonRetryableExitCodes,
-		failAction:              actionFailJob,
-		suspend:                 c.Scheduler == SchedulerKueue,
-		template:                podTemplate(ps),
-	}
-	return &batchv1.JobArgs{
-		Metadata: objectMeta(c, merge(objectLabels(c, kindCheckpointedJob), queueLabels(c)), merge(awaitAnnotations(c), volcanoJobAnnotations(c, 1))),
-		Spec:     jobSpecArgs(js),
-	}
+	run := jobRun{a.BackoffLimit, a.ActiveDeadlineSeconds, a.TTLSecondsAfterFinished, a.TerminationGracePeriodSeconds, a.NonRetryableExitCodes}
+	return batchJobArgs(c, kindCheckpointedJob, nil, 1, batchJob(ps, run, actionFailJob))
 }
 
 // CheckpointedJob is a checkpointed batch/v1 Job. No PodDisruptionBudget is
@@ -177,11 +162,7 @@ var checkpointedJobKind = kind[CheckpointedJobArgs, *CheckpointedJobArgs]{
 // NewCheckpointedJob registers a CheckpointedJob (token
 // aksml:workloads:CheckpointedJob) and its Job child `name-job`.
 func NewCheckpointedJob(ctx *pulumi.Context, name string, args *CheckpointedJobArgs, opts ...pulumi.ResourceOption) (*CheckpointedJob, error) {
-	c := &CheckpointedJob{}
-	if err := checkpointedJobKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return newWorkload(ctx, checkpointedJobKind, name, args, &CheckpointedJob{}, opts)
 }
 
 func (a *CheckpointedJobArgs) targetPool() *gpupool.Resolved { return a.Pool }

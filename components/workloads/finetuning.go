@@ -219,11 +219,7 @@ var fineTuningWorkspaceKind = kind[FineTuningWorkspaceArgs, *FineTuningWorkspace
 // `name-workspace`. KAITO (the AKS add-on or a compatible install) must be
 // present.
 func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args *FineTuningWorkspaceArgs, opts ...pulumi.ResourceOption) (*FineTuningWorkspace, error) {
-	c := &FineTuningWorkspace{}
-	if err := fineTuningWorkspaceKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return newWorkload(ctx, fineTuningWorkspaceKind, name, args, &FineTuningWorkspace{}, opts)
 }
 
 func (a *FineTuningWorkspaceArgs) provider() *kubernetes.Provider { return a.Provider }

@@ -99,36 +99,19 @@ func shardEnv(completions int, manifest string) []envVar {
 func indexedJobArgs(a *IndexedJobArgs) *batchv1.JobArgs {
 	c := &a.Common
 	ps := podSpec{
-		common:        c,
-		kind:          kindIndexedJob,
-		container:     "worker",
-		resources:     a.Resources,
-		env:           shardEnv(a.Completions, a.ShardManifest),
-		restartPolicy: "Never",
-		gracePeriod:   a.TerminationGracePeriodSeconds,
+		common:    c,
+		kind:      kindIndexedJob,
+		container: "worker",
+		resources: a.Resources,
+		env:       shardEnv(a.Completions, a.ShardManifest),
 	}
 	if a.Pool != nil {
 		ps = gpuPodSpec(ps, a.Pool, a.Resources.GPUs)
 	}
-	ps = volcanoPodSpec(ps)
-	js := jobSpec{
-		activeDeadlineSeconds:   a.ActiveDeadlineSeconds,
-		ttlSecondsAfterFinished: a.TTLSecondsAfterFinished,
-		container:               ps.container,
-		failOn:                  a.NonRetryableExitCodes,
-		failAction:              actionFailIndex,
-		indexed:                 true,
-		completions:             a.Completions,
-		parallelism:             a.Parallelism,
-		backoffLimitPerIndex:    a.BackoffLimitPerIndex,
-		maxFailedIndexes:        a.MaxFailedIndexes,
-		suspend:                 c.Scheduler == SchedulerKueue,
-		template:                podTemplate(ps),
-	}
-	return &batchv1.JobArgs{
-		Metadata: objectMeta(c, merge(objectLabels(c, kindIndexedJob), queueLabels(c)), merge(awaitAnnotations(c), volcanoJobAnnotations(c, a.Parallelism))),
-		Spec:     jobSpecArgs(js),
-	}
+	js := batchJob(ps, jobRun{0, a.ActiveDeadlineSeconds, a.TTLSecondsAfterFinished, a.TerminationGracePeriodSeconds, a.NonRetryableExitCodes}, actionFailIndex)
+	js.indexed, js.completions, js.parallelism = true, a.Completions, a.Parallelism
+	js.backoffLimitPerIndex, js.maxFailedIndexes = a.BackoffLimitPerIndex, a.MaxFailedIndexes
+	return batchJobArgs(c, kindIndexedJob, nil, a.Parallelism, js)
 }
 
 // IndexedJob is an Indexed batch/v1 Job over shards. Like every restartable
@@ -146,11 +129,7 @@ var indexedJobKind = kind[IndexedJobArgs, *IndexedJobArgs]{
 // NewIndexedJob registers an IndexedJob (token aksml:workloads:IndexedJob)
 // and its Job child `name-job`.
 func NewIndexedJob(ctx *pulumi.Context, name string, args *IndexedJobArgs, opts ...pulumi.ResourceOption) (*IndexedJob, error) {
-	c := &IndexedJob{}
-	if err := indexedJobKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return newWorkload(ctx, indexedJobKind, name, args, &IndexedJob{}, opts)
 }
 
 func (a *IndexedJobArgs) targetPool() *gpupool.Resolved { return a.Pool }

@@ -40,6 +40,44 @@ type jobSpec struct {
 	template corev1.PodTemplateSpecArgs
 }
 
+// jobRun is the lifecycle every batch Job kind configures: the retry
+// budget (0 for Indexed Jobs, which retry per index), the deadline, the
+// cleanup delay, the grace period and the non-retryable exit codes.
+type jobRun struct {
+	backoffLimit, activeDeadlineSeconds, ttlSecondsAfterFinished, gracePeriod int
+	failOn                                                                    []int
+}
+
+// batchJob is the Job spec the batch kinds share: the pod ps runs to
+// completion (restartPolicy Never) with run's grace period and, under
+// Volcano, Volcano's scheduler; run's lifecycle and exit codes (failAction
+// on ps's container); created suspended when Kueue admits it.
+func batchJob(ps podSpec, run jobRun, failAction string) jobSpec {
+	ps.restartPolicy = "Never"
+	ps.gracePeriod = run.gracePeriod
+	ps = volcanoPodSpec(ps)
+	return jobSpec{
+		backoffLimit:            run.backoffLimit,
+		activeDeadlineSeconds:   run.activeDeadlineSeconds,
+		ttlSecondsAfterFinished: run.ttlSecondsAfterFinished,
+		container:               ps.container,
+		failOn:                  run.failOn,
+		failAction:              failAction,
+		suspend:                 ps.common.Scheduler == SchedulerKueue,
+		template:                podTemplate(ps),
+	}
+}
+
+// batchJobArgs are the provider arguments of a batch kind's Job of kind k:
+// its labels (the kind's, extra, and the queue's), the await annotations
+// and Volcano's queue and minimum member count, and spec js.
+func batchJobArgs(c *Common, k string, extra map[string]string, minMember int, js jobSpec) *batchv1.JobArgs {
+	return &batchv1.JobArgs{
+		Metadata: objectMeta(c, merge(objectLabels(c, k), extra, queueLabels(c)), merge(awaitAnnotations(c), volcanoJobAnnotations(c, minMember))),
+		Spec:     jobSpecArgs(js),
+	}
+}
+
 // podFailurePolicy ignores disruptions (preemption, eviction, node drain:
 // the DisruptionTarget condition) so that they do not use up the retry
 // budget, and fails at once on the declared non-retryable exit codes

@@ -224,13 +224,15 @@ func replicaPod(c *Common, d *Distributed, kind, container string, torch bool) p
 	return volcanoPodSpec(gpuPodSpec(ps, d.Pool, c.Resources.GPUs))
 }
 
-// kubeflowArgs builds a Kubeflow job custom resource.
-func kubeflowArgs(c *Common, kind, componentKind string, spec map[string]any) *apiextensions.CustomResourceArgs {
+// kubeflowArgs builds a Kubeflow job custom resource of kind (PyTorchJob,
+// TFJob): its run policy over its total replicas and its replica specs by
+// replica type under replicasKey (pytorchReplicaSpecs, tfReplicaSpecs).
+func kubeflowArgs(c *Common, d *Distributed, kind, componentKind, replicasKey string, replicas map[string]any, total int) *apiextensions.CustomResourceArgs {
 	return &apiextensions.CustomResourceArgs{
 		ApiVersion:  pulumi.String(KubeflowAPIVersion),
 		Kind:        pulumi.String(kind),
 		Metadata:    objectMeta(c, merge(objectLabels(c, componentKind), queueLabels(c)), awaitAnnotations(c)),
-		OtherFields: kubernetes.UntypedArgs{"spec": spec},
+		OtherFields: kubernetes.UntypedArgs{"spec": map[string]any{"runPolicy": runPolicy(c, d, total), replicasKey: replicas}},
 	}
 }
 

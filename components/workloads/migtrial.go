@@ -106,24 +106,9 @@ func migTrialArgs(a *MIGTrialArgs) *batchv1.JobArgs {
 		nodeSelector:     migNodeSelector(a.Pool),
 		tolerations:      a.Pool.Taints(),
 		labels:           workload,
-		restartPolicy:    "Never",
-		gracePeriod:      a.TerminationGracePeriodSeconds,
 	}
-	ps = volcanoPodSpec(ps)
-	js := jobSpec{
-		backoffLimit:            a.BackoffLimit,
-		activeDeadlineSeconds:   a.ActiveDeadlineSeconds,
-		ttlSecondsAfterFinished: a.TTLSecondsAfterFinished,
-		container:               ps.container,
-		failOn:                  a.NonRetryableExitCodes,
-		failAction:              actionFailJob,
-		suspend:                 c.Scheduler == SchedulerKueue,
-		template:                podTemplate(ps),
-	}
-	return &batchv1.JobArgs{
-		Metadata: objectMeta(c, merge(objectLabels(c, kindMIGTrial), workload, queueLabels(c)), merge(awaitAnnotations(c), volcanoJobAnnotations(c, 1))),
-		Spec:     jobSpecArgs(js),
-	}
+	run := jobRun{a.BackoffLimit, a.ActiveDeadlineSeconds, a.TTLSecondsAfterFinished, a.TerminationGracePeriodSeconds, a.NonRetryableExitCodes}
+	return batchJobArgs(c, kindMIGTrial, workload, 1, batchJob(ps, run, actionFailJob))
 }
 
 // MIGTrial is a hyperparameter-trial Job on a MIG instance.
@@ -146,10 +131,7 @@ func NewMIGTrial(ctx *pulumi.Context, name string, args *MIGTrialArgs, opts ...p
 			return pulumi.Map{"migResource": c.MIGResource}
 		},
 	}
-	if err := kind.build(ctx, name, args, c, &c.Object, opts); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return newWorkload(ctx, kind, name, args, c, opts)
 }
 
 func (a *MIGTrialArgs) targetPool() *gpupool.Resolved { return a.Pool }

@@ -43,10 +43,7 @@ func pyTorchJobArgs(a *PyTorchJobArgs) *apiextensions.CustomResourceArgs {
 	if a.Replicas > 1 {
 		replicas["Worker"] = replicaSpec(a.Replicas-1, tmpl)
 	}
-	return kubeflowArgs(&a.Common, "PyTorchJob", kindPyTorchJob, map[string]any{
-		"runPolicy":           runPolicy(&a.Common, &a.Distributed, a.Replicas),
-		"pytorchReplicaSpecs": replicas,
-	})
+	return kubeflowArgs(&a.Common, &a.Distributed, "PyTorchJob", kindPyTorchJob, "pytorchReplicaSpecs", replicas, a.Replicas)
 }
 
 // PyTorchJob is a distributed PyTorch training job with its NCCL
@@ -67,9 +64,5 @@ var pyTorchJobKind = kind[PyTorchJobArgs, *PyTorchJobArgs]{
 // `name-netpol`. Pass pulumi.DependsOn with the TrainingOperator when the
 // same stack installs it.
 func NewPyTorchJob(ctx *pulumi.Context, name string, args *PyTorchJobArgs, opts ...pulumi.ResourceOption) (*PyTorchJob, error) {
-	c := &PyTorchJob{}
-	if err := pyTorchJobKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return newWorkload(ctx, pyTorchJobKind, name, args, &PyTorchJob{}, opts)
 }

@@ -126,25 +126,13 @@ func validateSchedule(s string, p field.Path) field.ErrorList {
 func scheduledScoringArgs(a *ScheduledScoringArgs) *batchv1.CronJobArgs {
 	c := &a.Common
 	ps := podSpec{
-		common:        c,
-		kind:          kindScheduledScoring,
-		container:     "scorer",
-		resources:     a.Resources,
-		nodeSelector:  a.NodeSelector,
-		restartPolicy: "Never",
-		gracePeriod:   a.TerminationGracePeriodSeconds,
+		common:       c,
+		kind:         kindScheduledScoring,
+		container:    "scorer",
+		resources:    a.Resources,
+		nodeSelector: a.NodeSelector,
 	}
-	ps = volcanoPodSpec(ps)
-	js := jobSpec{
-		backoffLimit:            a.BackoffLimit,
-		activeDeadlineSeconds:   a.ActiveDeadlineSeconds,
-		ttlSecondsAfterFinished: a.TTLSecondsAfterFinished,
-		container:               ps.container,
-		failOn:                  a.NonRetryableExitCodes,
-		failAction:              actionFailJob,
-		suspend:                 c.Scheduler == SchedulerKueue,
-		template:                podTemplate(ps),
-	}
+	js := batchJob(ps, jobRun{a.BackoffLimit, a.ActiveDeadlineSeconds, a.TTLSecondsAfterFinished, a.TerminationGracePeriodSeconds, a.NonRetryableExitCodes}, actionFailJob)
 	tmplMeta := metav1.ObjectMetaArgs{Labels: pulumi.ToStringMap(merge(objectLabels(c, kindScheduledScoring), queueLabels(c)))}
 	if ann := volcanoJobAnnotations(c, 1); len(ann) > 0 {
 		tmplMeta.Annotations = pulumi.ToStringMap(ann)
@@ -187,11 +175,7 @@ var scheduledScoringKind = kind[ScheduledScoringArgs, *ScheduledScoringArgs]{
 // NewScheduledScoring registers a ScheduledScoring (token
 // aksml:workloads:ScheduledScoring) and its CronJob child `name-cronjob`.
 func NewScheduledScoring(ctx *pulumi.Context, name string, args *ScheduledScoringArgs, opts ...pulumi.ResourceOption) (*ScheduledScoring, error) {
-	c := &ScheduledScoring{}
-	if err := scheduledScoringKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return newWorkload(ctx, scheduledScoringKind, name, args, &ScheduledScoring{}, opts)
 }
 
 // targetPool is nil: scheduled scoring runs on CPU nodes.

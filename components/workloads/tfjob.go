@@ -80,10 +80,7 @@ func tfJobArgs(a *TFJobArgs) *apiextensions.CustomResourceArgs {
 		ps.nodeSelector, ps.tolerations = nil, nil
 		replicas["PS"] = replicaSpec(a.PS, podTemplate(ps))
 	}
-	return kubeflowArgs(&a.Common, "TFJob", kindTFJob, map[string]any{
-		"runPolicy":      runPolicy(&a.Common, &a.Distributed, a.Chief+a.Workers+a.PS),
-		"tfReplicaSpecs": replicas,
-	})
+	return kubeflowArgs(&a.Common, &a.Distributed, "TFJob", kindTFJob, "tfReplicaSpecs", replicas, a.Chief+a.Workers+a.PS)
 }
 
 // TFJob is a distributed TensorFlow training job with its NetworkPolicy.
@@ -101,9 +98,5 @@ var tfJobKind = kind[TFJobArgs, *TFJobArgs]{
 // NewTFJob registers a TFJob (token aksml:workloads:TFJob), its
 // kubeflow.org/v1 TFJob `name-tfjob` and NetworkPolicy `name-netpol`.
 func NewTFJob(ctx *pulumi.Context, name string, args *TFJobArgs, opts ...pulumi.ResourceOption) (*TFJob, error) {
-	c := &TFJob{}
-	if err := tfJobKind.build(ctx, name, args, c, &c.Object, opts); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return newWorkload(ctx, tfJobKind, name, args, &TFJob{}, opts)
 }

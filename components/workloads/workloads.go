@@ -262,7 +262,8 @@ type kind[A any, P workloadArgs[A]] struct {
 // build prepares args, registers the component c with the kind's token and
 // its children, fills obj with the main object's name and namespace and
 // registers the outputs.
-func (k kind[A, P]) build(ctx *pulumi.Context, name string, args P, c pulumi.ComponentResource, obj *Object, opts []pulumi.ResourceOption) error {
+func (k kind[A, P]) build(ctx *pulumi.Context, name string, args P, c workload, opts []pulumi.ResourceOption) error {
+	obj := c.object()
 	a, err := prepare(name, k.what, args)
 	if err != nil {
 		return err
@@ -282,6 +283,26 @@ func (k kind[A, P]) build(ctx *pulumi.Context, name string, args P, c pulumi.Com
 		}
 	}
 	return ctx.RegisterResourceOutputs(c, out)
+}
+
+// workload is a component of this package: a ComponentResource with the
+// Object (name and namespace) of its main object.
+type workload interface {
+	pulumi.ComponentResource
+	object() *Object
+}
+
+// object returns o; every component of this package embeds Object.
+func (o *Object) object() *Object { return o }
+
+// newWorkload builds c as a component of kind k and returns it, or the
+// zero C and the error: the body of every constructor of this package.
+func newWorkload[A any, P workloadArgs[A], C workload](ctx *pulumi.Context, k kind[A, P], name string, args P, c C, opts []pulumi.ResourceOption) (C, error) {
+	if err := k.build(ctx, name, args, c, opts); err != nil {
+		var none C
+		return none, err
+	}
+	return c, nil
 }
 
 // jobChildren registers the batch/v1 Job child `name-job` built by job

@@ -243,16 +243,9 @@ func buildPeerJobs(t *testing.T, cfg *stacks.Config) map[string]*unstructured.Un
 	require.Empty(t, perrs)
 	program := func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
 		for _, j := range peerJobs {
-			common := workloads.Common{
-				Namespace:     pulumi.String(j.team),
-				Team:          j.team,
-				Scheduler:     workloads.SchedulerKueue,
-				QueueName:     queues.LocalQueueName,
-				PriorityClass: j.priority,
-				Image:         "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime",
-				Command:       []string{"python", "/workspace/train.py"},
-				Resources:     workloads.Resources{CPU: "3", Memory: "16Gi", GPUs: j.gpus},
-			}
+			common := queuedJob(j.team)
+			common.PriorityClass = j.priority
+			common.Resources = workloads.Resources{CPU: "3", Memory: "16Gi", GPUs: j.gpus}
 			if _, err := workloads.NewCheckpointedJob(ctx, j.name, &workloads.CheckpointedJobArgs{Common: common, Pool: pool}); err != nil {
 				return nil, err
 			}

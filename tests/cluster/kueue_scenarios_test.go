@@ -26,7 +26,6 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
@@ -308,27 +307,15 @@ func (f *kueueFixture) isolateCohort(t *testing.T, cohort string) {
 // Kueue LocalQueue), and returns each registered Job object by name.
 func buildScenarioJobs(t *testing.T, cfg *stacks.Config) map[string]*unstructured.Unstructured {
 	t.Helper()
-	resolved, perrs := gpupool.Resolve(cfg.GPUPools, field.NewPath("aksml:gpuPools"))
-	require.Empty(t, perrs)
-	pools := map[string]*gpupool.Resolved{}
-	for i := range resolved {
-		pools[resolved[i].Name] = &resolved[i]
-	}
+	pools := resolvedPools(t, cfg)
 	program := func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
 		for _, j := range scenarioJobs {
 			pool, ok := pools[j.pool]
 			if !ok {
 				return nil, fmt.Errorf("the dev stack has no GPU pool %q", j.pool)
 			}
-			common := workloads.Common{
-				Namespace:     pulumi.String(j.team),
-				Team:          j.team,
-				Scheduler:     workloads.SchedulerKueue,
-				QueueName:     queues.LocalQueueName,
-				PriorityClass: j.priorityClass,
-				Image:         "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime",
-				Command:       []string{"python", "/workspace/train.py"},
-			}
+			common := queuedJob(j.team)
+			common.PriorityClass = j.priorityClass
 			var err error
 			if j.migDevices > 0 {
 				_, err = workloads.NewMIGTrial(ctx, j.name, &workloads.MIGTrialArgs{Common: common, Pool: pool, MIGDevices: j.migDevices})

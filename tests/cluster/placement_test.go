@@ -25,9 +25,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
-	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
 	"github.com/aksml/aksml/stacks"
 	"github.com/aksml/aksml/tests/synth"
@@ -293,12 +291,7 @@ func formatPodPools(ctx context.Context, t *testing.T, env *Env, pods []corev1.P
 // on the pool's nodes at once.
 func teamPoolJobs(t *testing.T, stack string, cfg *stacks.Config) []placement {
 	t.Helper()
-	resolved, perrs := gpupool.Resolve(cfg.GPUPools, field.NewPath("aksml:gpuPools"))
-	require.Empty(t, perrs)
-	pools := map[string]*gpupool.Resolved{}
-	for i := range resolved {
-		pools[resolved[i].Name] = &resolved[i]
-	}
+	pools := resolvedPools(t, cfg)
 
 	type want struct{ team, pool string }
 	var wants []want
@@ -320,14 +313,7 @@ func teamPoolJobs(t *testing.T, stack string, cfg *stacks.Config) []placement {
 	})
 	program := func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
 		for _, w := range wants {
-			common := workloads.Common{
-				Namespace: pulumi.String(w.team),
-				Team:      w.team,
-				Scheduler: workloads.SchedulerKueue,
-				QueueName: queues.LocalQueueName,
-				Image:     "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime",
-				Command:   []string{"python", "/workspace/train.py"},
-			}
+			common := queuedJob(w.team)
 			name := "place-" + w.pool
 			var err error
 			switch {

@@ -55,7 +55,20 @@ type Resource struct {
 
 // Mocks records registrations; the zero value answers every resource with
 // id "<name>-id" and its inputs as state, and every call with its args.
+// NameFrom, IDs and StackOutput answer the way ARM does for the resources
+// they name, in that order, before State.
 type Mocks struct {
+	// NameFrom maps a type token suffix (":StorageAccount") to the input
+	// ARM names such a resource after ("accountName"): its state gets that
+	// input as "name".
+	NameFrom map[string]string
+	// IDs maps a type token suffix (":Subnet") to the resource ID of such a
+	// resource, built from its registration.
+	IDs map[string]func(args pulumi.MockResourceArgs) string
+	// StackOutput, when set, is the value of a deployment stack's template
+	// output key: a DeploymentStackAtResourceGroup reports one output per
+	// output its template declares (StackOutputs).
+	StackOutput func(key string) string
 	// State, when set, returns the id and state of a new resource; it gets
 	// a copy of the inputs it may change. Nil keeps "<name>-id" and the
 	// inputs.
@@ -97,6 +110,19 @@ func (m *Mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 		}
 	}
 	id, state := args.Name+"-id", args.Inputs.Copy()
+	for suffix, input := range m.NameFrom {
+		if strings.HasSuffix(args.TypeToken, suffix) {
+			state["name"] = args.Inputs[resource.PropertyKey(input)]
+		}
+	}
+	for suffix, idOf := range m.IDs {
+		if strings.HasSuffix(args.TypeToken, suffix) {
+			id = idOf(args)
+		}
+	}
+	if m.StackOutput != nil && strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
+		state["outputs"] = StackOutputs(state, m.StackOutput)
+	}
 	if m.State != nil {
 		id, state = m.State(args, state)
 	}
