@@ -148,15 +148,20 @@ func storageClassArgs(c classSpec, accounts *ClassAccounts) *storagev1.StorageCl
 	if binding == "" {
 		binding = VolumeBindingImmediate
 	}
-	return &storagev1.StorageClassArgs{
+	args := &storagev1.StorageClassArgs{
 		Metadata:             &metav1.ObjectMetaArgs{Name: pulumi.String(c.name)},
 		Provisioner:          pulumi.String(c.provisioner),
 		Parameters:           params,
 		ReclaimPolicy:        pulumi.String(c.reclaimPolicy),
 		AllowVolumeExpansion: pulumi.Bool(true),
 		VolumeBindingMode:    pulumi.String(binding),
-		MountOptions:         pulumi.ToStringArray(c.mountOptions),
 	}
+	// A class without mount options (the Azure Disk class) sends none: the API server
+	// drops an empty list, so the live object would lack the field the program sent.
+	if len(c.mountOptions) > 0 {
+		args.MountOptions = pulumi.ToStringArray(c.mountOptions)
+	}
+	return args
 }
 
 // NewStorageClasses creates ml-azurefile-premium, ml-checkpoints-azurefile
