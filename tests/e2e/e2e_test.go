@@ -121,7 +121,7 @@ const violatingJobName = "team-a-resnet-finetune-job"
 // quotaTeam's GPU quota updates: its ClusterQueue (nominalQuota) and its
 // namespace ResourceQuota, whose requests.nvidia.com/gpu guard is the
 // nominal quota plus what the team may borrow.
-var expectedQuotaChanges = []string{"queues-cq-" + quotaTeam, "queues-quota-" + quotaTeam}
+var expectedQuotaChanges = []string{"queues-cq-" + quotaTeam, "tenancy-" + quotaTeam + "-quota"}
 
 func TestLocalStack(t *testing.T) {
 	began := time.Now()
