@@ -136,7 +136,7 @@ func TestBenchAdmission(t *testing.T) {
 
 	teamQueues := make([]string, benchStack.Teams)
 	for i := range teamQueues {
-		teamQueues[i] = synth.BenchTeam(i) + "-gpu"
+		teamQueues[i] = queues.ClusterQueueName(synth.BenchTeam(i))
 	}
 
 	jobs := benchJobs(t, cfg.GPUPools)
@@ -249,7 +249,7 @@ func TestBenchAdmission(t *testing.T) {
 	var borrowed [3]int // by weight
 	var teams [3]int
 	for i := 0; i < benchStack.Teams; i++ {
-		name := synth.BenchTeam(i) + "-gpu"
+		name := teamQueues[i]
 		u := usage.byQueue[name]
 		limit := benchStack.TeamGPUs + benchStack.LenderGPUs
 		require.LessOrEqual(t, u, limit, "%s above nominal quota plus borrowing limit", name)

@@ -8,6 +8,8 @@
 package mocktest
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -308,7 +310,7 @@ func Dig(t testing.TB, v any, path ...any) any {
 			}
 			next, ok := m[s]
 			if !ok {
-				t.Fatalf("at %v: no key %q in %v", path[:i], s, keys(m))
+				t.Fatalf("at %v: no key %q in %v", path[:i], s, slices.Sorted(maps.Keys(m)))
 			}
 			v = next
 		case int:
@@ -325,13 +327,4 @@ func Dig(t testing.TB, v any, path ...any) any {
 		}
 	}
 	return v
-}
-
-func keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
