@@ -2,15 +2,38 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: test test-unit test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
+.PHONY: help deps test test-unit calendar test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
 
-## test: the unit tier (mocks, golden files, policy), the NetworkPolicy evaluation, the component
-## provider (schema drift), then the real-cluster tier.
-test: test-unit test-netpol test-provider test-cluster
+## test: the third-party files (deps), the unit tier (mocks, golden files, policy), the
+## NetworkPolicy evaluation, the component provider (schema drift), then the real-cluster tier.
+test: deps test-unit test-netpol test-provider test-cluster
 
-## test-unit: every package of the main module, including examples and the golden files.
-test-unit:
+## help: this list of targets.
+help:
+	@awk '/^## [a-z0-9-]+:/ { sub(/^## /, ""); i = index($$0, ":"); printf "  %-14s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2); next } \
+		/^## / { sub(/^## /, ""); printf "  %-14s %s\n", "", $$0 }' $(MAKEFILE_LIST)
+
+## deps: the files the tests and the demo read that the repository does not carry (Azure REST
+## specs, CRDs no Go module ships): a copy (AKSML_SHARED_DIR, ../shared) or fetched, pinned and
+## sha256-checked, into ~/.cache/aksml/shared; mirrors via AKSML_SPECS_URL, AKSML_CRDS_URL
+## (tools/deps/fetch.sh lists origins and licences). Fails at once, saying how to provide them.
+deps:
+	bash tools/deps/fetch.sh
+
+## test-unit: every package of the main module, including examples and the golden files; then
+## the Kubernetes release calendar as a warning (calendar).
+test-unit: deps
 	$(GO) test ./... -count=1
+	@$(MAKE) --no-print-directory calendar
+
+## calendar: warn when a Kubernetes minor in components/cluster/versions.go is past its end of
+## life (AKSML_CALENDAR=strict, as in the scheduled workflow calendar.yml, fails instead).
+calendar:
+	@if [ "$${AKSML_CALENDAR:-}" = strict ]; then \
+		$(GO) test ./components/cluster -run '^TestCalendarIsCurrent$$' -count=1; \
+	else \
+		$(GO) test ./components/cluster -run '^TestCalendarIsCurrent$$' -count=1 -v | grep -o 'WARNING.*' || echo "calendar: every listed Kubernetes minor is supported"; \
+	fi
 
 ## test-netpol: the shipped stacks' NetworkPolicies evaluated with cyclonus (own module: keeps client-go out of the main module).
 test-netpol:
@@ -30,7 +53,7 @@ sdk-check:
 	GO="$(GO)" bash provider/sdk-check.sh
 
 ## test-cluster: real etcd + kube-apiserver + Kueue (envtest); builds the binaries on first use.
-test-cluster:
+test-cluster: deps
 	cd tests/cluster && ./build-assets.sh && $(GO) test ./... -count=1 -timeout 20m
 
 ## lint: gofmt and go vet over the main module.
@@ -54,7 +77,7 @@ toolchain:
 
 ## sandbox: a local control plane (etcd, kube-apiserver, kube-controller-manager, Kueue) for the
 ## `local` stack; writes .sandbox/kubeconfig and runs until Ctrl-C or `make sandbox-down`.
-sandbox:
+sandbox: deps
 	cd tests/cluster && ./build-assets.sh && AKSML_CLUSTER_DIR=$$PWD $(GO) run ./cmd/sandbox
 
 ## sandbox-down: stop the sandbox started by `make sandbox`.
@@ -77,7 +100,7 @@ demo-down:
 ## quota-change preview and destroy of the local stack; then the Pulumi YAML example (examples/yaml)
 ## through aksml's component provider: up, Kueue admits its Job, a no-op up, destroy keeps the
 ## checkpoint claim. Needs `make toolchain`; about 3 minutes warm.
-e2e:
+e2e: deps
 	@missing=""; for b in pulumi pulumi-language-go pulumi-resource-kubernetes pulumi-language-yaml; do \
 		[ -x "$${AKSML_BIN:-bin}/$$b" ] || command -v "$$b" >/dev/null 2>&1 || missing="$$missing $$b"; \
 	done; \
@@ -93,7 +116,7 @@ e2e:
 ## throughput, over-admission, fair sharing by weight); the real engine deploys the same stack
 ## on the sandbox (first preview beside kubectl's dry run, first up and its longest waits,
 ## a no-change up, destroy). Needs `make toolchain`.
-bench:
+bench: deps
 	cd tests/cluster && ./build-assets.sh && AKSML_BENCH=1 $(GO) test -run TestBenchAdmission -count=1 -v -timeout 45m .
 	AKSML_BENCH=1 $(GO) test -tags e2e ./tests/e2e/ -run TestBenchEngine -count=1 -v -timeout 40m
 

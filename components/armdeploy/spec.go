@@ -15,7 +15,7 @@ import (
 // Azure/azure-rest-api-specs) used to check the resource bodies aksml puts
 // into ARM templates before any of them reaches Azure. Relative `$ref`s to
 // other files are followed from the file's directory, so the whole
-// `specification/` tree must be present (shared/azure-specs holds one).
+// `specification/` tree must be present (`make deps` provides one, see internal/thirdparty).
 type OpenAPISpec struct {
 	path  string
 	files map[string]map[string]any
@@ -47,28 +47,6 @@ func (s *OpenAPISpec) file(path string) (map[string]any, error) {
 	}
 	s.files[path] = doc
 	return doc, nil
-}
-
-// SpecsDir returns the directory holding the published specs
-// (`<dir>/shared/azure-specs`, found by walking up from the working
-// directory), or false when there is none (e.g. on a CI runner without the
-// shared folder).
-func SpecsDir() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		candidate := filepath.Join(dir, "shared", "azure-specs")
-		if info, err := os.Stat(filepath.Join(candidate, "specification")); err == nil && info.IsDir() {
-			return candidate, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
 }
 
 // templateOnlyKeys are keys of an ARM template resource that are template

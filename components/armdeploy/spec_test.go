@@ -6,14 +6,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/internal/thirdparty"
 )
 
 func loadAKSSpec(t *testing.T) *OpenAPISpec {
 	t.Helper()
-	dir, ok := SpecsDir()
-	if !ok {
-		t.Skip("shared/azure-specs not found above the working directory")
-	}
+	dir, err := thirdparty.SpecsDir("")
+	require.NoError(t, err)
 	s, err := LoadOpenAPISpec(filepath.Join(dir, "specification/containerservice/resource-manager/Microsoft.ContainerService/aks/preview/2026-02-02-preview/managedClusters.json"))
 	require.NoError(t, err)
 	return s

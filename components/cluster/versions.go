@@ -43,8 +43,9 @@ func month(year int, m time.Month) time.Time { return time.Date(year, m, 1, 0, 0
 // credentials cannot call.
 //
 // To update: when AKS announces a new minor, add its row from the
-// calendar; when a minor's end of life passes, TestCalendarIsCurrent fails
-// until its row is removed. A version outside the list is refused at
+// calendar; when a minor's end of life passes, TestCalendarIsCurrent warns
+// in `make test` and fails the scheduled calendar workflow until its row is
+// removed. A version outside the list is refused at
 // preview with a message pointing here.
 var KubernetesCalendar = []KubernetesMinor{
 	{Minor: "1.35", GA: month(2026, time.March), EndOfLife: endOfMonth(2027, time.March)},

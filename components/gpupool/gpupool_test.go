@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/internal/mocktest"
+	"github.com/aksml/aksml/internal/thirdparty"
 )
 
 // specOf returns a valid A100 training pool (SPEC C2) changed by mutate.
@@ -600,10 +601,8 @@ func TestManagedPoolCapacityAndCostFollowCount(t *testing.T) {
 // 2026-02-02-preview spec: every property declared, none read-only, every
 // enum value valid.
 func TestTemplatePoolsMatchThePublishedSpec(t *testing.T) {
-	dir, ok := armdeploy.SpecsDir()
-	if !ok {
-		t.Skip("shared/azure-specs not found above the working directory")
-	}
+	dir, err := thirdparty.SpecsDir("")
+	require.NoError(t, err)
 	spec, err := armdeploy.LoadOpenAPISpec(filepath.Join(dir, "specification/containerservice/resource-manager/Microsoft.ContainerService/aks/preview",
 		AgentPoolAPIVersion, "managedClusters.json"))
 	require.NoError(t, err)
@@ -708,10 +707,8 @@ func TestAzureLinuxPoolSendsOSSKU(t *testing.T) {
 // TestOSSKUsAreInBothPublishedSpecs: every OS SKU aksml accepts is in the
 // OSSKU enum of both API versions pools are sent with.
 func TestOSSKUsAreInBothPublishedSpecs(t *testing.T) {
-	dir, ok := armdeploy.SpecsDir()
-	if !ok {
-		t.Skip("shared/azure-specs not found above the working directory")
-	}
+	dir, err := thirdparty.SpecsDir("")
+	require.NoError(t, err)
 	for _, version := range []string{"stable/2024-10-01", "preview/" + AgentPoolAPIVersion} {
 		raw, err := os.ReadFile(filepath.Join(dir, "specification/containerservice/resource-manager/Microsoft.ContainerService/aks", version, "managedClusters.json"))
 		require.NoError(t, err)

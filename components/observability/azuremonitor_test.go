@@ -11,6 +11,7 @@ import (
 	"github.com/aksml/aksml/components/armdeploy"
 
 	"github.com/aksml/aksml/components/internal/mocktest"
+	"github.com/aksml/aksml/internal/thirdparty"
 )
 
 const testClusterID = "/subscriptions/00000000-0000-0000-0000-0000000000aa/resourceGroups/rg-aksml/providers/Microsoft.ContainerService/managedClusters/aks-ml"
@@ -193,10 +194,8 @@ func TestAzureMonitorInvalidRegistersNothing(t *testing.T) {
 // published specs (shared/azure-specs, see its SOURCES.md): every property
 // declared, none read-only, every enum value valid.
 func TestTemplatesMatchThePublishedSpecs(t *testing.T) {
-	dir, ok := armdeploy.SpecsDir()
-	if !ok {
-		t.Skip("shared/azure-specs not found above the working directory")
-	}
+	dir, err := thirdparty.SpecsDir("")
+	require.NoError(t, err)
 	load := func(rel string) *armdeploy.OpenAPISpec {
 		s, err := armdeploy.LoadOpenAPISpec(filepath.Join(dir, "specification", rel))
 		require.NoError(t, err)

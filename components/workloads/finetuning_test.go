@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -13,13 +14,14 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/components/internal/mocktest"
+	"github.com/aksml/aksml/internal/thirdparty"
 )
 
 const workspaceType = "kubernetes:kaito.sh/v1alpha1:Workspace"
 
 // kaitoCRD is the upstream KAITO Workspace CRD shared with the real-cluster
-// tests (see ../shared/crds/SOURCES.md).
-const kaitoCRD = "../../../shared/crds/kaito.sh_workspaces.yaml"
+// tests, in the CRD folder thirdparty.CRDDir finds (tools/deps/fetch.sh pins it).
+const kaitoCRD = "kaito.sh_workspaces.yaml"
 
 func workspace() *FineTuningWorkspaceArgs {
 	return &FineTuningWorkspaceArgs{
@@ -82,10 +84,9 @@ func TestFineTuningWorkspaceOutputToClaim(t *testing.T) {
 // KAITO CRD: every field known, of the right type, required fields set.
 func checkAgainstCRD(t *testing.T, obj map[string]any) {
 	t.Helper()
-	raw, err := os.ReadFile(kaitoCRD)
-	if os.IsNotExist(err) {
-		t.Skipf("%s is not checked out next to the repository", kaitoCRD)
-	}
+	dir, err := thirdparty.CRDDir("")
+	require.NoError(t, err)
+	raw, err := os.ReadFile(filepath.Join(dir, kaitoCRD))
 	require.NoError(t, err)
 	var crd struct {
 		Spec struct {

@@ -13,6 +13,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"unicode"
+
+	"github.com/aksml/aksml/internal/thirdparty"
 )
 
 const (
@@ -89,22 +91,15 @@ func RepoRoot() (string, error) {
 }
 
 // SharedCRDDir returns the directory holding the CRDs that are not published in any Go
-// module (Azure Monitor PodMonitor/ServiceMonitor, Volcano, KAITO, PrometheusRule):
-// $AKSML_SHARED_DIR/crds when AKSML_SHARED_DIR is set, otherwise <repo>/../shared/crds.
+// module (Azure Monitor PodMonitor/ServiceMonitor, Volcano, KAITO, PrometheusRule), as
+// thirdparty.CRDDir finds it from the repository root: $AKSML_SHARED_DIR/crds, a shared/crds
+// beside or above the repository, or the cache `make deps` (tools/deps/fetch.sh) fills.
 func SharedCRDDir() (string, error) {
-	shared := os.Getenv("AKSML_SHARED_DIR")
-	if shared == "" {
-		root, err := RepoRoot()
-		if err != nil {
-			return "", err
-		}
-		shared = filepath.Join(filepath.Dir(root), "shared")
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
 	}
-	dir := filepath.Join(shared, "crds")
-	if _, err := os.Stat(dir); err != nil {
-		return "", fmt.Errorf("shared CRD directory: %w (set AKSML_SHARED_DIR to the folder containing crds/)", err)
-	}
-	return dir, nil
+	return thirdparty.CRDDir(root)
 }
 
 // KueueDir returns the module-cache directory of the Kueue module linked into this binary.

@@ -15,32 +15,15 @@ import (
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/aksml/aksml/internal/thirdparty"
 )
 
-// SpecsEnv names a folder holding the azure-rest-api-specs copies
-// (`specification/...`), overriding the search for ../shared/azure-specs.
-const SpecsEnv = "AKSML_AZURE_SPECS"
-
-// FindSpecs returns the azure-specs folder: $AKSML_AZURE_SPECS, else the
-// first `shared/azure-specs` found next to the working directory or one of
-// its parents (the repository sits next to `shared/`).
+// FindSpecs returns the azure-specs folder (thirdparty.SpecsDir from the working directory:
+// $AKSML_AZURE_SPECS, $AKSML_SHARED_DIR/azure-specs, a shared/azure-specs above, or the cache
+// `make deps` fills).
 func FindSpecs() (string, error) {
-	if dir := os.Getenv(SpecsEnv); dir != "" {
-		return dir, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		cand := filepath.Join(dir, "shared", "azure-specs")
-		if st, err := os.Stat(filepath.Join(cand, "specification")); err == nil && st.IsDir() {
-			return cand, nil
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("no shared/azure-specs/specification above %s; set %s to the folder holding the azure-rest-api-specs copies (see its SOURCES.md)", wd, SpecsEnv)
-		}
-	}
+	return thirdparty.SpecsDir("")
 }
 
 // Spec is the published request schema of one ARM type at one API version.

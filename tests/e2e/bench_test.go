@@ -60,8 +60,7 @@ func TestBenchEngine(t *testing.T) {
 	require.NoError(t, synth.WriteStackConfig(work, stack, cfg))
 
 	clusterBin := envOr("AKSML_CLUSTER_BIN", filepath.Join(root, "tests", "cluster", "bin"))
-	sharedDir, err := filepath.Abs(envOr("AKSML_SHARED_DIR", filepath.Join(filepath.Dir(root), "shared")))
-	require.NoError(t, err)
+	sharedDir := sharedFolder(t, root)
 	sb := startSandbox(t, work, clusterBin, sharedDir, dir)
 	k := kubectl{kubeconfig: sb.kubeconfig}
 

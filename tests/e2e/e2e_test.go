@@ -34,7 +34,7 @@
 //
 // Environment: AKSML_BIN (toolchain directory, default <repo>/bin, else
 // PATH), AKSML_CLUSTER_BIN (etcd, kube-apiserver, kube-controller-manager;
-// default tests/cluster/bin), AKSML_SHARED_DIR (default <repo>/../shared),
+// default tests/cluster/bin), AKSML_SHARED_DIR (default: as internal/thirdparty finds the CRDs, `make deps`),
 // AKSML_E2E_POLICY_PACK (dir, the default, or binary; see policyPackFor).
 package e2e
 
@@ -135,8 +135,7 @@ func TestLocalStack(t *testing.T) {
 	files := copyWorkingTree(t, root, work)
 	dropStackSecrets(t, work)
 	clusterBin := envOr("AKSML_CLUSTER_BIN", filepath.Join(root, "tests", "cluster", "bin"))
-	sharedDir, err := filepath.Abs(envOr("AKSML_SHARED_DIR", filepath.Join(filepath.Dir(root), "shared")))
-	require.NoError(t, err)
+	sharedDir := sharedFolder(t, root)
 
 	setupStart := time.Now()
 	sb := startSandbox(t, work, clusterBin, sharedDir, dir)

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/internal/thirdparty"
 )
 
 // toolchainBinaries are the Pulumi programs the test drives: the CLI, the Go
@@ -264,6 +266,15 @@ type sandbox struct {
 // "sandbox: ready" and stops it with SIGINT (as Ctrl-C does) when the test
 // ends. The sandbox is built and run rather than `go run`, so that the
 // signal reaches it and not only the go command.
+// sharedFolder returns the folder holding crds/ that the sandbox reads (AKSML_SHARED_DIR), as
+// thirdparty.CRDDir finds it from the repository root.
+func sharedFolder(t *testing.T, root string) string {
+	t.Helper()
+	crds, err := thirdparty.CRDDir(root)
+	require.NoError(t, err)
+	return filepath.Dir(crds)
+}
+
 func startSandbox(t *testing.T, work, clusterBin, sharedDir, logDir string) *sandbox {
 	t.Helper()
 	moduleDir := filepath.Join(work, "tests", "cluster")

@@ -66,8 +66,7 @@ func TestYAMLPackage(t *testing.T) {
 	work := filepath.Join(dir, "work")
 	copyWorkingTree(t, root, work)
 	clusterBin := envOr("AKSML_CLUSTER_BIN", filepath.Join(root, "tests", "cluster", "bin"))
-	sharedDir, err := filepath.Abs(envOr("AKSML_SHARED_DIR", filepath.Join(filepath.Dir(root), "shared")))
-	require.NoError(t, err)
+	sharedDir := sharedFolder(t, root)
 	sb := startSandbox(t, work, clusterBin, sharedDir, dir)
 	k := kubectl{kubeconfig: sb.kubeconfig}
 

@@ -51,6 +51,11 @@ if [ "${1:-}" = down ]; then
 fi
 
 mkdir -p "$sb"
+# The CRDs the sandbox installs come first: without network and without a copy this stops
+# here, at once, rather than after the builds below.
+say "0/5 third-party files the sandbox reads (tools/deps/fetch.sh: a copy, or pinned and fetched into the cache)"
+bash "$root/tools/deps/fetch.sh" crds
+
 say "1/5 Pulumi toolchain (pulumi, pulumi-language-go, pulumi-resource-kubernetes); a first build takes about 20 minutes and prints progress every minute"
 AKSML_BIN=$BIN GO=$GO bash "$root/tools/toolchain/build.sh"
 [ -d "$BIN" ] && export PATH="$BIN:$PATH"
