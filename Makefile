@@ -2,7 +2,7 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: help deps test test-unit calendar test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
+.PHONY: release-snapshot help deps test test-unit calendar test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
 
 ## test: the third-party files (deps), the unit tier (mocks, golden files, policy), the
 ## NetworkPolicy evaluation, the component provider (schema drift), then the real-cluster tier.
@@ -120,3 +120,9 @@ bench: deps
 	cd tests/cluster && ./build-assets.sh && AKSML_BENCH=1 $(GO) test -run TestBenchAdmission -count=1 -v -timeout 45m .
 	AKSML_BENCH=1 $(GO) test -tags e2e ./tests/e2e/ -run TestBenchEngine -count=1 -v -timeout 40m
 
+
+## release-snapshot: the release build of .github/workflows/release.yml for this commit, locally,
+## as version 0.0.0-snapshot.<commit>: the plugin archives (AKSML_RELEASE_TARGETS narrows the six
+## os/arch pairs), schema.json, the SDKs and checksums.txt in dist/.
+release-snapshot:
+	GO="$(GO)" bash tools/release/build.sh "0.0.0-snapshot.$$(git rev-parse --short HEAD)" dist

@@ -26,8 +26,26 @@ import (
 // (pulumi-resource-aksml).
 const Name = "aksml"
 
-// Version is the provider's version; the build overrides it with -ldflags.
+// Version is the provider's version, which the plugin reports and the schema
+// (and so every generated SDK) carries. A development build says 0.1.0; the
+// release build (tools/release/build.sh, run by .github/workflows/release.yml
+// on a tag vX.Y.Z) sets it to X.Y.Z with
+// -ldflags "-X github.com/aksml/aksml/provider.Version=X.Y.Z".
 var Version = "0.1.0"
+
+const (
+	// Repository is where the source, the issues and the releases live.
+	Repository = "https://github.com/aksml/aksml"
+	// PluginDownloadURL is where the Pulumi CLI downloads the plugin of a
+	// package version: the GitHub release tagged v<version> of Repository,
+	// asset pulumi-resource-aksml-v<version>-<os>-<arch>.tar.gz (the github://
+	// source of "Plugin download URLs", sdk/go/common/workspace/plugins.go in
+	// github.com/pulumi/pulumi: standardAssetName, githubSource).
+	PluginDownloadURL = "github://api.github.com/aksml/aksml"
+	// GoImportBasePath is the Go import path of the generated Go SDK (a Go
+	// import path, not a URL: the generated packages import each other by it).
+	GoImportBasePath = "github.com/aksml/aksml/sdk/go/aksml"
+)
 
 // New returns the component provider.
 func New() (p.Provider, error) {
@@ -36,9 +54,16 @@ func New() (p.Provider, error) {
 		WithDisplayName("aksml").
 		WithDescription("A GPU/ML platform on Azure Kubernetes Service: Kueue queues and quotas, ML storage, the GPU stack, training workloads and GPU node pools.").
 		WithKeywords("kubernetes", "azure", "aks", "gpu", "kueue", "machine-learning", "category/cloud", "kind/component").
-		WithRepository("https://github.com/aksml/aksml").
+		WithRepository(Repository).
+		WithHomepage(Repository).
+		WithPublisher("aksml").
+		WithPluginDownloadURL(PluginDownloadURL).
 		WithLicense("Apache-2.0").
 		WithLanguageMap(map[string]any{
+			"go": map[string]any{
+				"importBasePath":       GoImportBasePath,
+				"respectSchemaVersion": true,
+			},
 			"nodejs": map[string]any{
 				"packageName":          "@aksml/aksml",
 				"dependencies":         map[string]string{"@pulumi/pulumi": "^3.276.0"},

@@ -1,9 +1,13 @@
-// Command gensdk generates aksml's TypeScript or Python SDK from the
+// Command gensdk generates aksml's TypeScript, Python or Go SDK from the
 // committed provider/schema.json with the Pulumi code generators that
 // `pulumi package gen-sdk` runs (github.com/pulumi/pulumi/pkg/v3/codegen),
 // so that CI can build the SDKs without the Pulumi CLI:
 //
 //	go run ./cmd/gensdk -language nodejs -schema schema.json -out ../.sdk/nodejs
+//
+// -version sets the SDK's package version (the release passes the tag's); the
+// Go SDK is written below -out as the packages of the schema's
+// language.go.importBasePath (github.com/aksml/aksml/sdk/go/aksml in -out/aksml).
 package main
 
 import (
@@ -15,6 +19,7 @@ import (
 	"path/filepath"
 
 	"github.com/blang/semver"
+	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
@@ -23,7 +28,7 @@ import (
 )
 
 func main() {
-	lang := flag.String("language", "", "nodejs or python")
+	lang := flag.String("language", "", "nodejs, python or go")
 	schemaPath := flag.String("schema", "schema.json", "the package schema")
 	out := flag.String("out", "", "output directory (replaced)")
 	version := flag.String("version", provider.Version, "the SDK's package version")
@@ -60,8 +65,10 @@ func run(lang, schemaPath, out, version string) error {
 		files, err = nodejs.GeneratePackage("aksml-gensdk", pkg, nil, nil, false, noPackages{})
 	case "python":
 		files, err = python.GeneratePackage("aksml-gensdk", pkg, nil, noPackages{})
+	case "go":
+		files, err = gogen.GeneratePackage("aksml-gensdk", pkg, nil)
 	default:
-		return fmt.Errorf("-language must be nodejs or python, not %q", lang)
+		return fmt.Errorf("-language must be nodejs, python or go, not %q", lang)
 	}
 	if err != nil {
 		return err
