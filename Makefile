@@ -56,7 +56,7 @@ sdk-check:
 test-cluster: deps
 	cd tests/cluster && ./build-assets.sh && $(GO) test ./... -count=1 -timeout 20m
 
-## lint: gofmt and go vet over the main module.
+## lint: gofmt and go vet over the main module (.ci/run also vets the other three modules and runs staticcheck).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
@@ -71,7 +71,7 @@ policy-check:
 
 .PHONY: toolchain
 
-## toolchain: pulumi, pulumi-language-go and pulumi-resource-kubernetes from PATH, else built from source into bin/ (AKSML_BIN overrides); first build ≈ 21 CPU-minutes (19 min on 2 cores), later runs skip.
+## toolchain: pulumi, pulumi-language-go and pulumi-resource-kubernetes from PATH, else built from source into bin/ (AKSML_BIN overrides); first build: README "Figures", later runs skip.
 toolchain:
 	GO="$(GO)" bash tools/toolchain/build.sh
 

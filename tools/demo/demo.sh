@@ -56,11 +56,11 @@ mkdir -p "$sb"
 say "0/5 third-party files the sandbox reads (tools/deps/fetch.sh: a copy, or pinned and fetched into the cache)"
 bash "$root/tools/deps/fetch.sh" crds
 
-say "1/5 Pulumi toolchain (pulumi, pulumi-language-go, pulumi-resource-kubernetes); a first build takes about 20 minutes and prints progress every minute"
+say "1/5 Pulumi toolchain (pulumi, pulumi-language-go, pulumi-resource-kubernetes); a first build takes 19 to 29 minutes on 2 cores (README, Figures) and prints progress every minute"
 AKSML_BIN=$BIN GO=$GO bash "$root/tools/toolchain/build.sh"
 [ -d "$BIN" ] && export PATH="$BIN:$PATH"
 
-say "2/5 control-plane binaries (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK); a first build takes about 15 CPU-minutes"
+say "2/5 control-plane binaries (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK); a first build takes about 18 minutes on 2 cores (README, Figures)"
 (cd "$root/tests/cluster" && ./build-assets.sh)
 
 say "3/5 sandbox with the simulated nodes of the $stack stack"
