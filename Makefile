@@ -38,7 +38,7 @@ calendar:
 test-netpol:
 	cd tests/netpol && $(GO) test ./... -count=1
 
-## test-provider: the multi-language component provider (own module): schema.json is current, constructs work.
+## test-provider: the multi-language component provider (own module): schema.json is current, constructs work, the generated Go SDK builds.
 test-provider:
 	cd provider && $(GO) test ./... -count=1
 
