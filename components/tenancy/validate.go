@@ -1,7 +1,6 @@
 package tenancy
 
 import (
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
