@@ -64,7 +64,7 @@ type TenancyArgs struct {
 
 // Annotate documents TenancyArgs in the schema.
 func (a *TenancyArgs) Annotate(an infer.Annotator) {
-	an.Describe(&a.Teams, "The tenants: a namespace each, with its ResourceQuota `gpu-quota`, member Role bound to its Entra groups and NetworkPolicies (same fields as `aksml:teams`, the same list aksml:queues:Queues takes).")
+	an.Describe(&a.Teams, "The tenants: a namespace each, with its ResourceQuotas `gpu-quota` and `team-quota`, admission policy `aksml-tenancy-<team>`, member Role bound to its Entra groups and NetworkPolicies (same fields as `aksml:teams`, the same list aksml:queues:Queues takes).")
 	an.Describe(&a.Pools, "The cluster's GPU pools (same fields as `aksml:gpuPools`), which size each team's ResourceQuota with the scheduler.")
 	an.Describe(&a.Scheduler, "The queueing system (same fields as `aksml:scheduler`): each team's ResourceQuota allows what its queue can admit. Default: Kueue.")
 	an.Describe(&a.RetainNamespaces, "Keep the team namespaces (and the checkpoint claims in them) when they leave the stack or the stack is destroyed. Default false.")
