@@ -64,7 +64,7 @@ type TenancyArgs struct {
 
 // Annotate documents TenancyArgs in the schema.
 func (a *TenancyArgs) Annotate(an infer.Annotator) {
-	an.Describe(&a.Teams, "The tenants: a namespace each, with its ResourceQuota `gpu-quota`, member Role bound to its Entra groups and NetworkPolicies (same fields as `aksml:teams`, the same list aksml:queues:Queues takes).")
+	an.Describe(&a.Teams, "The tenants: a namespace each, with its ResourceQuotas `gpu-quota` and `team-quota`, admission policy `aksml-tenancy-<team>`, member Role bound to its Entra groups and NetworkPolicies (same fields as `aksml:teams`, the same list aksml:queues:Queues takes).")
 	an.Describe(&a.Pools, "The cluster's GPU pools (same fields as `aksml:gpuPools`), which size each team's ResourceQuota with the scheduler.")
 	an.Describe(&a.Scheduler, "The queueing system (same fields as `aksml:scheduler`): each team's ResourceQuota allows what its queue can admit. Default: Kueue.")
 	an.Describe(&a.RetainNamespaces, "Keep the team namespaces (and the checkpoint claims in them) when they leave the stack or the stack is destroyed. Default false.")
@@ -73,7 +73,8 @@ func (a *TenancyArgs) Annotate(an infer.Annotator) {
 
 // NewTenancy constructs tenancy.Tenancy: it resolves the teams as
 // aksml:queues:Queues does (the same problems, at the same keys) and gives
-// tenancy each team's namespace fields and ResourceQuota.
+// tenancy each team's namespace fields, ResourceQuotas (the namespace
+// quota on aksml's StorageClasses) and priorities (tenancy.TeamsFromQueues).
 func NewTenancy(ctx *pulumi.Context, name string, args TenancyArgs, opts ...pulumi.ResourceOption) (*tenancy.Tenancy, error) {
 	teams, err := goTeams(args.Teams)
 	if err != nil {
@@ -82,13 +83,8 @@ func NewTenancy(ctx *pulumi.Context, name string, args TenancyArgs, opts ...pulu
 	paths := queues.DefaultPaths()
 	pools, _ := gpupool.Resolve(args.Pools, paths.Pools)
 	r, _ := queues.Resolve(teams, pools, deref(args.Scheduler), paths)
-	a := &tenancy.TenancyArgs{RetainNamespaces: deref(args.RetainNamespaces), ExcludedCIDRs: args.ExcludedCIDRs, ConfigPath: paths.Teams}
-	for _, t := range r.Teams {
-		tt := tenancy.Team{Name: t.Name, PodSecurity: t.PodSecurity, Groups: t.Groups,
-			Egress: tenancy.Egress(t.Egress), Quota: r.ResourceQuotaHard(t.Name)}
-		tt.Default()
-		a.Teams = append(a.Teams, tt)
-	}
+	a := &tenancy.TenancyArgs{RetainNamespaces: deref(args.RetainNamespaces), ExcludedCIDRs: args.ExcludedCIDRs, ConfigPath: paths.Teams,
+		Teams: tenancy.TeamsFromQueues(r, storage.ClassNames(), nil)}
 	// As the aksml stacks do: the queue-side problems (names included) and
 	// the namespace's own, each once.
 	if err := append(r.Problems, tenancy.ValidateTeams(a.Teams, paths.Teams)...).ToAggregate(); err != nil {
@@ -118,6 +114,8 @@ type Team struct {
 	FlavorOrder          []string                `pulumi:"flavorOrder,optional"`
 	Groups               []string                `pulumi:"groups,optional"`
 	Egress               string                  `pulumi:"egress,optional"`
+	Serving              bool                    `pulumi:"serving,optional"`
+	NamespaceQuota       map[string]string       `pulumi:"namespaceQuota,optional"`
 	Preemption           *Preemption             `pulumi:"preemption,optional"`
 }
 

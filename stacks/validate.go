@@ -10,23 +10,23 @@ import (
 	"github.com/aksml/aksml/components/gpustack"
 	"github.com/aksml/aksml/components/network"
 	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/storage"
 	"github.com/aksml/aksml/components/tenancy"
 )
 
 // tenancyTeams maps the teams to components/tenancy, defaulted, with the
-// ResourceQuota each team's queue can admit (queues.Resolved, which
-// Validate resolved first).
+// GPU ResourceQuota, priorities and namespace quota each team's queue
+// implies (queues.Resolved, which Validate resolved first): the namespace
+// quota leaves room for the datasets and checkpoints claims the stack
+// creates in every team namespace, on the classes it creates.
 func (c *Config) tenancyTeams() []tenancy.Team {
-	out := make([]tenancy.Team, 0, len(c.Teams))
-	for _, t := range c.Teams {
-		tt := tenancy.Team{Name: t.Name, Groups: t.Groups, Egress: tenancy.Egress(t.Egress), PodSecurity: t.PodSecurity}
-		if c.res != nil && c.res.queues != nil {
-			tt.Quota = c.res.queues.ResourceQuotaHard(t.Name)
-		}
-		tt.Default()
-		out = append(out, tt)
+	if c.res == nil || c.res.queues == nil {
+		return nil
 	}
-	return out
+	v := c.Storage.Volumes
+	v.Default()
+	claims := []tenancy.Claim{{Class: v.DatasetsClass, Size: v.DatasetsSize}, {Class: storage.CheckpointsClass, Size: v.CheckpointsSize}}
+	return tenancy.TeamsFromQueues(c.res.queues, storage.ClassNames(), claims)
 }
 
 func key(k string) field.Path { return field.NewPath(Namespace + ":" + k) }

@@ -1,6 +1,7 @@
 package stacks
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -396,7 +397,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 			continue
 		}
 		if w.container() != nil {
-			errs = append(errs, c.validatePriority(w.container().Priority, p.Child("priority"))...)
+			errs = append(errs, c.validatePriority(w.Team, w.container().Priority, p.Child("priority"))...)
 		}
 		id := w.Team + "/" + w.Name
 		if j, dup := seen[id]; dup {
@@ -418,14 +419,23 @@ func (c *Config) validateWorkloads() field.ErrorList {
 // validatePriority checks that a workload names a defined priority level
 // (or leaves it unset while the default level is defined): a Job whose
 // WorkloadPriorityClass does not exist stays suspended with nothing but a
-// Kueue log line, and a Pod whose PriorityClass does not exist is rejected.
-func (c *Config) validatePriority(priority string, path field.Path) field.ErrorList {
+// Kueue log line, and a Pod whose PriorityClass does not exist is rejected;
+// and that team may use it (queues.Resolved.TeamPriorities), as its
+// admission policy (components/tenancy) would refuse it at apply time.
+func (c *Config) validatePriority(team, priority string, path field.Path) field.ErrorList {
 	levels := queues.PriorityNames(c.Scheduler.Priorities)
 	switch {
 	case priority == "" && !slices.Contains(levels, workloads.DefaultPriorityClass):
 		return field.ErrorList{field.Required(path, fmt.Sprintf("a priority level: the default %q is not in aksml:scheduler.priorities; use one of %s", workloads.DefaultPriorityClass, strings.Join(levels, ", ")))}
 	case priority != "" && !slices.Contains(levels, priority):
 		return field.ErrorList{field.Invalid(path, "%q is not a level of aksml:scheduler.priorities; use one of %s, or define the level", priority, strings.Join(levels, ", "))}
+	}
+	if c.res == nil || c.res.queues == nil {
+		return nil
+	}
+	level := cmp.Or(priority, workloads.DefaultPriorityClass)
+	if allowed := c.res.queues.TeamPriorities(team); allowed != nil && !slices.Contains(allowed, level) {
+		return field.ErrorList{field.Forbidden(path, "%q preempts other teams' pods and team %q is not declared serving, so its admission policy refuses it; use one of %s, or set serving: true on the team in aksml:teams", level, team, strings.Join(allowed, ", "))}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/vocab"
 )
 
 // toleration renders a taint as the toleration that tolerates exactly it.
@@ -168,7 +169,13 @@ func localQueueSpec(t Team) map[string]any {
 var FairSharingPreemptionStrategies = []string{"LessThanOrEqualToFinalShare", "LessThanInitialShare"}
 
 // kueueValues are the Helm values aksml installs Kueue with: the upstream
-// controller configuration plus the selected job integrations, fair sharing
+// controller configuration plus every job through the queue in the team
+// namespaces (manageJobsWithoutQueueName true, managedJobsNamespaceSelector
+// on the team label: a Job without the queue label in a team namespace is
+// suspended and never admitted, while Jobs in namespaces without the label,
+// the platform's, stay unmanaged; Kueue Configuration v1beta2 API,
+// https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/), the
+// selected job integrations, fair sharing
 // unless turned off (so the teams' weights take effect) and waitForPodsReady (all-or-nothing
 // admission: a workload whose pods are not all ready within PodsReadyTimeout
 // gives its quota back and is requeued), and a toleration to run on an AKS
@@ -186,9 +193,12 @@ func kueueValues(s SchedulerSpec) (map[string]any, error) {
 			"LocalQueue.kueue.x-k8s.io": 1, "ClusterQueue.kueue.x-k8s.io": 1, "ResourceFlavor.kueue.x-k8s.io": 1,
 		}},
 		"clientConnection":           map[string]any{"qps": 50, "burst": 100},
-		"manageJobsWithoutQueueName": false,
-		"waitForPodsReady":           map[string]any{"timeout": PodsReadyTimeout, "blockAdmission": false},
-		"integrations":               map[string]any{"frameworks": s.KueueIntegrations},
+		"manageJobsWithoutQueueName": true,
+		"managedJobsNamespaceSelector": map[string]any{"matchExpressions": []any{
+			map[string]any{"key": vocab.TeamLabel, "operator": "Exists"},
+		}},
+		"waitForPodsReady": map[string]any{"timeout": PodsReadyTimeout, "blockAdmission": false},
+		"integrations":     map[string]any{"frameworks": s.KueueIntegrations},
 	}
 	if s.FairSharingEnabled() {
 		config["fairSharing"] = map[string]any{"preemptionStrategies": FairSharingPreemptionStrategies}

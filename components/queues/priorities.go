@@ -75,6 +75,35 @@ func PriorityNames(levels []PriorityLevel) []string {
 	return out
 }
 
+// ServingOnly reports whether a defaulted level is reserved for teams
+// declared Serving: its PriorityClass preempts (PreemptLowerPriority), so
+// the kube-scheduler evicts lower-priority pods of any namespace to place
+// its pods ("Pod Priority and Preemption",
+// https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/).
+// Of the default levels that is inference-critical (AKS MLOps best
+// practices: latency-sensitive inference may preempt batch training);
+// training-batch (Never) is for every team.
+func ServingOnly(l PriorityLevel) bool { return l.PreemptionPolicy == PreemptLowerPriority }
+
+// TeamPriorities returns the names of the levels team may use, in order:
+// every level of the scheduler, less the ServingOnly ones unless the team
+// is Serving. components/tenancy's admission policy allows exactly these
+// as priorityClassName and Kueue priority label in the team's namespace;
+// nil for a team that is not declared.
+func (r *Resolved) TeamPriorities(team string) []string {
+	t, ok := r.team(team)
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for _, l := range r.Scheduler.Priorities {
+		if t.Serving || !ServingOnly(l) {
+			out = append(out, l.Name)
+		}
+	}
+	return out
+}
+
 // validatePriorities checks defaulted priority levels.
 func validatePriorities(levels []PriorityLevel, path field.Path) field.ErrorList {
 	var errs field.ErrorList

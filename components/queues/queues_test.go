@@ -181,7 +181,9 @@ func TestKueueInstalledFromPinnedChart(t *testing.T) {
 	assert.Equal(t, []any{"batch/job", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob"}, mocktest.Dig(t, config, "integrations", "frameworks"))
 	assert.NotNil(t, config["fairSharing"], "fair sharing must be on for the teams' weights to count")
 	assert.Equal(t, "15m", mocktest.Dig(t, config, "waitForPodsReady", "timeout"))
-	assert.Equal(t, false, config["manageJobsWithoutQueueName"])
+	assert.Equal(t, true, config["manageJobsWithoutQueueName"], "a Job without the queue label in a team namespace is suspended, never run")
+	assert.Equal(t, []any{map[string]any{"key": "aksml.io/team", "operator": "Exists"}}, mocktest.Dig(t, config, "managedJobsNamespaceSelector", "matchExpressions"),
+		"only team namespaces are managed without a queue label; the platform's stay unmanaged")
 
 	for _, typ := range []string{flavorType, clusterQueueType, cohortType, wpcType} {
 		for _, r := range m.ByType(typ) {
@@ -588,4 +590,42 @@ func TestLendingOnlyMember(t *testing.T) {
 
 	// team-b: a100 2 + min(no limit, team-a lends 3 + shared lends 2) = 7.
 	assert.Equal(t, "7", resolved(t, testTeams(), args.Scheduler).ResourceQuotaHard("team-b")["requests.nvidia.com/gpu"])
+}
+
+func TestTeamPriorities(t *testing.T) {
+	teams := testTeams()
+	teams[1].Serving = true
+	r := resolved(t, teams, SchedulerSpec{})
+	assert.Equal(t, []string{"training-batch"}, r.TeamPriorities("team-a"), "inference-critical preempts: not for a team that is not serving")
+	assert.Equal(t, []string{"training-batch", "inference-critical"}, r.TeamPriorities("team-b"))
+	assert.Nil(t, r.TeamPriorities("team-z"))
+
+	custom := resolved(t, testTeams(), SchedulerSpec{Priorities: []PriorityLevel{
+		{Name: "low", Value: 1, PreemptionPolicy: PreemptNever},
+		{Name: "urgent", Value: 500}, // defaults to PreemptLowerPriority
+	}})
+	assert.Equal(t, []string{"low"}, custom.TeamPriorities("team-a"), "any preempting level is serving-only, whatever its name")
+	assert.True(t, ServingOnly(PriorityLevel{PreemptionPolicy: PreemptLowerPriority}))
+	assert.False(t, ServingOnly(PriorityLevel{PreemptionPolicy: PreemptNever}))
+}
+
+func TestCPUMemoryBound(t *testing.T) {
+	teams := testTeams()
+	teams[1].CPUBorrowingLimit, teams[1].MemoryBorrowingLimit = "8", "500Gi"
+	r := resolved(t, teams, SchedulerSpec{Lenders: []Lender{{Name: "spare", CPU: "16", Memory: "64Gi"}}})
+	cpu, memory, ok := r.CPUMemoryBound("team-a")
+	require.True(t, ok)
+	assert.Equal(t, 64.0+32+16, cpu, "no cpu borrowing limit: nominal plus everyone else's nominal")
+	assert.Equal(t, float64((256+128+64)<<30), memory)
+	cpu, memory, _ = r.CPUMemoryBound("team-b")
+	assert.Equal(t, 32.0+8, cpu, "the borrowing limit caps what can be borrowed")
+	assert.Equal(t, float64((128+256+64)<<30), memory, "and never more than the others hold")
+
+	plain := testTeams()
+	plain[0].BorrowingLimit, plain[0].LendingLimit = nil, nil
+	none := resolved(t, plain, SchedulerSpec{System: SystemNone})
+	cpu, _, _ = none.CPUMemoryBound("team-a")
+	assert.Equal(t, 64.0, cpu, "nothing to borrow through without a queueing system")
+	_, _, ok = none.CPUMemoryBound("team-z")
+	assert.False(t, ok)
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 )
 
@@ -157,4 +158,50 @@ func resourceQuotaHard(t Team, teams []Team, lenders []Lender, pools []gpupool.S
 		hard["requests."+r] = strconv.Itoa(n)
 	}
 	return hard
+}
+
+// CPUMemoryBound is the most cpu (cores) and memory (bytes) the team's
+// workloads can hold at once through the queueing system: its nominal
+// quota plus what it may borrow, that is its cpuBorrowingLimit and
+// memoryBorrowingLimit or, without a limit, every other team's and
+// lender's nominal quota (with system none, the nominal quota only).
+// Kueue charges the cpu and memory of GPU pods and CPU-only pods alike to
+// the team's cpu flavor (clusterQueueSpec), so the bound covers both.
+// components/tenancy sizes the namespace's `requests.cpu` and
+// `requests.memory` quota with it, which therefore never blocks what the
+// queue admits. ok is false for a team that is not declared.
+func (r *Resolved) CPUMemoryBound(team string) (cpu, memory float64, ok bool) {
+	t, ok := r.team(team)
+	if !ok {
+		return 0, 0, false
+	}
+	cpu, _ = field.ParseQuantity(t.CPU)
+	memory, _ = field.ParseQuantity(t.Memory)
+	if r.Scheduler.System == SystemNone {
+		return cpu, memory, true
+	}
+	var otherCPU, otherMemory float64
+	for _, u := range r.Teams {
+		if u.Name != t.Name {
+			c, _ := field.ParseQuantity(u.CPU)
+			m, _ := field.ParseQuantity(u.Memory)
+			otherCPU, otherMemory = otherCPU+c, otherMemory+m
+		}
+	}
+	for _, l := range r.lenders() {
+		c, _ := field.ParseQuantity(l.CPU)
+		m, _ := field.ParseQuantity(l.Memory)
+		otherCPU, otherMemory = otherCPU+c, otherMemory+m
+	}
+	return cpu + borrowable(t.CPUBorrowingLimit, otherCPU), memory + borrowable(t.MemoryBorrowingLimit, otherMemory), true
+}
+
+// borrowable is what a team may borrow of others: its limit (a quantity)
+// capped by others, or others without a limit.
+func borrowable(limit string, others float64) float64 {
+	if limit == "" {
+		return others
+	}
+	l, _ := field.ParseQuantity(limit)
+	return min(l, others)
 }

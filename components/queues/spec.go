@@ -117,6 +117,23 @@ type Team struct {
 	// components/tenancy: Restricted (default: DNS, the namespace itself and
 	// HTTPS outside the cluster) or Unrestricted.
 	Egress string `json:"egress,omitempty" pulumi:"egress,optional"`
+	// Serving declares a team that runs latency-sensitive serving: it may
+	// use the serving-only priority levels (ServingOnly: the levels whose
+	// pods preempt lower-priority pods, inference-critical by default),
+	// which evict other teams' training. Queues does not use it;
+	// components/tenancy's admission policy refuses those levels in the
+	// namespaces of teams that are not serving. Default false.
+	Serving bool `json:"serving,omitempty" pulumi:"serving,optional"`
+	// NamespaceQuota overrides entries of the team namespace's ResourceQuota
+	// `team-quota` (components/tenancy), by Kubernetes quota resource name:
+	// `requests.cpu`, `requests.memory`, `pods`, `count/jobs.batch`,
+	// `services`, `configmaps`, `secrets`, `persistentvolumeclaims`,
+	// `requests.storage`, `<class>.storageclass.storage.k8s.io/requests.storage`
+	// and so on ("Resource Quotas",
+	// https://kubernetes.io/docs/concepts/policy/resource-quotas/). Values
+	// are Kubernetes quantities. Queues does not use it; components/tenancy
+	// documents the defaults (tenancy.NamespaceQuotaHard). Default none.
+	NamespaceQuota map[string]string `json:"namespaceQuota,omitempty" pulumi:"namespaceQuota,optional"`
 }
 
 // Default fills unset fields with their documented defaults.

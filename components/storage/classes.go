@@ -77,6 +77,16 @@ type classSpec struct {
 	bindingMode string
 }
 
+// ClassNames are the names of the StorageClasses NewStorageClasses
+// creates, in order (a team's namespace quota bounds claims per class).
+func ClassNames() []string {
+	var out []string
+	for _, c := range bestPracticeClasses(DefaultScratchDiskSKU) {
+		out = append(out, c.name)
+	}
+	return out
+}
+
 // bestPracticeClasses returns the AKS MLOps best practices StorageClasses, Azure
 // Files first, then the Azure Disk scratch class with skuName scratchSKU.
 func bestPracticeClasses(scratchSKU string) []classSpec {

@@ -21,6 +21,19 @@
 //     TenancyArgs.QueuesName: each object then carries a Pulumi alias to its
 //     old name and parent, so the engine keeps it instead of deleting and
 //     recreating it.
+//   - Namespace quota. With Team.NamespaceQuota, the ResourceQuota
+//     TeamQuotaName on cpu, memory, pods, object counts and storage per
+//     StorageClass (NamespaceQuotaHard: the aksml stacks' defaults, derived
+//     from what the team's queue admits), and the LimitRange
+//     DefaultRequestsName so that unsized containers are admitted and
+//     counted. Claims of generic ephemeral volumes count like any other.
+//   - Admission. A ValidatingAdmissionPolicy and its Deny binding,
+//     AdmissionPolicyName, selecting the team's namespace by TeamLabel
+//     (admission.go): no spec.nodeName, no wildcard or CriticalAddonsOnly
+//     toleration, the GPU taint tolerated only by pods that request GPUs,
+//     no inline csi/azureFile/azureDisk volumes, no reference to the CSI
+//     drivers' storage key Secrets, and priority classes and Kueue
+//     priority labels only from Team.Priorities.
 //   - Access. A Role, MemberRoleName, that lets a member create and delete
 //     Jobs, CronJobs, PyTorchJobs, TFJobs and KAITO Workspaces and read pods,
 //     logs, events, claims, the team's LocalQueue, ResourceQuota and
@@ -85,6 +98,8 @@
 //
 // Guardrails AKSML-TEN-001 (every team namespace has a default-deny
 // ingress policy), AKSML-TEN-002 (every Role that records groups is
-// bound to exactly those groups) and AKSML-TEN-003 (no team namespace in a
-// name the platform reserves) check the result (policy/rules).
+// bound to exactly those groups), AKSML-TEN-003 (no team namespace in a
+// name the platform reserves), AKSML-TEN-004 (every team namespace covered
+// by a Deny admission binding) and AKSML-TEN-005 (a quota on cpu, memory
+// and pods) check the result (policy/rules).
 package tenancy

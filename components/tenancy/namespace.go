@@ -37,8 +37,10 @@ func movedFromQueues(ctx *pulumi.Context, queuesName, role, team string) pulumi.
 	return pulumi.Aliases([]pulumi.Alias{{Name: pulumi.String(queuesName + "-" + role + "-" + team), ParentURN: parent}})
 }
 
-// registerNamespace registers team t's namespace and, when t has a Quota,
-// its ResourceQuota. It returns the namespace and what it registered.
+// registerNamespace registers team t's namespace, its TeamQuotaName and
+// LimitRange when t has a NamespaceQuota (registerTeamQuota) and its
+// ResourceQuotaName when t has a Quota. It returns the namespace and what
+// it registered.
 func registerNamespace(ctx *pulumi.Context, name string, t Team, a *TenancyArgs, opts []pulumi.ResourceOption) (*corev1.Namespace, []pulumi.Resource, error) {
 	nsOpts := append(append([]pulumi.ResourceOption{}, opts...),
 		pulumi.RetainOnDelete(a.RetainNamespaces), movedFromQueues(ctx, a.QueuesName, "ns", t.Name))
@@ -49,6 +51,11 @@ func registerNamespace(ctx *pulumi.Context, name string, t Team, a *TenancyArgs,
 		return nil, nil, err
 	}
 	out := []pulumi.Resource{ns}
+	teamQuota, err := registerTeamQuota(ctx, name, t, ns.Metadata.Name().Elem(), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	out = append(out, teamQuota...)
 	if len(t.Quota) == 0 {
 		return ns, out, nil
 	}

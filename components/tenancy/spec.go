@@ -1,6 +1,9 @@
 package tenancy
 
-import "github.com/aksml/aksml/components/vocab"
+import (
+	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/vocab"
+)
 
 // Egress is a team namespace's outbound traffic policy.
 type Egress string
@@ -78,6 +81,22 @@ type Team struct {
 	Groups []string
 	// Egress is Restricted (default) or Unrestricted.
 	Egress Egress
+	// Priorities are the PriorityClass and Kueue WorkloadPriorityClass
+	// names the team's pods and workloads may use; the team's admission
+	// policy (AdmissionPolicyName) refuses any other priorityClassName or
+	// `kueue.x-k8s.io/priority-class` label. The aksml stacks pass
+	// components/queues Resolved.TeamPriorities: every level but the
+	// preempting ones unless the team is serving. system-* classes are
+	// never valid. Default none: only pods without a priority class.
+	Priorities []string
+	// NamespaceQuota is the `hard` of the namespace's ResourceQuota
+	// TeamQuotaName: cpu, memory, pods, object counts and storage per
+	// class (NamespaceQuotaHard gives the aksml stacks' defaults). With
+	// requests.cpu or requests.memory the namespace also gets the
+	// LimitRange DefaultRequestsName, so a container that states no
+	// requests is admitted with DefaultCPURequest and
+	// DefaultMemoryRequest. Default none: no ResourceQuota, no LimitRange.
+	NamespaceQuota map[string]string
 }
 
 // Default fills the documented defaults.
@@ -88,4 +107,27 @@ func (t *Team) Default() {
 	if t.PodSecurity == "" {
 		t.PodSecurity = DefaultPodSecurity
 	}
+}
+
+// TeamsFromQueues maps the resolved teams of components/queues to
+// tenancy's, defaulted: namespace fields, the GPU ResourceQuota
+// (Resolved.ResourceQuotaHard), the priorities the team may use
+// (Resolved.TeamPriorities) and the namespace quota (NamespaceQuotaHard
+// over the team's queue bound, classes and the stack's own claims, with
+// the team's namespaceQuota overrides). The aksml stacks and the provider
+// both build Tenancy's teams with it.
+func TeamsFromQueues(r *queues.Resolved, classes []string, claims []Claim) []Team {
+	out := make([]Team, 0, len(r.Teams))
+	for _, t := range r.Teams {
+		cpu, memory, _ := r.CPUMemoryBound(t.Name)
+		tt := Team{
+			Name: t.Name, Groups: t.Groups, Egress: Egress(t.Egress), PodSecurity: t.PodSecurity,
+			Quota:          r.ResourceQuotaHard(t.Name),
+			Priorities:     r.TeamPriorities(t.Name),
+			NamespaceQuota: NamespaceQuotaHard(QuotaBasis{CPU: cpu, Memory: memory, Classes: classes, Claims: claims}, t.NamespaceQuota),
+		}
+		tt.Default()
+		out = append(out, tt)
+	}
+	return out
 }

@@ -164,6 +164,8 @@ func (a *TenancyArgs) Default() {
 	for i, t := range a.Teams {
 		t.Groups = slices.Clone(t.Groups)
 		t.Quota = maps.Clone(t.Quota)
+		t.NamespaceQuota = maps.Clone(t.NamespaceQuota)
+		t.Priorities = slices.Clone(t.Priorities)
 		t.Default()
 		teams[i] = t
 	}
@@ -227,6 +229,9 @@ func NewTenancy(ctx *pulumi.Context, name string, args *TenancyArgs, opts ...pul
 // registerTeam registers the Kubernetes objects every team namespace gets.
 func registerTeam(ctx *pulumi.Context, name string, t Team, ns pulumi.StringInput, excluded []string, opts []pulumi.ResourceOption) error {
 	if _, err := rbacv1.NewRole(ctx, name+"-role", roleArgs(t, ns), opts...); err != nil {
+		return err
+	}
+	if _, err := registerAdmission(ctx, name, t, opts); err != nil {
 		return err
 	}
 	if len(t.Groups) > 0 {

@@ -1,7 +1,6 @@
 package tenancy
 
 import (
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -54,9 +53,11 @@ func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 		if !slices.Contains(PodSecurityLevels, t.PodSecurity) {
 			errs = append(errs, field.NotSupported(p.Child("podSecurity"), t.PodSecurity, PodSecurityLevels))
 		}
-		for _, r := range slices.Sorted(maps.Keys(t.Quota)) {
-			if _, ok := field.ParseQuantity(t.Quota[r]); !ok || r == "" {
-				errs = append(errs, field.Invalid(p.Child("quota").Key(r), "%q is not a Kubernetes quantity for resource %q; write e.g. \"4\"", t.Quota[r], r))
+		errs = append(errs, validateQuota(t.Quota, p.Child("quota"))...)
+		errs = append(errs, validateQuota(t.NamespaceQuota, p.Child("namespaceQuota"))...)
+		for j, pc := range t.Priorities {
+			if strings.HasPrefix(pc, "system-") {
+				errs = append(errs, field.Forbidden(p.Child("priorities").Index(j), "%q: system-* priority classes are the platform's; a team's pods never run at them", pc))
 			}
 		}
 		seen := map[string]int{}

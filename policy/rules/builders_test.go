@@ -385,6 +385,12 @@ func goodStack(env string) *Stack {
 			}),
 			memberRole("team-a", groupA),
 			memberBinding("team-a", groupA),
+			kube("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", "", "aksml-tenancy-team-a", nil, obj{"failurePolicy": "Fail"}),
+			kube("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", "", "aksml-tenancy-team-a-binding", nil, obj{
+				"policyName": "aksml-tenancy-team-a", "validationActions": arr{"Deny"},
+				"matchResources": obj{"namespaceSelector": obj{"matchLabels": obj{"aksml.io/team": "team-a"}}},
+			}),
+			kube("v1", "ResourceQuota", "team-a", "team-quota", nil, obj{"hard": obj{"requests.cpu": "32", "requests.memory": "128Gi", "pods": "50"}}),
 			daemonSet("nvidia-device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17.1"),
 			daemonSet("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.9-3.6.1-ubuntu22.04"),
 			storageClass("ml-checkpoints-azurefile", "Retain"),

@@ -98,7 +98,7 @@ func All() []Rule {
 		ruleSecretKubeconfigOutput, ruleSecretProviderKubeconfig, ruleSecretRegistryImages,
 		ruleARMSerialPools, ruleARMAutoscaledNoCount, ruleARMManagedCount,
 		ruleMonPrometheusWired, ruleMonRuleGroupScope,
-		ruleTenancyDefaultDeny, ruleTenancyGroupBinding, ruleTenancyReservedNamespaces,
+		ruleTenancyDefaultDeny, ruleTenancyGroupBinding, ruleTenancyReservedNamespaces, ruleTenancyAdmission, ruleTenancyQuota,
 		ruleIdentityKube, ruleIdentityAzure,
 		ruleSchedAllocatable, ruleSchedGangCapacity, ruleQueueAdmissible, ruleQueueFlavorQuota,
 	}

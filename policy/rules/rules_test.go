@@ -444,6 +444,32 @@ var violations = []ruleCase{
 		mutate: func(s *Stack) { set(s, "team-a-aksml-team-members", "view", "roleRef", "name") },
 		want:   []string{"Role team-a/aksml-team-member"}},
 
+	{id: "AKSML-TEN-004", name: "team namespace without an admission binding",
+		mutate: func(s *Stack) { s.Resources = without(s.Resources, "aksml-tenancy-team-a-binding") },
+		want:   []string{"Namespace team-a holds team \"team-a\"", "ValidatingAdmissionPolicyBinding", "aksml-tenancy-team-a"}},
+	{id: "AKSML-TEN-004", name: "binding only warns",
+		mutate: func(s *Stack) { set(s, "aksml-tenancy-team-a-binding", arr{"Warn"}, "spec", "validationActions") },
+		want:   []string{"Namespace team-a"}},
+	{id: "AKSML-TEN-004", name: "binding selects another team",
+		mutate: func(s *Stack) {
+			set(s, "aksml-tenancy-team-a-binding", obj{"aksml.io/team": "team-b"}, "spec", "matchResources", "namespaceSelector", "matchLabels")
+		},
+		want: []string{"Namespace team-a"}},
+	{id: "AKSML-TEN-004", name: "binding of a policy the stack does not define",
+		mutate: func(s *Stack) { s.Resources = without(s.Resources, "aksml-tenancy-team-a") },
+		want:   []string{"Namespace team-a"}},
+	{id: "AKSML-TEN-005", name: "no team quota",
+		mutate: func(s *Stack) { s.Resources = without(s.Resources, "team-a-team-quota") },
+		want:   []string{"Namespace team-a holds team \"team-a\"", "bounds requests.cpu, requests.memory, pods", "team-quota"}},
+	{id: "AKSML-TEN-005", name: "quota without pods",
+		mutate: func(s *Stack) { set(s, "team-a-team-quota", nil, "spec", "hard", "pods") },
+		want:   []string{"bounds pods"}},
+	{id: "AKSML-TEN-005", name: "only a priority-scoped quota",
+		mutate: func(s *Stack) {
+			set(s, "team-a-team-quota", obj{"matchExpressions": arr{obj{"scopeName": "PriorityClass", "operator": "Exists"}}}, "spec", "scopeSelector")
+		},
+		want: []string{"Namespace team-a"}},
+
 	{id: "AKSML-SEC-001", name: "plain kubeconfig output",
 		mutate: func(s *Stack) { s.Outputs["kubeconfig"] = Output{Value: "apiVersion: v1\n"} },
 		want:   []string{`stack output "kubeconfig" is not secret`, "pulumi.ToSecret"}},
@@ -455,6 +481,13 @@ var violations = []ruleCase{
 // compliant lists, for every rule, stacks the rule must let pass beyond
 // goodStack itself: the edge a sloppy rule would get wrong.
 var compliant = []ruleCase{
+	{id: "AKSML-TEN-004", name: "binding selecting by more than the team label", mutate: func(s *Stack) {
+		set(s, "team-a", obj{"aksml.io/team": "team-a", "env": "x"}, "metadata", "labels")
+		set(s, "aksml-tenancy-team-a-binding", obj{"aksml.io/team": "team-a", "env": "x"}, "spec", "matchResources", "namespaceSelector", "matchLabels")
+	}},
+	{id: "AKSML-TEN-005", name: "cpu and memory written without requests.", mutate: func(s *Stack) {
+		set(s, "team-a-team-quota", obj{"cpu": "32", "memory": "128Gi", "pods": "50"}, "spec", "hard")
+	}},
 	{id: "AKSML-TEN-001", name: "ingress-only deny (egress opt-out)", mutate: func(s *Stack) {
 		set(s, "team-a-aksml-default-deny", arr{"Ingress"}, "spec", "policyTypes")
 	}},

@@ -1,0 +1,265 @@
+package tenancy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	admissionv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/admissionregistration/v1"
+	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/vocab"
+)
+
+// The admission policy enforces the tenancy model in the API server
+// itself: a ValidatingAdmissionPolicy per team and a
+// ValidatingAdmissionPolicyBinding that applies it, with validation action
+// Deny, to the requests in the team's namespace only (namespaceSelector on
+// TeamLabel), so platform namespaces are untouched
+// ("Validating Admission Policy", admissionregistration.k8s.io/v1, GA in
+// Kubernetes 1.30,
+// https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/).
+// The policy checks the pod spec of Pods and the pod templates of the
+// workload kinds that carry one (AdmittedKinds), whoever sends them: a
+// member, Pulumi, or a controller creating pods from a template, so a kind
+// whose template the policy does not read (a KAITO Workspace) is still
+// checked on the pods and Deployments its operator creates.
+
+// AdmissionPolicyName is the name of team's ValidatingAdmissionPolicy and
+// of its binding: `aksml-tenancy-<team>`.
+func AdmissionPolicyName(team string) string { return "aksml-tenancy-" + team }
+
+// Names of the rules of the admission policy; each message starts with
+// `aksml tenancy (<rule>)`, so a refused request names the rule it broke.
+const (
+	RuleNodeName        = "no-node-name"
+	RuleTolerateAll     = "no-wildcard-toleration"
+	RuleSystemPool      = "no-system-pool"
+	RuleGPUToleration   = "gpu-toleration-needs-gpu"
+	RuleInlineVolume    = "no-inline-storage-volume"
+	RuleStorageKey      = "no-storage-key-secret"
+	RulePriorityClass   = "priority-class"
+	RuleKueuePriority   = "kueue-priority-class"
+	admissionRulePrefix = "aksml tenancy ("
+)
+
+// SystemPoolTaintKey is the key of the AKS system pool's taint
+// `CriticalAddonsOnly=true:NoSchedule` (components/cluster
+// SystemPoolTaint; "Manage system node pools in AKS",
+// https://learn.microsoft.com/azure/aks/use-system-pools): a pod that
+// tolerates it can land on the system pool next to CoreDNS, Kueue and the
+// metrics agents.
+const SystemPoolTaintKey = "CriticalAddonsOnly"
+
+// StorageKeySecretPrefix and StorageKeySecretSuffix frame the name of the
+// Secret in which the Azure Files and Azure Blob CSI drivers store a
+// storage account's key, `azure-storage-account-<account>-secret`, in the
+// claim's namespace unless the class says otherwise (Azure Files CSI
+// driver, docs/driver-parameters.md, secretName default; the drivers'
+// secretNameTemplate). The key opens every share and container of the
+// account, so no pod of a team may mount it or read it into its
+// environment.
+const (
+	StorageKeySecretPrefix = "azure-storage-account-"
+	StorageKeySecretSuffix = "-secret"
+)
+
+// AdmittedKind is one kind whose objects the admission policy checks in a
+// team namespace, with the CEL expression (over `object`) that lists its
+// pod specs.
+type AdmittedKind struct {
+	// Group, Version and Resource name the API resource.
+	Group, Version, Resource string
+	// Kind is the object kind (request.kind.kind).
+	Kind string
+	// PodSpecs is a CEL list of the object's pod specs.
+	PodSpecs string
+}
+
+// AdmittedKinds are the kinds the admission policy checks: Pods (every
+// pod, whichever controller or operator creates it), the batch kinds the
+// team Role lets members create (Job, CronJob), the Kubeflow Training
+// Operator kinds it lets them create (PyTorchJob, TFJob: every replica
+// spec's template), and the apps kinds operators create from a member's
+// object (a KAITO Workspace becomes a Deployment or StatefulSet). Pods are
+// checked on CREATE only (a pod's spec is then fixed, and the scheduler
+// sets spec.nodeName through the binding subresource, which the policy
+// does not match); the others on CREATE and UPDATE.
+var AdmittedKinds = []AdmittedKind{
+	{Version: "v1", Resource: "pods", Kind: "Pod", PodSpecs: "[object.spec]"},
+	{Group: "batch", Version: "v1", Resource: "jobs", Kind: "Job", PodSpecs: "[object.spec.template.spec]"},
+	{Group: "batch", Version: "v1", Resource: "cronjobs", Kind: "CronJob", PodSpecs: "[object.spec.jobTemplate.spec.template.spec]"},
+	{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", PodSpecs: "[object.spec.template.spec]"},
+	{Group: "apps", Version: "v1", Resource: "statefulsets", Kind: "StatefulSet", PodSpecs: "[object.spec.template.spec]"},
+	{Group: "kubeflow.org", Version: "v1", Resource: "pytorchjobs", Kind: "PyTorchJob", PodSpecs: replicaPodSpecs("pytorchReplicaSpecs")},
+	{Group: "kubeflow.org", Version: "v1", Resource: "tfjobs", Kind: "TFJob", PodSpecs: replicaPodSpecs("tfReplicaSpecs")},
+}
+
+// replicaPodSpecs lists the pod specs of a Kubeflow job's replica specs
+// map (Master, Worker, PS, Chief...).
+func replicaPodSpecs(field string) string {
+	m := "object.spec." + field
+	return fmt.Sprintf("has(%s) ? %s.map(r, %s[r].template.spec) : []", m, m, m)
+}
+
+// podSpecsExpression selects the pod specs of the admitted object by its
+// kind.
+func podSpecsExpression() string {
+	var b strings.Builder
+	for _, k := range AdmittedKinds {
+		fmt.Fprintf(&b, "request.kind.kind == %q ? (%s) : ", k.Kind, k.PodSpecs)
+	}
+	b.WriteString("[]")
+	return b.String()
+}
+
+// labelSetsExpression lists the label maps that may carry the Kueue
+// priority label: the object's, and a CronJob's Job template's.
+const labelSetsExpression = `[has(object.metadata.labels) ? object.metadata.labels : {}] + ` +
+	`(request.kind.kind == "CronJob" && has(object.spec.jobTemplate.metadata) && has(object.spec.jobTemplate.metadata.labels) ? [object.spec.jobTemplate.metadata.labels] : [])`
+
+// gpuRequestExpression is true when container c requests a GPU (the
+// device plugin's nvidia.com/gpu or a MIG profile nvidia.com/mig-*) in its
+// limits or requests (extended resources need both or limits only).
+func gpuRequestExpression(c string) string {
+	gpu := fmt.Sprintf("r == %q || r.startsWith(%q)", vocab.GPUResource, MIGResourcePrefix)
+	return fmt.Sprintf("has(%[1]s.resources) && ((has(%[1]s.resources.limits) && %[1]s.resources.limits.exists(r, %[2]s)) || (has(%[1]s.resources.requests) && %[1]s.resources.requests.exists(r, %[2]s)))", c, gpu)
+}
+
+// MIGResourcePrefix starts the extended resource of every MIG profile the
+// NVIDIA device plugin registers with the mixed strategy
+// (nvidia.com/mig-1g.10gb; components/gpupool GPUResource).
+const MIGResourcePrefix = "nvidia.com/mig-"
+
+// storageKeyName is true when the CEL string n names a CSI storage key
+// Secret.
+func storageKeyName(n string) string {
+	return fmt.Sprintf("(%[1]s.startsWith(%[2]q) && %[1]s.endsWith(%[3]q))", n, StorageKeySecretPrefix, StorageKeySecretSuffix)
+}
+
+// celList renders names as a CEL list of string literals.
+func celList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// AdmissionValidation is one CEL rule of the admission policy.
+type AdmissionValidation struct {
+	// Rule names the rule (Rule*).
+	Rule string
+	// Expression is the CEL expression that must be true.
+	Expression string
+	// Message is what a refused request reads: the rule and what to do.
+	Message string
+}
+
+// AdmissionValidations are the rules of team t's admission policy.
+func AdmissionValidations(t Team) []AdmissionValidation {
+	specs := func(cond string) string { return "variables.podSpecs.all(s, " + cond + ")" }
+	allContainers := `(s.containers + (has(s.initContainers) ? s.initContainers : []))`
+	allowed := celList(t.Priorities)
+	allowedText := strings.Join(t.Priorities, ", ")
+	if allowedText == "" {
+		allowedText = "none"
+	}
+	msg := func(rule, text string) string { return admissionRulePrefix + rule + "): " + text }
+	return []AdmissionValidation{
+		{RuleNodeName, specs(`!has(s.nodeName) || s.nodeName == ""`),
+			msg(RuleNodeName, "spec.nodeName bypasses the scheduler, the node taints and the queue; remove it and let Kueue place the pods (name a pool through the workload's resources)")},
+		{RuleTolerateAll, specs(`!has(s.tolerations) || s.tolerations.all(t, has(t.key) && t.key != "")`),
+			msg(RuleTolerateAll, "a toleration without a key tolerates every taint, the system pool's included; tolerate named taints only")},
+		{RuleSystemPool, specs(fmt.Sprintf(`!has(s.tolerations) || s.tolerations.all(t, !has(t.key) || t.key != %q)`, SystemPoolTaintKey)),
+			msg(RuleSystemPool, "the "+SystemPoolTaintKey+" taint keeps team pods off the system pool (CoreDNS, Kueue, metrics); remove the toleration")},
+		{RuleGPUToleration, specs(fmt.Sprintf(`!has(s.tolerations) || !s.tolerations.exists(t, has(t.key) && t.key == %q) || s.containers.exists(c, %s)`, gpupool.GPUTaintKey, gpuRequestExpression("c"))),
+			msg(RuleGPUToleration, "only pods that request nvidia.com/gpu or a MIG resource may tolerate the GPU taint ("+gpupool.GPUTaintKey+"="+gpupool.GPUTaintValue+"); a CPU pod on a GPU pool would make the autoscaler add a GPU node: remove the toleration or request GPUs")},
+		{RuleInlineVolume, specs(`!has(s.volumes) || s.volumes.all(v, !has(v.csi) && !has(v.azureFile) && !has(v.azureDisk))`),
+			msg(RuleInlineVolume, "inline csi, azureFile and azureDisk volumes mount storage outside the team's claims and quota; use a PersistentVolumeClaim of an aksml StorageClass")},
+		{RuleStorageKey, specs(`(!has(s.volumes) || s.volumes.all(v, !(has(v.secret) && has(v.secret.secretName) && ` + storageKeyName("v.secret.secretName") + `) && ` +
+			`!(has(v.projected) && has(v.projected.sources) && v.projected.sources.exists(p, has(p.secret) && has(p.secret.name) && ` + storageKeyName("p.secret.name") + `)))) && ` +
+			allContainers + `.all(c, (!has(c.env) || c.env.all(e, !(has(e.valueFrom) && has(e.valueFrom.secretKeyRef) && ` + storageKeyName("e.valueFrom.secretKeyRef.name") + `))) && ` +
+			`(!has(c.envFrom) || c.envFrom.all(e, !(has(e.secretRef) && ` + storageKeyName("e.secretRef.name") + `))))`),
+			msg(RuleStorageKey, "Secrets named "+StorageKeySecretPrefix+"<account>"+StorageKeySecretSuffix+" hold a storage account key that opens every team's shares; mount the team's claims instead, or use workload identity for Blob data")},
+		{RulePriorityClass, specs(`!has(s.priorityClassName) || s.priorityClassName == "" || s.priorityClassName in ` + allowed),
+			msg(RulePriorityClass, "team "+t.Name+" may use the priority classes "+allowedText+"; system-* classes are the platform's and preempting classes (inference-critical) need aksml:teams[].serving: true")},
+		{RuleKueuePriority, `variables.labelSets.all(l, !("` + vocab.WorkloadPriorityClassLabel + `" in l) || l["` + vocab.WorkloadPriorityClassLabel + `"] in ` + allowed + `)`,
+			msg(RuleKueuePriority, "team "+t.Name+" may name the Kueue WorkloadPriorityClasses "+allowedText+" in "+vocab.WorkloadPriorityClassLabel+"; preempting classes (inference-critical) need aksml:teams[].serving: true")},
+	}
+}
+
+// admissionPolicyArgs is team t's ValidatingAdmissionPolicy.
+func admissionPolicyArgs(t Team) *admissionv1.ValidatingAdmissionPolicyArgs {
+	var rules admissionv1.NamedRuleWithOperationsArray
+	for _, k := range AdmittedKinds {
+		ops := []string{"CREATE", "UPDATE"}
+		if k.Kind == "Pod" {
+			ops = []string{"CREATE"}
+		}
+		rules = append(rules, admissionv1.NamedRuleWithOperationsArgs{
+			ApiGroups:   pulumi.ToStringArray([]string{k.Group}),
+			ApiVersions: pulumi.ToStringArray([]string{k.Version}),
+			Resources:   pulumi.ToStringArray([]string{k.Resource}),
+			Operations:  pulumi.ToStringArray(ops),
+		})
+	}
+	var validations admissionv1.ValidationArray
+	for _, v := range AdmissionValidations(t) {
+		validations = append(validations, admissionv1.ValidationArgs{
+			Expression: pulumi.String(v.Expression),
+			Message:    pulumi.String(v.Message),
+			Reason:     pulumi.String("Forbidden"),
+		})
+	}
+	return &admissionv1.ValidatingAdmissionPolicyArgs{
+		Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(AdmissionPolicyName(t.Name)), Labels: pulumi.ToStringMap(teamLabels(t))},
+		Spec: &admissionv1.ValidatingAdmissionPolicySpecArgs{
+			FailurePolicy:    pulumi.String("Fail"),
+			MatchConstraints: &admissionv1.MatchResourcesArgs{ResourceRules: rules},
+			// An object on its way out (finalizers being removed) is
+			// never refused, so a policy added later cannot wedge its
+			// deletion.
+			MatchConditions: admissionv1.MatchConditionArray{admissionv1.MatchConditionArgs{
+				Name:       pulumi.String("not-being-deleted"),
+				Expression: pulumi.String(`!has(object.metadata.deletionTimestamp)`),
+			}},
+			Variables: admissionv1.VariableArray{
+				admissionv1.VariableArgs{Name: pulumi.String("podSpecs"), Expression: pulumi.String(podSpecsExpression())},
+				admissionv1.VariableArgs{Name: pulumi.String("labelSets"), Expression: pulumi.String(labelSetsExpression)},
+			},
+			Validations: validations,
+		},
+	}
+}
+
+// admissionBindingArgs binds team t's policy, Deny, to the namespaces
+// labelled as t's (namespaceLabels).
+func admissionBindingArgs(t Team) *admissionv1.ValidatingAdmissionPolicyBindingArgs {
+	return &admissionv1.ValidatingAdmissionPolicyBindingArgs{
+		Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String(AdmissionPolicyName(t.Name)), Labels: pulumi.ToStringMap(teamLabels(t))},
+		Spec: &admissionv1.ValidatingAdmissionPolicyBindingSpecArgs{
+			PolicyName:        pulumi.String(AdmissionPolicyName(t.Name)),
+			ValidationActions: pulumi.ToStringArray([]string{"Deny"}),
+			MatchResources: &admissionv1.MatchResourcesArgs{
+				NamespaceSelector: &metav1.LabelSelectorArgs{MatchLabels: pulumi.StringMap{TeamLabel: pulumi.String(t.Name)}},
+			},
+		},
+	}
+}
+
+// registerAdmission registers team t's admission policy and its binding.
+func registerAdmission(ctx *pulumi.Context, name string, t Team, opts []pulumi.ResourceOption) ([]pulumi.Resource, error) {
+	policy, err := admissionv1.NewValidatingAdmissionPolicy(ctx, name+"-admission", admissionPolicyArgs(t), opts...)
+	if err != nil {
+		return nil, err
+	}
+	binding, err := admissionv1.NewValidatingAdmissionPolicyBinding(ctx, name+"-admission-binding", admissionBindingArgs(t),
+		append(append([]pulumi.ResourceOption{}, opts...), pulumi.DependsOn([]pulumi.Resource{policy}))...)
+	if err != nil {
+		return nil, err
+	}
+	return []pulumi.Resource{policy, binding}, nil
+}

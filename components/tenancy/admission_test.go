@@ -1,0 +1,169 @@
+package tenancy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/internal/mocktest"
+)
+
+const (
+	tokenPolicyVAP  = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+	tokenBindingVAP = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
+	tokenLimitRange = "kubernetes:core/v1:LimitRange"
+)
+
+func TestAdmissionPolicyPerTeam(t *testing.T) {
+	tt := teams()
+	tt[0].Priorities = []string{"training-batch"}
+	tt[1].Priorities = []string{"training-batch", "inference-critical"}
+	m, err := run(t, &TenancyArgs{Teams: tt})
+	require.NoError(t, err)
+
+	policies := m.SortedByType(tokenPolicyVAP)
+	require.Len(t, policies, 2, "one policy per team")
+	a := m.Named(t, tokenPolicyVAP, "tenancy-team-a-admission").Inputs
+	assert.Equal(t, "aksml-tenancy-team-a", mocktest.Dig(t, a, "metadata", "name"))
+	assert.Equal(t, "Fail", mocktest.Dig(t, a, "spec", "failurePolicy"))
+	var resources []string
+	for _, r := range mocktest.Dig(t, a, "spec", "matchConstraints", "resourceRules").([]any) {
+		rule := r.(map[string]any)
+		resources = append(resources, rule["resources"].([]any)[0].(string))
+		if rule["resources"].([]any)[0] == "pods" {
+			assert.Equal(t, []any{"CREATE"}, rule["operations"], "pods are checked when created; the scheduler binds them through a subresource")
+		} else {
+			assert.Equal(t, []any{"CREATE", "UPDATE"}, rule["operations"])
+		}
+	}
+	assert.Equal(t, []string{"pods", "jobs", "cronjobs", "deployments", "statefulsets", "pytorchjobs", "tfjobs"}, resources)
+
+	rules := map[string]string{}
+	for _, v := range mocktest.Dig(t, a, "spec", "validations").([]any) {
+		msg := v.(map[string]any)["message"].(string)
+		require.True(t, strings.HasPrefix(msg, "aksml tenancy ("), "every message names its rule: %s", msg)
+		rule := strings.TrimPrefix(msg[:strings.Index(msg, ")")], "aksml tenancy (")
+		rules[rule] = v.(map[string]any)["expression"].(string)
+		assert.Equal(t, "Forbidden", v.(map[string]any)["reason"])
+	}
+	assert.Len(t, rules, 8)
+	assert.Contains(t, rules[RulePriorityClass], `in ["training-batch"]`, "team-a is not serving")
+	assert.Contains(t, rules[RuleKueuePriority], `in ["training-batch"]`)
+	assert.Contains(t, rules[RuleSystemPool], `"CriticalAddonsOnly"`)
+	assert.Contains(t, rules[RuleGPUToleration], `"sku"`)
+	assert.Contains(t, rules[RuleGPUToleration], `"nvidia.com/gpu"`)
+	assert.Contains(t, rules[RuleGPUToleration], `"nvidia.com/mig-"`)
+	assert.Contains(t, rules[RuleStorageKey], `startsWith("azure-storage-account-")`)
+	b := m.Named(t, tokenPolicyVAP, "tenancy-team-b-admission").Inputs
+	assert.Contains(t, mocktest.Dig(t, b, "spec", "validations", 6, "expression"), `in ["training-batch", "inference-critical"]`, "team-b is serving")
+
+	bindings := m.SortedByType(tokenBindingVAP)
+	require.Len(t, bindings, 2)
+	binding := m.Named(t, tokenBindingVAP, "tenancy-team-a-admission-binding")
+	assert.Equal(t, "aksml-tenancy-team-a", mocktest.Dig(t, binding.Inputs, "spec", "policyName"))
+	assert.Equal(t, []any{"Deny"}, mocktest.Dig(t, binding.Inputs, "spec", "validationActions"))
+	assert.Equal(t, map[string]any{TeamLabel: "team-a"}, mocktest.Dig(t, binding.Inputs, "spec", "matchResources", "namespaceSelector", "matchLabels"),
+		"the binding selects the team's namespace by the label tenancy puts on it, so platform namespaces are untouched")
+	assert.True(t, dependsOn(binding, "tenancy-team-a-admission"), "the binding follows its policy")
+}
+
+func TestPodSpecsExpressionCoversEveryAdmittedKind(t *testing.T) {
+	expr := podSpecsExpression()
+	for _, k := range AdmittedKinds {
+		assert.Contains(t, expr, `request.kind.kind == "`+k.Kind+`" ? (`+k.PodSpecs+`)`)
+	}
+	assert.True(t, strings.HasSuffix(expr, "[]"), "a kind without pod specs yields none")
+	assert.Equal(t, `has(object.spec.tfReplicaSpecs) ? object.spec.tfReplicaSpecs.map(r, object.spec.tfReplicaSpecs[r].template.spec) : []`, replicaPodSpecs("tfReplicaSpecs"))
+	assert.Equal(t, "[]", celList(nil), "a team without priorities may name none")
+}
+
+func TestNamespaceQuotaAndDefaultRequests(t *testing.T) {
+	tt := teams()
+	tt[0].NamespaceQuota = map[string]string{"requests.cpu": "32", "pods": "50"}
+	tt[1].NamespaceQuota = map[string]string{"count/jobs.batch": "10"}
+	m, err := run(t, &TenancyArgs{Teams: tt})
+	require.NoError(t, err)
+
+	q := m.Named(t, tokenQuota, "tenancy-team-a-team-quota")
+	assert.Equal(t, TeamQuotaName, mocktest.Dig(t, q.Inputs, "metadata", "name"))
+	assert.Equal(t, "team-a", mocktest.Dig(t, q.Inputs, "metadata", "namespace"))
+	assert.Equal(t, map[string]any{"requests.cpu": "32", "pods": "50"}, mocktest.Dig(t, q.Inputs, "spec", "hard"))
+	assert.True(t, dependsOn(q, "tenancy-team-a-namespace"))
+
+	limits := m.SortedByType(tokenLimitRange)
+	require.Len(t, limits, 1, "only a quota on cpu or memory requests needs default requests")
+	assert.Equal(t, "team-a", mocktest.Dig(t, limits[0].Inputs, "metadata", "namespace"))
+	assert.Equal(t, map[string]any{"cpu": DefaultCPURequest, "memory": DefaultMemoryRequest}, mocktest.Dig(t, limits[0].Inputs, "spec", "limits", 0, "defaultRequest"))
+	assert.NotNil(t, m.Named(t, tokenQuota, "tenancy-team-b-team-quota"))
+}
+
+func TestNamespaceQuotaHardDefaults(t *testing.T) {
+	basis := QuotaBasis{
+		CPU: 48, Memory: 192 << 30,
+		Classes: []string{"files", "disk"},
+		Claims:  []Claim{{Class: "files", Size: "100Gi"}, {Class: "files", Size: "1Ti"}},
+	}
+	hard := NamespaceQuotaHard(basis, nil)
+	assert.Equal(t, map[string]string{
+		"requests.cpu":                   "48",
+		"requests.memory":                "192Gi",
+		"pods":                           "50",
+		"count/jobs.batch":               "200",
+		"count/cronjobs.batch":           "20",
+		"count/pytorchjobs.kubeflow.org": "50",
+		"count/tfjobs.kubeflow.org":      "50",
+		"services":                       "20",
+		"configmaps":                     "100",
+		"secrets":                        "100",
+		"files.storageclass.storage.k8s.io/persistentvolumeclaims": "12",
+		"files.storageclass.storage.k8s.io/requests.storage":       "2148Gi",
+		"disk.storageclass.storage.k8s.io/persistentvolumeclaims":  "10",
+		"disk.storageclass.storage.k8s.io/requests.storage":        "1Ti",
+		"persistentvolumeclaims":                                   "22",
+		"requests.storage":                                         "3172Gi",
+	}, hard, "the stack's own claims fit on top of the per-class room; the totals bound every other class")
+
+	big := NamespaceQuotaHard(QuotaBasis{CPU: 256.5, Memory: 1.5 * (1 << 30)}, map[string]string{"pods": "1000", "services": "0"})
+	assert.Equal(t, "256500m", big["requests.cpu"])
+	assert.Equal(t, "1536Mi", big["requests.memory"])
+	assert.Equal(t, "1000", big["pods"], "an override replaces the default")
+	assert.Equal(t, "0", big["services"])
+	assert.Equal(t, "0", big["persistentvolumeclaims"], "no classes: no claims")
+}
+
+func TestValidateTeamsNamespaceQuotaAndPriorities(t *testing.T) {
+	tt := []Team{
+		{Name: "team-a", NamespaceQuota: map[string]string{"pods": "many", "Bad Key": "1", "requests.cpu": "8"}, Priorities: []string{"training-batch", "system-node-critical"}},
+		{Name: "team-b", NamespaceQuota: map[string]string{"requests.storage": "10Ti"}, Priorities: []string{"training-batch"}},
+	}
+	for i := range tt {
+		tt[i].Default()
+	}
+	errs := ValidateTeams(tt, field.NewPath("aksml:teams"))
+	var got []string
+	for _, e := range errs {
+		got = append(got, string(e.Type)+" "+e.Path.String())
+	}
+	assert.ElementsMatch(t, []string{
+		string(field.ErrorTypeInvalid) + ` aksml:teams[0].namespaceQuota["Bad Key"]`,
+		string(field.ErrorTypeInvalid) + ` aksml:teams[0].namespaceQuota["pods"]`,
+		string(field.ErrorTypeForbidden) + ` aksml:teams[0].priorities[1]`,
+	}, got, "team-b is valid")
+}
+
+func TestTenancyRegistersNothingElseWithoutQuotaOrPriorities(t *testing.T) {
+	m := &mocktest.Mocks{}
+	require.NoError(t, m.Run(func(ctx *pulumi.Context) error {
+		_, err := NewTenancy(ctx, "tenancy", &TenancyArgs{Teams: []Team{{Name: "team-a"}}})
+		return err
+	}))
+	assert.Empty(t, m.SortedByType(tokenLimitRange))
+	assert.Len(t, m.SortedByType(tokenQuota), 0)
+	p := m.Named(t, tokenPolicyVAP, "tenancy-team-a-admission").Inputs
+	assert.Contains(t, mocktest.Dig(t, p, "spec", "validations", 6, "expression"), `s.priorityClassName in []`,
+		"a team given no priorities may use none: the policy fails closed")
+}
