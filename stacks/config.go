@@ -85,6 +85,20 @@ type Config struct {
 	// Protect marks the cluster and checkpoint storage protected and keeps
 	// checkpoint PVCs on delete. Default true in prod, false in dev.
 	Protect *bool `key:"protect"`
+	// RetainTeamData keeps a team's data when the team leaves the stack
+	// (removed or renamed) or the stack is destroyed: its datasets claim
+	// (and so the share or container behind it) and its Blob container are
+	// registered with RetainOnDelete. Checkpoint claims and team namespaces
+	// follow Protect (C3.4). Default: Protect. Set false, `pulumi up`, then
+	// remove the team, to delete a team's datasets on purpose (README,
+	// Security and tenancy).
+	RetainTeamData *bool `key:"retainTeamData"`
+	// TenancyEnforced says the teams are security boundaries: a team's
+	// aksml:teams[].groups must then name Entra groups the cluster can
+	// authenticate, which needs aksml:cluster.entraID. Default true. false
+	// declares a stack without tenancy (every kubeconfig holder is cluster
+	// admin; teams only split quotas and queues) and is refused in prod.
+	TenancyEnforced *bool `key:"tenancyEnforced"`
 	// RequireImageDigest rejects workload images not pinned by digest.
 	// Default true in prod, false in dev.
 	RequireImageDigest *bool `key:"requireImageDigest"`
@@ -111,6 +125,19 @@ func (c *Config) IsProd() bool { return c.Environment == EnvProd }
 
 // Protected reports whether Protect is in effect.
 func (c *Config) Protected() bool { return c.Protect != nil && *c.Protect }
+
+// RetainsTeamData reports whether team data outlives the team's removal
+// (aksml:retainTeamData, default Protect).
+func (c *Config) RetainsTeamData() bool {
+	if c.RetainTeamData != nil {
+		return *c.RetainTeamData
+	}
+	return c.Protected()
+}
+
+// TenancyIsEnforced reports whether teams are security boundaries
+// (aksml:tenancyEnforced, default true).
+func (c *Config) TenancyIsEnforced() bool { return c.TenancyEnforced == nil || *c.TenancyEnforced }
 
 // DigestRequired reports whether images must be pinned by digest.
 func (c *Config) DigestRequired() bool { return c.RequireImageDigest != nil && *c.RequireImageDigest }

@@ -455,3 +455,66 @@ func TestOperatorsDeclaredOrInstalled(t *testing.T) {
 	require.NoError(t, err, "the existing cluster runs both operators")
 	assert.True(t, c.ExistingCluster.Has("kaito"))
 }
+
+// TestTeamGroupsNeedEntraID: groups on a cluster without Entra ID match
+// nobody, so they are refused with the key to change, unless the stack says
+// it has no tenancy (dev only).
+func TestTeamGroupsNeedEntraID(t *testing.T) {
+	const group = "0a0a0a0a-1111-4111-8111-000000000001"
+	withGroups := func(t *testing.T) map[string]any {
+		tree := baseTree(t)
+		at(tree, "teams", 1)["groups"] = []any{group}
+		return tree
+	}
+	_, err := Parse("dev", rawConfig(t, withGroups(t)))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aksml:teams[1].groups: names Microsoft Entra groups, but aksml:cluster has no entraID")
+	assert.Contains(t, err.Error(), "aksml:tenancyEnforced: false")
+	assert.NotContains(t, err.Error(), "aksml:teams[0].groups", "a team without groups is not named")
+
+	tree := withGroups(t)
+	at(tree, "cluster")["entraID"] = map[string]any{"adminGroupObjectIDs": []any{"11111111-2222-3333-4444-555555555555"}}
+	_, err = Parse("dev", rawConfig(t, tree))
+	require.NoError(t, err, "with Entra ID the groups are real")
+
+	tree = withGroups(t)
+	tree["tenancyEnforced"] = false
+	c, err := Parse("dev", rawConfig(t, tree))
+	require.NoError(t, err, "a dev stack may declare it has no tenancy")
+	assert.False(t, c.TenancyIsEnforced())
+
+	tree = baseTree(t)
+	tree["tenancyEnforced"] = false
+	_, err = Parse("prod", rawConfig(t, tree))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aksml:tenancyEnforced: must be true in prod")
+}
+
+// TestRetainTeamDataFollowsProtect: team data is kept where the stack is
+// protected unless aksml:retainTeamData says otherwise.
+func TestRetainTeamDataFollowsProtect(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		protect any
+		retain  any
+		want    bool
+	}{
+		{"dev default", nil, nil, false},
+		{"protected", true, nil, true},
+		{"protected, explicitly not kept", true, false, false},
+		{"unprotected, explicitly kept", nil, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := baseTree(t)
+			if tc.protect != nil {
+				tree["protect"] = tc.protect
+			}
+			if tc.retain != nil {
+				tree["retainTeamData"] = tc.retain
+			}
+			c, err := Parse("dev", rawConfig(t, tree))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.RetainsTeamData())
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/cluster"
@@ -74,7 +75,7 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	}
 	p := &platform{cfg: cfg, res: res, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
-		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.workloads,
+		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.platformIsolation, p.workloads,
 	}
 	if !cfg.KubernetesLayerOn() {
 		steps = []func(*pulumi.Context) error{p.azure, p.azureMonitor}
@@ -264,6 +265,7 @@ func (p *platform) queueLayer(ctx *pulumi.Context) error {
 			Namespace:         p.tenancy.Namespaces.MapIndex(pulumi.String(t.Name)),
 			Spec:              p.cfg.Storage.Volumes,
 			RetainCheckpoints: p.cfg.Protected(),
+			RetainDatasets:    p.cfg.RetainsTeamData(),
 			Classes:           p.classes,
 		})
 		if err != nil {
@@ -283,16 +285,16 @@ const queuesName = "queues"
 // isolation and, on AKS, its workload identity.
 func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 	args := &tenancy.TenancyArgs{
-		Provider:   p.provider,
-		Teams:      p.cfg.tenancyTeams(),
-		ConfigPath: key("teams"),
+		Provider:      p.provider,
+		ExcludedCIDRs: p.cfg.clusterCIDRs(),
+		Teams:         p.cfg.tenancyTeams(),
+		ConfigPath:    key("teams"),
 		// Deleting a namespace deletes its claims: protected stacks keep
 		// the team namespaces so checkpoint claims survive a destroy.
 		RetainNamespaces: p.cfg.Protected(),
 		QueuesName:       queuesName,
 	}
 	if cl := p.cfg.Cluster; cl != nil {
-		args.ExcludedCIDRs = []string{cl.Network.PodCIDR, cl.Network.ServiceCIDR}
 		authz := tenancy.AuthorizationKubernetesRBAC
 		if cl.EntraID != nil {
 			authz = tenancy.AuthorizationAzureRBAC
@@ -304,6 +306,7 @@ func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 			Location:           cl.Location,
 			OIDCIssuerURL:      p.cluster.OIDCIssuerURL,
 			IdentityNamePrefix: cl.Name,
+			RetainContainers:   p.cfg.RetainsTeamData(),
 			Tags:               p.cfg.Tags,
 		}
 		if p.accounts != nil && p.cfg.Storage.Accounts.BlobNFS {
@@ -321,6 +324,52 @@ func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 		p.outputs["teamIdentityClientIds"] = t.IdentityClientIDs
 	}
 	return nil
+}
+
+// clusterCIDRs are the cluster's pod and service ranges, or nil (tenancy's
+// AKS defaults) for an existing cluster.
+func (c *Config) clusterCIDRs() []string {
+	if cl := c.Cluster; cl != nil {
+		return []string{cl.Network.PodCIDR, cl.Network.ServiceCIDR}
+	}
+	return nil
+}
+
+// platformIsolation gives each namespace aksml created for a platform
+// component (the GPU stack's, the installed scheduler's, the training
+// operator's) its own default deny with the allowances the component needs
+// (components/tenancy NewPlatformIsolation), so no team reaches them.
+func (p *platform) platformIsolation(ctx *pulumi.Context) error {
+	var namespaces []tenancy.PlatformNamespace
+	if created(p.gpustack.Resources()) {
+		namespaces = append(namespaces, tenancy.PlatformNamespace{Name: p.res.gpuStack.Spec.Namespace, DependsOn: p.gpustack.Resources()})
+	}
+	if created(p.queues.Resources()) {
+		ns := queues.VolcanoNamespace
+		if p.cfg.Scheduler.Kueue() {
+			ns = queues.KueueNamespace
+		}
+		namespaces = append(namespaces, tenancy.PlatformNamespace{Name: ns, DependsOn: p.queues.Resources()})
+	}
+	if p.operator != nil {
+		namespaces = append(namespaces, tenancy.PlatformNamespace{Name: workloads.TrainingOperatorNamespace, DependsOn: p.operator.Resources()})
+	}
+	if len(namespaces) == 0 {
+		return nil
+	}
+	_, err := tenancy.NewPlatformIsolation(ctx, "platform-isolation", &tenancy.PlatformIsolationArgs{
+		Provider: p.provider, Namespaces: namespaces, ExcludedCIDRs: p.cfg.clusterCIDRs(),
+	})
+	return err
+}
+
+// created reports whether resources include a Namespace: the component
+// created its namespace (rather than using an existing one).
+func created(resources []pulumi.Resource) bool {
+	return slices.ContainsFunc(resources, func(r pulumi.Resource) bool {
+		_, ok := r.(*corev1.Namespace)
+		return ok
+	})
 }
 
 // teamNames returns the team names, which are also their namespaces.

@@ -86,6 +86,7 @@ func (c *Config) Validate() field.ErrorList {
 	errs = append(errs, c.resolve()...)
 	errs = append(errs, c.Storage.Validate(key("storage"))...)
 	errs = append(errs, tenancy.ValidateTeams(c.tenancyTeams(), key("teams"))...)
+	errs = append(errs, c.validateTenancyHonest()...)
 	errs = append(errs, c.Observability.Validate(key("observability"))...)
 	errs = append(errs, c.validateWorkloads()...)
 
@@ -127,6 +128,36 @@ func (c *Config) validateNames() field.ErrorList {
 		if t.Name != "" && (t.Name == c.GPUStack.Namespace || t.Name == c.GPUStack.DevicePluginNamespace) {
 			errs = append(errs, field.Invalid(key("teams").Index(i).Child("name"), "%q is the GPU stack's namespace (aksml:gpuStack); a team name is its namespace, so choose another team name or move the GPU stack", t.Name))
 		}
+	}
+	return errs
+}
+
+// validateTenancyHonest refuses team groups the cluster cannot
+// authenticate: without Microsoft Entra ID (aksml:cluster.entraID) AKS
+// issues only local accounts, so a RoleBinding to an Entra group object ID
+// matches nobody and every kubeconfig holder is cluster admin ("Control
+// access to cluster resources using Kubernetes RBAC and Microsoft Entra
+// identities", https://learn.microsoft.com/azure/aks/azure-ad-rbac: the
+// groups are Entra groups, which need the Entra ID integration). Accepting
+// them would show a tenancy that does not exist. aksml:tenancyEnforced:
+// false declares that, and is refused in prod. Existing clusters are not
+// checked: aksml does not know how they authenticate.
+func (c *Config) validateTenancyHonest() field.ErrorList {
+	var errs field.ErrorList
+	if !c.TenancyIsEnforced() {
+		if c.IsProd() {
+			errs = append(errs, field.Invalid(key("tenancyEnforced"), "must be true in prod: prod teams are security boundaries (Entra groups, RBAC, network isolation); remove the key"))
+		}
+		return errs
+	}
+	if c.Cluster == nil || c.Cluster.EntraID != nil {
+		return errs
+	}
+	for i, t := range c.Teams {
+		if len(t.Groups) == 0 {
+			continue
+		}
+		errs = append(errs, field.Invalid(key("teams").Index(i).Child("groups"), "names Microsoft Entra groups, but aksml:cluster has no entraID, so the cluster authenticates no Entra user: the groups match nobody and every kubeconfig holder is cluster admin; set aksml:cluster.entraID.adminGroupObjectIDs, or set aksml:tenancyEnforced: false to declare a stack without tenancy (README, Security and tenancy)"))
 	}
 	return errs
 }

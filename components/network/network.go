@@ -36,7 +36,11 @@ type NetworkArgs struct {
 	Overlay Overlay
 	// Tags are put on every resource that takes tags.
 	Tags map[string]string
-	// Protect marks the resource group, VNet and subnets protected.
+	// Protect marks the resource group, VNet, subnets, the private DNS
+	// zones with their VNet links, and the private endpoints with their DNS
+	// zone groups (PrivateEndpoints) protected: without them the nodes lose
+	// the route to private storage, so a routine change must not delete
+	// them (issue 25). Default false; prod stacks set it.
 	Protect bool
 }
 
@@ -67,6 +71,7 @@ type Network struct {
 	location string
 	tags     map[string]string
 	zones    map[string]pulumi.StringOutput // group ID → private DNS zone ID
+	protect  bool
 }
 
 // NewNetwork validates the spec, then registers the resource group (unless
@@ -91,7 +96,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 		return nil, err
 	}
 
-	n := &Network{Spec: spec, location: args.Location, tags: args.Tags, zones: map[string]pulumi.StringOutput{}}
+	n := &Network{Spec: spec, location: args.Location, tags: args.Tags, zones: map[string]pulumi.StringOutput{}, protect: args.Protect}
 	if err := ctx.RegisterComponentResource(ComponentType, name, n, opts...); err != nil {
 		return nil, err
 	}
@@ -159,7 +164,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 				ResourceGroupName: n.ResourceGroupName,
 				Location:          pulumi.String("global"),
 				Tags:              tags,
-			}, pulumi.Parent(n))
+			}, child...)
 			if err != nil {
 				return nil, err
 			}
@@ -171,7 +176,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 				RegistrationEnabled:    pulumi.Bool(false),
 				VirtualNetwork:         dns.SubResourceArgs{Id: n.VNetID},
 				Tags:                   tags,
-			}, pulumi.Parent(n), pulumi.DependsOn([]pulumi.Resource{zone})); err != nil {
+			}, append(child, pulumi.DependsOn([]pulumi.Resource{zone}))...); err != nil {
 				return nil, err
 			}
 			n.zones[z.group] = zone.ID().ToStringOutput()
@@ -274,7 +279,7 @@ func (n *Network) PrivateEndpoints(ctx *pulumi.Context, name string, targets []T
 					},
 				},
 				Tags: pulumi.ToStringMap(n.tags),
-			}, pulumi.Parent(n))
+			}, pulumi.Parent(n), pulumi.Protect(n.protect))
 			if err != nil {
 				return err
 			}
@@ -285,7 +290,7 @@ func (n *Network) PrivateEndpoints(ctx *pulumi.Context, name string, targets []T
 				PrivateDnsZoneConfigs: netv1.PrivateDnsZoneConfigArray{
 					netv1.PrivateDnsZoneConfigArgs{Name: pulumi.String(g), PrivateDnsZoneId: zone},
 				},
-			}, pulumi.Parent(n)); err != nil {
+			}, pulumi.Parent(n), pulumi.Protect(n.protect)); err != nil {
 				return err
 			}
 		}

@@ -296,3 +296,30 @@ func TestValidatePodCapacity(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "smaller than a /24")
 }
+
+// TestProtectCoversTheStorageRoute: with Protect, the private DNS zones and
+// their links, the private endpoints and their DNS zone groups are
+// protected like the VNet, so a routine change cannot cut the nodes off
+// private storage; without it nothing is.
+func TestProtectCoversTheStorageRoute(t *testing.T) {
+	for _, protect := range []bool{true, false} {
+		m, err := run(t, func(ctx *pulumi.Context) error {
+			n, err := NewNetwork(ctx, "net", &NetworkArgs{ClusterName: "aks", ClusterResourceGroup: "rg-aks", Location: "westeurope", Needs: needs, Overlay: overlay, Protect: protect})
+			if err != nil {
+				return err
+			}
+			return n.PrivateEndpoints(ctx, "storage", []Target{{Name: "files", ResourceID: pulumi.String(accountID), GroupIDs: []string{FileGroupID}}})
+		})
+		require.NoError(t, err)
+		checked := 0
+		for _, suffix := range []string{":PrivateZone", ":VirtualNetworkLink", ":PrivateEndpoint", ":PrivateDnsZoneGroup", ":VirtualNetwork", ":Subnet"} {
+			rs := m.ByTypeSuffix(suffix)
+			require.NotEmpty(t, rs, suffix)
+			for _, r := range rs {
+				assert.Equal(t, protect, r.Protect, "%s protect", r.Name)
+				checked++
+			}
+		}
+		assert.Equal(t, 9, checked, "2 zones, 2 links, 1 endpoint, 1 zone group, 1 VNet, 2 subnets")
+	}
+}

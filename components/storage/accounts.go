@@ -29,8 +29,9 @@ type StorageAccountsArgs struct {
 	// Spec is the accounts configuration (`aksml:storage.accounts`).
 	Spec AccountsSpec
 	// Protect sets pulumi.Protect on the Azure Files account, which holds
-	// the checkpoints, so `pulumi destroy` cannot delete it (C3.4). Default
-	// false; prod stacks set it (C9).
+	// the checkpoints and datasets, and on the Blob NFS account, which holds
+	// the teams' containers, so `pulumi destroy` cannot delete them (C3.4).
+	// Default false; prod stacks set it (C9).
 	Protect bool
 	// Tags are set on every account.
 	Tags map[string]string
@@ -117,7 +118,7 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 	if args.Spec.BlobNFS {
 		blob, err := azstorage.NewStorageAccount(ctx, name+"-blob",
 			blobAccountArgs(args.Spec, nodeSubnet, args.ResourceGroupName, args.Location, args.Tags),
-			pulumi.Parent(c))
+			pulumi.Parent(c), pulumi.Protect(args.Protect))
 		if err != nil {
 			return nil, err
 		}

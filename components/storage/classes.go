@@ -93,12 +93,12 @@ func bestPracticeClasses(scratchSKU string) []classSpec {
 	return []classSpec{
 		{
 			role: "files-premium", name: AzureFilePremiumClass, provisioner: FileCSIDriver, reclaimPolicy: ReclaimDelete,
-			parameters:   map[string]string{ParamSKUName: PremiumLRS},
+			parameters:   azureFileParameters(),
 			mountOptions: azureFileMountOptions(),
 		},
 		{
 			role: "checkpoints", name: CheckpointsClass, provisioner: FileCSIDriver, reclaimPolicy: ReclaimRetain,
-			parameters:   map[string]string{ParamSKUName: PremiumLRS},
+			parameters:   azureFileParameters(),
 			mountOptions: azureFileMountOptions(),
 		},
 		{
@@ -115,6 +115,13 @@ func bestPracticeClasses(scratchSKU string) []classSpec {
 		},
 		scratchDiskClass(scratchSKU),
 	}
+}
+
+// azureFileParameters are the CSI parameters of both Azure Files classes:
+// the best practices' premium SKU, and the account-key Secret kept in
+// KeySecretNamespace instead of the claim's (team) namespace.
+func azureFileParameters() map[string]string {
+	return map[string]string{ParamSKUName: PremiumLRS, ParamSecretNamespace: KeySecretNamespace}
 }
 
 // scratchDiskClass is the ReadWriteOnce Azure Disk class for per-job
@@ -204,7 +211,13 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 
 	names := map[string]pulumi.StringOutput{}
 	for _, spec := range bestPracticeClasses(scratchSKU) {
-		sc, err := storagev1.NewStorageClass(ctx, name+"-"+spec.role, storageClassArgs(spec, args.Accounts), pulumi.Parent(c))
+		// A class's parameters are immutable, so a change replaces it; the
+		// name is fixed, so the old class goes first. Deleting a class
+		// leaves its volumes and claims as they are ("Storage Classes",
+		// https://kubernetes.io/docs/concepts/storage/storage-classes/:
+		// parameters apply when a volume is provisioned).
+		sc, err := storagev1.NewStorageClass(ctx, name+"-"+spec.role, storageClassArgs(spec, args.Accounts),
+			pulumi.Parent(c), pulumi.DeleteBeforeReplace(true))
 		if err != nil {
 			return nil, err
 		}

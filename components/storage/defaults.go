@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"strings"
+
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/vocab"
 )
@@ -108,11 +110,76 @@ const (
 	ParamStorageAccount = "storageAccount"
 	// ParamResourceGroup is the resource group of ParamStorageAccount.
 	ParamResourceGroup = "resourceGroup"
+	// ParamSecretNamespace is the namespace the Azure Files CSI driver
+	// stores an SMB share's account-key Secret in ("secretNamespace",
+	// kubernetes-sigs/azurefile-csi-driver docs/driver-parameters.md: default
+	// the claim's namespace, `csi.storage.k8s.io/pvc/namespace`).
+	ParamSecretNamespace = "secretNamespace"
+	// ParamStoreAccountKey says whether the Azure Files CSI driver stores
+	// the account key as a Secret at all ("storeAccountKey", same document:
+	// default "true"; "false" makes the node fetch the key with the kubelet
+	// identity at every mount).
+	ParamStoreAccountKey = "storeAccountKey"
+	// ParamFileProtocol is the Azure Files CSI share protocol parameter
+	// ("protocol": smb, the default, or nfs; NFS mounts need no key).
+	ParamFileProtocol = "protocol"
 	// ProtocolNFS is the Blob driver's NFS 3.0 protocol value.
 	ProtocolNFS = "nfs"
 	// ProtocolFuse2 is the Blob driver's BlobFuse2 protocol value.
 	ProtocolFuse2 = "fuse2"
 )
+
+// KeySecretNamespace is where both Azure Files classes keep the account-key
+// Secret the CSI driver writes per share: kube-system, which no team Role
+// reaches, instead of the driver's default, the claim's namespace, where
+// any Job of the team could mount the Secret and, with the key of the one
+// shared account, open every team's shares over HTTPS (issue 25). Sources:
+// kubernetes-sigs/azurefile-csi-driver docs/driver-parameters.md
+// ("secretNamespace": the namespace of the Secret that stores the account
+// key; the volume handle carries it, `{rg}#{account}#{share}#...#{secret-namespace}`,
+// so the node plugin reads it from there at mount time).
+//
+// Not keyless: SMB mounts with the account key (driver README: "This driver
+// only permits the mounting of SMB file shares using key-based (NTLM v2)
+// authentication"). The driver's managed-identity mount
+// (docs "Mount Azure SMB file share with managed identity") is preview,
+// needs driver v1.34.0 and authenticates as the node's kubelet identity,
+// the same for every team; its workload-identity mount
+// (docs/workload-identity-static-pv-mount.md) is for static volumes only.
+// storeAccountKey "false" is not used either: the node would then fetch the
+// key with the kubelet identity, which every pod that reaches IMDS can act
+// as, and that identity would need listKeys on the account.
+const KeySecretNamespace = "kube-system"
+
+// KeySecretNamespaceFor is the namespace the CSI driver of a StorageClass
+// with provisioner and parameters writes a claim's storage-account-key
+// Secret to, for a claim in claimNamespace, or "" when it writes none: only
+// the Azure Files CSI driver over SMB stores keys; protocol nfs and
+// storeAccountKey "false" store none; secretNamespace overrides the default,
+// the claim's namespace (kubernetes-sigs/azurefile-csi-driver
+// docs/driver-parameters.md; parameter names are case-insensitive there).
+// Guardrail AKSML-STO-002 and the tests call it, so they cannot disagree
+// with the classes.
+func KeySecretNamespaceFor(provisioner string, parameters map[string]string, claimNamespace string) string {
+	if provisioner != FileCSIDriver {
+		return ""
+	}
+	param := func(name string) string {
+		for k, v := range parameters {
+			if strings.EqualFold(k, name) {
+				return v
+			}
+		}
+		return ""
+	}
+	if strings.EqualFold(param(ParamFileProtocol), ProtocolNFS) || strings.EqualFold(param(ParamStoreAccountKey), "false") {
+		return ""
+	}
+	if ns := param(ParamSecretNamespace); ns != "" {
+		return ns
+	}
+	return claimNamespace
+}
 
 // azureFileMountOptions are the SMB mount options of both Azure Files classes,
 // in the AKS MLOps best practices' order: group-writable files for uid/gid 1000 (the workloads'

@@ -85,7 +85,14 @@
 // Checkpoints are never deleted by a `pulumi destroy` (C3.4): the checkpoint
 // class reclaims with Retain, so the Azure file share outlives its claim and
 // even its namespace; in prod Args.RetainCheckpoints registers the claim
-// with RetainOnDelete and StorageAccountsArgs.Protect protects the account.
+// with RetainOnDelete and StorageAccountsArgs.Protect protects the accounts.
+// Args.RetainDatasets does the same for the datasets claim, so removing or
+// renaming a team keeps its data.
+//
+// No storage key reaches a team namespace: both Azure Files classes set
+// secretNamespace kube-system (KeySecretNamespace), and
+// KeySecretNamespaceFor states the CSI driver's rule that guardrail
+// AKSML-STO-002 and the tests apply.
 //
 // The Spec (`aksml:storage`) is plain data: Default fills the documented
 // defaults and Validate returns every problem with its config key. Pulumi

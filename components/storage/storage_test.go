@@ -70,8 +70,8 @@ func TestStorageClassesAreExactlyTheBestPractices(t *testing.T) {
 		params                               map[string]any
 		mountOptions                         []string
 	}{
-		{"ml-files-premium", "ml-azurefile-premium", "file.csi.azure.com", "Delete", map[string]any{"skuName": "Premium_LRS"}, fileOpts},
-		{"ml-checkpoints", "ml-checkpoints-azurefile", "file.csi.azure.com", "Retain", map[string]any{"skuName": "Premium_LRS"}, fileOpts},
+		{"ml-files-premium", "ml-azurefile-premium", "file.csi.azure.com", "Delete", map[string]any{"skuName": "Premium_LRS", "secretNamespace": "kube-system"}, fileOpts},
+		{"ml-checkpoints", "ml-checkpoints-azurefile", "file.csi.azure.com", "Retain", map[string]any{"skuName": "Premium_LRS", "secretNamespace": "kube-system"}, fileOpts},
 		{"ml-blob-nfs", "ml-azureblob-nfs", "blob.csi.azure.com", "Delete", map[string]any{"protocol": "nfs", "skuName": "Premium_LRS"},
 			[]string{"actimeo=120", "noresvport", "nconnect=4"}},
 		{"ml-blob-blockcache", "ml-azureblob-blockcache", "blob.csi.azure.com", "Delete", map[string]any{"protocol": "fuse2", "skuName": "Premium_LRS"},
@@ -90,7 +90,7 @@ func TestStorageClassesAreExactlyTheBestPractices(t *testing.T) {
 			}
 			assert.Equal(t, w.name, mocktest.Get(in, "metadata", "name"))
 			assert.Equal(t, w.provisioner, in["provisioner"])
-			assert.Equal(t, w.params, in["parameters"], "parameters must be exactly the best practices' in existing-cluster mode")
+			assert.Equal(t, w.params, in["parameters"], "parameters must be exactly the best practices' (plus the key kept in kube-system) in existing-cluster mode")
 			assert.Equal(t, w.mountOptions, strs(in["mountOptions"]))
 			assert.Equal(t, w.reclaim, in["reclaimPolicy"])
 			assert.Equal(t, true, in["allowVolumeExpansion"])
@@ -110,13 +110,72 @@ func TestStorageClassesPointAtManagedAccounts(t *testing.T) {
 	require.NoError(t, err)
 
 	for _, res := range []string{"ml-files-premium", "ml-checkpoints"} {
-		assert.Equal(t, map[string]any{"skuName": "Premium_LRS", "storageAccount": "mlprodfiles", "resourceGroup": "rg-ml"},
+		assert.Equal(t, map[string]any{"skuName": "Premium_LRS", "storageAccount": "mlprodfiles", "resourceGroup": "rg-ml", "secretNamespace": "kube-system"},
 			m.ByName(t, res).Inputs["parameters"], res)
 	}
 	assert.Equal(t, map[string]any{"protocol": "nfs", "skuName": "Premium_LRS"}, m.ByName(t, "ml-blob-nfs").Inputs["parameters"],
 		"without a managed Blob account the blob class keeps the best practices' parameters")
 	assert.Equal(t, map[string]any{"protocol": "fuse2", "skuName": "Premium_LRS"}, m.ByName(t, "ml-blob-blockcache").Inputs["parameters"],
 		"the block-cache class never points at aksml's NFS-only accounts")
+}
+
+// TestNoClaimInATeamNamespaceYieldsASecretThere: whatever class a team's
+// claim uses, the CSI driver writes no storage-account key into the team's
+// namespace, where a Job of the team could mount it (issue 25). Checked on
+// the registered class parameters, with and without aksml's accounts,
+// through the driver's documented rule (KeySecretNamespaceFor).
+func TestNoClaimInATeamNamespaceYieldsASecretThere(t *testing.T) {
+	for name, accounts := range map[string]*ClassAccounts{
+		"driver accounts":  nil,
+		"managed accounts": {ResourceGroupName: pulumi.String("rg-ml"), FilesAccountName: pulumi.String("mlfiles"), BlobAccountName: pulumi.String("mlblob")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, err := run(t, func(ctx *pulumi.Context) error {
+				_, err := NewStorageClasses(ctx, "ml", &StorageClassesArgs{Accounts: accounts})
+				return err
+			})
+			require.NoError(t, err)
+			files := 0
+			for _, c := range m.ByType(tokenClass) {
+				params := map[string]string{}
+				for k, v := range c.Inputs["parameters"].(map[string]any) {
+					params[k] = v.(string)
+				}
+				provisioner := c.Inputs["provisioner"].(string)
+				got := KeySecretNamespaceFor(provisioner, params, "team-a")
+				assert.NotEqual(t, "team-a", got, "%s: a claim in team-a must not get the account key as a Secret in team-a", c.Name)
+				if provisioner == FileCSIDriver {
+					files++
+					assert.Equal(t, KeySecretNamespace, got, "%s keeps the key in kube-system", c.Name)
+				}
+				assert.True(t, c.DeleteBeforeReplace, "%s: parameters are immutable and the name fixed, so a change deletes the old class first", c.Name)
+			}
+			assert.Equal(t, 2, files, "both Azure Files classes checked")
+		})
+	}
+}
+
+// TestKeySecretNamespaceFor follows the Azure Files CSI driver's parameter
+// table (docs/driver-parameters.md): the claim's namespace by default.
+func TestKeySecretNamespaceFor(t *testing.T) {
+	tests := []struct {
+		name, provisioner string
+		params            map[string]string
+		want              string
+	}{
+		{"default is the claim's namespace", FileCSIDriver, map[string]string{"skuName": "Premium_LRS"}, "team-a"},
+		{"secretNamespace moves it", FileCSIDriver, map[string]string{"secretNamespace": "kube-system"}, "kube-system"},
+		{"parameter names are case-insensitive", FileCSIDriver, map[string]string{"SecretNamespace": "kube-system"}, "kube-system"},
+		{"storeAccountKey false stores none", FileCSIDriver, map[string]string{"storeAccountKey": "false"}, ""},
+		{"NFS shares need no key", FileCSIDriver, map[string]string{"protocol": "nfs"}, ""},
+		{"an explicit team namespace is still the team's", FileCSIDriver, map[string]string{"secretNamespace": "team-a"}, "team-a"},
+		{"the Blob driver is not this rule's", BlobCSIDriver, map[string]string{"protocol": "fuse2"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, KeySecretNamespaceFor(tt.provisioner, tt.params, "team-a"))
+		})
+	}
 }
 
 func TestStorageClassesUseTheGivenProvider(t *testing.T) {
@@ -173,7 +232,7 @@ func TestStorageAccountsSecureDefaults(t *testing.T) {
 	assert.Equal(t, "203.0.113.0/24", mocktest.Get(f.Inputs, "networkRuleSet", "ipRules").([]any)[0].(map[string]any)["iPAddressOrRange"])
 
 	b := m.ByName(t, "ml-blob")
-	assert.False(t, b.Protect, "only the checkpoint account is protected")
+	assert.True(t, b.Protect, "the account holding the teams' containers is protected in prod too")
 	for k, v := range map[string]any{
 		"accountName": "mlprodblob", "kind": "BlockBlobStorage", "isHnsEnabled": true, "enableNfsV3": true,
 		"enableHttpsTrafficOnly": false, "minimumTlsVersion": "TLS1_2", "allowBlobPublicAccess": false,
@@ -249,10 +308,12 @@ func TestTeamVolumes(t *testing.T) {
 		wantDatasets  string
 		wantCkpt      string
 		wantRetention bool
+		wantKeepData  bool
 	}{
-		{"defaults", TeamVolumesArgs{}, "ml-azurefile-premium", "100Gi", "100Gi", false},
-		{"prod retains checkpoints", TeamVolumesArgs{RetainCheckpoints: true, Spec: VolumesSpec{CheckpointsSize: "2Ti"}}, "ml-azurefile-premium", "100Gi", "2Ti", true},
-		{"blob datasets", TeamVolumesArgs{Spec: VolumesSpec{DatasetsClass: BlobNFSClass, DatasetsSize: "1Ti"}}, "ml-azureblob-nfs", "1Ti", "100Gi", false},
+		{"defaults", TeamVolumesArgs{}, "ml-azurefile-premium", "100Gi", "100Gi", false, false},
+		{"prod retains checkpoints", TeamVolumesArgs{RetainCheckpoints: true, Spec: VolumesSpec{CheckpointsSize: "2Ti"}}, "ml-azurefile-premium", "100Gi", "2Ti", true, false},
+		{"prod retains datasets", TeamVolumesArgs{RetainCheckpoints: true, RetainDatasets: true}, "ml-azurefile-premium", "100Gi", "100Gi", true, true},
+		{"blob datasets", TeamVolumesArgs{Spec: VolumesSpec{DatasetsClass: BlobNFSClass, DatasetsSize: "1Ti"}}, "ml-azureblob-nfs", "1Ti", "100Gi", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,7 +339,7 @@ func TestTeamVolumes(t *testing.T) {
 			assert.Equal(t, []string{"ReadWriteMany"}, strs(mocktest.Get(d.Inputs, "spec", "accessModes")))
 			assert.Equal(t, tt.wantClass, mocktest.Get(d.Inputs, "spec", "storageClassName"))
 			assert.Equal(t, tt.wantDatasets, mocktest.Get(d.Inputs, "spec", "resources", "requests", "storage"))
-			assert.False(t, d.RetainOnDelete, "datasets claims are not retained")
+			assert.Equal(t, tt.wantKeepData, d.RetainOnDelete, "RetainOnDelete on the datasets claim")
 
 			c := m.ByName(t, "team-a-checkpoints")
 			assert.Equal(t, "model-checkpoints", mocktest.Get(c.Inputs, "metadata", "name"))

@@ -30,6 +30,13 @@ type TeamVolumesArgs struct {
 	// pulumi.RetainOnDelete, so `pulumi destroy` leaves it (and its volume)
 	// in the cluster (C3.4). Default false; prod stacks set it.
 	RetainCheckpoints bool
+	// RetainDatasets registers the datasets claim with
+	// pulumi.RetainOnDelete, so removing the team from the stack (or
+	// renaming it, which removes the old name) or `pulumi destroy` leaves
+	// the claim, and with it the share or container its class would delete
+	// with it (reclaimPolicy Delete), in the cluster. Default false; the
+	// aksml stacks set it from `aksml:retainTeamData` (default: protect).
+	RetainDatasets bool
 	// Classes, when set, makes the claims wait for the StorageClasses they
 	// name. Default nil (the classes already exist).
 	Classes *StorageClasses
@@ -94,8 +101,9 @@ func NewTeamVolumes(ctx *pulumi.Context, name string, args *TeamVolumesArgs, opt
 		// registered so far, which varies from run to run.
 		childOpts = append(childOpts, pulumi.DependsOn(args.Classes.classes))
 	}
+	datasetOpts := append(slices.Clone(childOpts), pulumi.RetainOnDelete(args.RetainDatasets))
 	datasets, err := corev1.NewPersistentVolumeClaim(ctx, name+"-datasets",
-		claimArgs(args.Namespace, DatasetsPVCName, spec.DatasetsClass, spec.DatasetsSize), childOpts...)
+		claimArgs(args.Namespace, DatasetsPVCName, spec.DatasetsClass, spec.DatasetsSize), datasetOpts...)
 	if err != nil {
 		return nil, err
 	}

@@ -50,9 +50,12 @@ const (
 	// ScrapePolicy allows the Azure Monitor managed Prometheus replica
 	// (ama-metrics in kube-system) to scrape the pods' metrics port.
 	ScrapePolicy = "aksml-allow-metrics-scrape"
-	// ExternalHTTPSPolicy allows egress on 443 to addresses outside the
-	// cluster's pod and service ranges.
+	// ExternalHTTPSPolicy allows a Restricted team egress on 443 to
+	// addresses outside the cluster's pod and service ranges and IMDS.
 	ExternalHTTPSPolicy = "aksml-allow-external-https"
+	// ExternalPolicy allows an Unrestricted team egress on every port to
+	// the same addresses: outside the pod and service ranges, never IMDS.
+	ExternalPolicy = "aksml-allow-external"
 
 	// TrainingServiceAccount is the service account the team's workloads
 	// run as; its federated credential lets them get Entra tokens for the
@@ -91,8 +94,21 @@ const (
 	// MetricsPortName is the container port name workloads expose metrics
 	// on (components/workloads MetricsPortName).
 	MetricsPortName = "metrics"
-	// HTTPSPort is the only port open to addresses outside the cluster.
+	// HTTPSPort is the only port open to addresses outside the cluster
+	// for a Restricted team.
 	HTTPSPort = 443
+	// AnyIPv4 is the ipBlock every egress allowance starts from.
+	AnyIPv4 = "0.0.0.0/0"
+	// IMDSCIDR is the Azure Instance Metadata Service, which hands out
+	// tokens of the node's managed identities (kubelet identity, add-on
+	// identities) to any caller on the node ("Azure Instance Metadata
+	// Service", https://learn.microsoft.com/azure/virtual-machines/instance-metadata-service:
+	// "a REST API that's available at a well-known, non-routable IP address
+	// (169.254.169.254)"). Every team's egress allowance excepts it. AKS
+	// can also cut pods off it cluster-wide (networkProfile.podLinkLocalAccess
+	// None, only in preview APIs: Azure REST API specs,
+	// Microsoft.ContainerService/aks/preview/2026-01-02-preview/managedClusters.json).
+	IMDSCIDR = "169.254.169.254/32"
 )
 
 // Azure built-in role definition IDs ("Azure built-in roles",

@@ -57,17 +57,25 @@
 //     resources (see NamespaceRoleID).
 //   - Network isolation. NetworkPolicies are additive allow lists
 //     (https://kubernetes.io/docs/concepts/services-networking/network-policies/):
-//     DefaultDenyPolicy selects every pod and denies ingress, and egress
-//     unless the team's Egress is Unrestricted; SameNamespacePolicy allows
-//     the namespace's pods to reach each other (NCCL between the replicas of
-//     one job); ScrapePolicy lets the managed Prometheus replica
-//     (`rsName: ama-metrics` in kube-system) scrape the `metrics` port;
-//     DNSPolicy allows CoreDNS (`k8s-app: kube-dns` in kube-system) on port
-//     53; ExternalHTTPSPolicy allows port 443 to addresses outside the
-//     cluster's pod and service ranges (Azure Storage REST, the Entra token
-//     endpoint of workload identity, registries). SMB (445) and NFS (2049)
+//     DefaultDenyPolicy selects every pod and denies ingress and egress,
+//     for every team; SameNamespacePolicy allows the namespace's pods to
+//     reach each other (NCCL between the replicas of one job); ScrapePolicy
+//     lets the managed Prometheus replica (`rsName: ama-metrics` in
+//     kube-system) scrape the `metrics` port; DNSPolicy allows CoreDNS
+//     (`k8s-app: kube-dns` in kube-system) on port 53; ExternalHTTPSPolicy
+//     (Restricted) allows port 443, ExternalPolicy (Unrestricted) every
+//     port, to addresses outside the cluster's pod and service ranges and
+//     never IMDS (IMDSCIDR): Azure Storage REST, the Entra token endpoint of
+//     workload identity, registries. SMB (445) and NFS (2049)
 //     are not opened to pods: the Azure Files and Blob CSI drivers mount
 //     volumes from the node, not from the pod's network namespace.
+//   - Platform namespaces. NewPlatformIsolation
+//     (`aksml:tenancy:PlatformIsolation`) gives each namespace aksml
+//     creates for a platform component (gpu-operator, kueue-system,
+//     volcano-system, kubeflow) its own default deny with the allowances
+//     the component needs: same namespace, DNS, the API server on 443
+//     (APIServerPolicy) and in from kube-system and from outside the pod
+//     range (ControlPlanePolicy). No team pod matches.
 //   - Keyless data access (with AzureArgs). One ARM deployment stack
 //     (components/armdeploy; the azure-native managedidentity module is not
 //     served at v2.88.0) holds per team a user-assigned managed identity and

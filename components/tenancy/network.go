@@ -1,6 +1,8 @@
 package tenancy
 
 import (
+	"slices"
+
 	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
 	networkingv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/networking/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -17,43 +19,57 @@ var allPods = metav1.LabelSelectorArgs{}
 
 // policyArgs maps the policies of team t in namespace ns by name. excluded
 // are the cluster's pod and service ranges, never reachable through the
-// external HTTPS allowance.
+// external allowance; IMDSCIDR is never reachable either.
+//
+// Every team gets the same default deny of ingress and egress, same-namespace
+// traffic, DNS and the metrics scrape. Restricted teams then reach
+// addresses outside the cluster on HTTPS only (ExternalHTTPSPolicy);
+// Unrestricted teams on every port (ExternalPolicy). Neither reaches the
+// pod or service ranges, so no team reaches another namespace (the
+// platform's or another team's) through its egress allowance, and neither
+// reaches IMDS, whose tokens are the node's identities.
 func policyArgs(t Team, ns pulumi.StringInput, excluded []string) map[string]*networkingv1.NetworkPolicyArgs {
-	restricted := t.Egress != EgressUnrestricted
-	denyTypes := []string{"Ingress"}
-	if restricted {
-		denyTypes = append(denyTypes, "Egress")
-	}
 	sameNamespace := networkingv1.NetworkPolicyPeerArray{networkingv1.NetworkPolicyPeerArgs{PodSelector: allPods}}
 	out := map[string]*networkingv1.NetworkPolicyArgs{
-		DefaultDenyPolicy: policy(t, ns, DefaultDenyPolicy, denyTypes, nil, nil),
-		SameNamespacePolicy: policy(t, ns, SameNamespacePolicy, []string{"Ingress"},
-			networkingv1.NetworkPolicyIngressRuleArray{networkingv1.NetworkPolicyIngressRuleArgs{From: sameNamespace}}, nil),
+		DefaultDenyPolicy: policy(t, ns, DefaultDenyPolicy, []string{"Ingress", "Egress"}, nil, nil),
+		SameNamespacePolicy: policy(t, ns, SameNamespacePolicy, []string{"Ingress", "Egress"},
+			networkingv1.NetworkPolicyIngressRuleArray{networkingv1.NetworkPolicyIngressRuleArgs{From: sameNamespace}},
+			networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{To: sameNamespace}}),
 		ScrapePolicy: policy(t, ns, ScrapePolicy, []string{"Ingress"},
 			networkingv1.NetworkPolicyIngressRuleArray{networkingv1.NetworkPolicyIngressRuleArgs{
 				From:  networkingv1.NetworkPolicyPeerArray{systemPods(ScraperPodLabel, ScraperPodValue)},
 				Ports: networkingv1.NetworkPolicyPortArray{port("TCP", pulumi.String(MetricsPortName))},
 			}}, nil),
+		DNSPolicy: policy(t, ns, DNSPolicy, []string{"Egress"}, nil, dnsEgress()),
 	}
-	if !restricted {
+	if t.Egress == EgressUnrestricted {
+		out[ExternalPolicy] = policy(t, ns, ExternalPolicy, []string{"Egress"}, nil,
+			networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{To: outsideCluster(excluded)}})
 		return out
 	}
-	out[SameNamespacePolicy] = policy(t, ns, SameNamespacePolicy, []string{"Ingress", "Egress"},
-		networkingv1.NetworkPolicyIngressRuleArray{networkingv1.NetworkPolicyIngressRuleArgs{From: sameNamespace}},
-		networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{To: sameNamespace}})
-	out[DNSPolicy] = policy(t, ns, DNSPolicy, []string{"Egress"}, nil,
-		networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{
-			To:    networkingv1.NetworkPolicyPeerArray{systemPods(DNSPodLabel, DNSPodValue)},
-			Ports: networkingv1.NetworkPolicyPortArray{port("UDP", pulumi.Int(53)), port("TCP", pulumi.Int(53))},
-		}})
 	out[ExternalHTTPSPolicy] = policy(t, ns, ExternalHTTPSPolicy, []string{"Egress"}, nil,
 		networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{
-			To: networkingv1.NetworkPolicyPeerArray{networkingv1.NetworkPolicyPeerArgs{
-				IpBlock: networkingv1.IPBlockArgs{Cidr: pulumi.String("0.0.0.0/0"), Except: pulumi.ToStringArray(excluded)},
-			}},
+			To:    outsideCluster(excluded),
 			Ports: networkingv1.NetworkPolicyPortArray{port("TCP", pulumi.Int(HTTPSPort))},
 		}})
 	return out
+}
+
+// outsideCluster is every IPv4 address but the cluster's pod and service
+// ranges (excluded) and IMDS (IMDSCIDR).
+func outsideCluster(excluded []string) networkingv1.NetworkPolicyPeerArray {
+	except := append(slices.Clone(excluded), IMDSCIDR)
+	return networkingv1.NetworkPolicyPeerArray{networkingv1.NetworkPolicyPeerArgs{
+		IpBlock: networkingv1.IPBlockArgs{Cidr: pulumi.String(AnyIPv4), Except: pulumi.ToStringArray(except)},
+	}}
+}
+
+// dnsEgress allows CoreDNS on port 53 over UDP and TCP.
+func dnsEgress() networkingv1.NetworkPolicyEgressRuleArray {
+	return networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{
+		To:    networkingv1.NetworkPolicyPeerArray{systemPods(DNSPodLabel, DNSPodValue)},
+		Ports: networkingv1.NetworkPolicyPortArray{port("UDP", pulumi.Int(53)), port("TCP", pulumi.Int(53))},
+	}}
 }
 
 // policy is a NetworkPolicy of team t selecting every pod of ns.

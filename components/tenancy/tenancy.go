@@ -91,6 +91,12 @@ type AzureArgs struct {
 	// only. Default nil: no container, no data role.
 	BlobAccountName       pulumi.StringInput
 	BlobAccountResourceID pulumi.StringInput
+	// RetainContainers registers each team's Blob container with
+	// pulumi.RetainOnDelete, so removing (or renaming) a team or
+	// `pulumi destroy` leaves the container and its data in the account.
+	// Default false; the aksml stacks set it from `aksml:retainTeamData`
+	// (default: protect).
+	RetainContainers bool
 	// Tags are put on the identities and the deployment stack.
 	Tags map[string]string
 }
@@ -310,7 +316,7 @@ func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, namespaces 
 			ResourceGroupName: az.ResourceGroupName,
 			ContainerName:     pulumi.String(t.Name),
 			PublicAccess:      azstorage.PublicAccessNone,
-		}, pulumi.Parent(c))
+		}, pulumi.Parent(c), pulumi.RetainOnDelete(az.RetainContainers))
 		if err != nil {
 			return nil, err
 		}

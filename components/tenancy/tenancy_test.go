@@ -90,13 +90,22 @@ func TestKubernetesObjectsPerTeam(t *testing.T) {
 	for _, p := range m.SortedByType(tokenPolicy) {
 		policies[mocktest.Dig(t, p.Inputs, "metadata", "namespace").(string)+"/"+mocktest.Dig(t, p.Inputs, "metadata", "name").(string)] = p.Inputs
 	}
-	assert.Len(t, policies, 5+3, "restricted team: deny, same namespace, scrape, DNS, HTTPS; unrestricted: no egress allowances")
-	assert.Equal(t, []any{"Ingress", "Egress"}, mocktest.Dig(t, policies["team-a/"+DefaultDenyPolicy], "spec", "policyTypes"))
-	assert.Equal(t, map[string]any{}, mocktest.Dig(t, policies["team-a/"+DefaultDenyPolicy], "spec", "podSelector"))
-	assert.Nil(t, mocktest.Get(policies["team-a/"+DefaultDenyPolicy], "spec", "ingress"))
-	assert.Equal(t, []any{"Ingress"}, mocktest.Dig(t, policies["team-b/"+DefaultDenyPolicy], "spec", "policyTypes"), "Unrestricted keeps egress open")
-	assert.NotContains(t, policies, "team-b/"+DNSPolicy)
-	assert.Equal(t, []any{"10.244.0.0/16", "10.0.0.0/16"}, mocktest.Dig(t, policies["team-a/"+ExternalHTTPSPolicy], "spec", "egress", 0, "to", 0, "ipBlock", "except"))
+	assert.Len(t, policies, 5+5, "every team: deny, same namespace, scrape, DNS and one external allowance (HTTPS, or every port when Unrestricted)")
+	for _, team := range []string{"team-a", "team-b"} {
+		assert.Equal(t, []any{"Ingress", "Egress"}, mocktest.Dig(t, policies[team+"/"+DefaultDenyPolicy], "spec", "policyTypes"), "%s: egress is denied by default, Unrestricted too", team)
+		assert.Equal(t, map[string]any{}, mocktest.Dig(t, policies[team+"/"+DefaultDenyPolicy], "spec", "podSelector"))
+		assert.Nil(t, mocktest.Get(policies[team+"/"+DefaultDenyPolicy], "spec", "ingress"))
+		assert.Contains(t, policies, team+"/"+DNSPolicy)
+	}
+	https := policies["team-a/"+ExternalHTTPSPolicy]
+	assert.Equal(t, []any{"10.244.0.0/16", "10.0.0.0/16", IMDSCIDR}, mocktest.Dig(t, https, "spec", "egress", 0, "to", 0, "ipBlock", "except"))
+	assert.Equal(t, 443.0, mocktest.Dig(t, https, "spec", "egress", 0, "ports", 0, "port"))
+	assert.NotContains(t, policies, "team-a/"+ExternalPolicy)
+	open := policies["team-b/"+ExternalPolicy]
+	assert.Equal(t, []any{"10.244.0.0/16", "10.0.0.0/16", IMDSCIDR}, mocktest.Dig(t, open, "spec", "egress", 0, "to", 0, "ipBlock", "except"),
+		"Unrestricted still excludes IMDS and the pod and service ranges (every other namespace)")
+	assert.Nil(t, mocktest.Get(open, "spec", "egress", 0, "ports"), "Unrestricted: every port")
+	assert.NotContains(t, policies, "team-b/"+ExternalHTTPSPolicy)
 	assert.Equal(t, map[string]any{"rsName": "ama-metrics"}, mocktest.Dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "from", 0, "podSelector", "matchLabels"))
 	assert.Equal(t, "metrics", mocktest.Dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "ports", 0, "port"))
 
@@ -237,6 +246,25 @@ func TestAzureRBACIdentitiesAndAssignments(t *testing.T) {
 		"team a's identity gets the data role on its own container only")
 	require.Len(t, m.SortedByType(tokenContainer), 2)
 	assert.Equal(t, "team-a", m.SortedByType(tokenContainer)[0].Inputs["containerName"])
+	for _, c := range m.SortedByType(tokenContainer) {
+		assert.False(t, c.RetainOnDelete, "%s: RetainContainers unset", c.Name)
+	}
+}
+
+// TestRetainContainersKeepsTeamData: with RetainContainers (the aksml
+// stacks' aksml:retainTeamData, protect by default) removing a team or a
+// destroy leaves its Blob container in the account.
+func TestRetainContainersKeepsTeamData(t *testing.T) {
+	az := azureArgs(AuthorizationAzureRBAC)
+	az.BlobAccountName = pulumi.String("aksmlblob")
+	az.BlobAccountResourceID = pulumi.String("/subscriptions/x/blob")
+	az.RetainContainers = true
+	m, err := run(t, &TenancyArgs{Teams: teams(), Azure: az})
+	require.NoError(t, err)
+	require.Len(t, m.SortedByType(tokenContainer), 2)
+	for _, c := range m.SortedByType(tokenContainer) {
+		assert.True(t, c.RetainOnDelete, c.Name)
+	}
 }
 
 func TestKubernetesRBACGetsNoAzureRoleAssignments(t *testing.T) {
@@ -336,4 +364,53 @@ func contains(list any, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestPlatformIsolation: each platform namespace gets its own default deny
+// with the allowances its components need, and nothing else.
+func TestPlatformIsolation(t *testing.T) {
+	m := &mocktest.Mocks{}
+	require.NoError(t, m.Run(func(ctx *pulumi.Context) error {
+		_, err := NewPlatformIsolation(ctx, "platform", &PlatformIsolationArgs{
+			Namespaces:    []PlatformNamespace{{Name: "kueue-system"}, {Name: "gpu-operator"}},
+			ExcludedCIDRs: []string{"10.244.0.0/16", "10.0.0.0/16"},
+		})
+		return err
+	}))
+	policies := map[string]map[string]any{}
+	for _, p := range m.SortedByType(tokenPolicy) {
+		policies[mocktest.Dig(t, p.Inputs, "metadata", "namespace").(string)+"/"+mocktest.Dig(t, p.Inputs, "metadata", "name").(string)] = p.Inputs
+	}
+	require.Len(t, policies, 2*5)
+	for _, ns := range []string{"kueue-system", "gpu-operator"} {
+		deny := policies[ns+"/"+DefaultDenyPolicy]
+		assert.Equal(t, []any{"Ingress", "Egress"}, mocktest.Dig(t, deny, "spec", "policyTypes"))
+		assert.Equal(t, map[string]any{}, mocktest.Dig(t, deny, "spec", "podSelector"))
+		cp := policies[ns+"/"+ControlPlanePolicy]
+		assert.Equal(t, map[string]any{NamespaceNameLabel: SystemNamespace}, mocktest.Dig(t, cp, "spec", "ingress", 0, "from", 0, "namespaceSelector", "matchLabels"))
+		assert.Equal(t, []any{"10.244.0.0/16", "10.0.0.0/16"}, mocktest.Dig(t, cp, "spec", "ingress", 0, "from", 1, "ipBlock", "except"), "the pod range (every team pod) is never let in")
+		api := policies[ns+"/"+APIServerPolicy]
+		assert.Equal(t, []any{IMDSCIDR}, mocktest.Dig(t, api, "spec", "egress", 0, "to", 0, "ipBlock", "except"))
+		assert.Equal(t, 443.0, mocktest.Dig(t, api, "spec", "egress", 0, "ports", 0, "port"))
+		assert.Contains(t, policies, ns+"/"+DNSPolicy)
+		assert.Contains(t, policies, ns+"/"+SameNamespacePolicy)
+	}
+}
+
+func TestPlatformIsolationRefusesTeamAndSystemNamespaces(t *testing.T) {
+	for _, bad := range [][]PlatformNamespace{
+		{{Name: "team-a"}},
+		{{Name: "kube-system"}},
+		{{Name: "default"}},
+		{{Name: "kubeflow"}, {Name: "kubeflow"}},
+	} {
+		m := &mocktest.Mocks{}
+		err := m.Run(func(ctx *pulumi.Context) error {
+			_, err := NewPlatformIsolation(ctx, "platform", &PlatformIsolationArgs{Namespaces: bad})
+			return err
+		})
+		require.Error(t, err, "%v", bad)
+		assert.Contains(t, err.Error(), "PlatformIsolationArgs.Namespaces[")
+		assert.Empty(t, m.SortedByType(tokenPolicy), "nothing registered")
+	}
 }

@@ -338,7 +338,7 @@ func scoringCronJob(ns, name string) Resource {
 func storageClass(name, reclaim string) Resource {
 	r := kube("storage.k8s.io/v1", "StorageClass", "", name, nil, nil)
 	r.Inputs["provisioner"] = "file.csi.azure.com"
-	r.Inputs["parameters"] = obj{"skuName": "Premium_LRS"}
+	r.Inputs["parameters"] = obj{"skuName": "Premium_LRS", "secretNamespace": "kube-system"}
 	r.Inputs["reclaimPolicy"] = reclaim
 	return r
 }

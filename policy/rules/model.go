@@ -50,6 +50,11 @@ type Stack struct {
 	Resources []Resource
 	// Outputs are the stack outputs (ctx.Export) by name.
 	Outputs map[string]Output
+	// RetainOnDeleteKnown says Resources carry their RetainOnDelete option:
+	// tests/synth records it; the policy analyzer is not given it (sdk/v3
+	// go/pulumi/policyx server.go passes Protect, not RetainOnDelete), so
+	// rules on it run only when it is known.
+	RetainOnDeleteKnown bool
 }
 
 // Get returns the value at a dotted path below the inputs, e.g.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/policy/rules"
+	"github.com/aksml/aksml/stacks"
 	"github.com/aksml/aksml/tests/synth"
 )
 
@@ -24,6 +25,9 @@ const projectDir = "../.."
 // storageIP stands for an Azure Storage endpoint: an address outside the
 // cluster's pod and service ranges.
 const storageIP = "20.60.0.4"
+
+// imdsIP is the Azure Instance Metadata Service (tenancy.IMDSCIDR).
+const imdsIP = "169.254.169.254"
 
 // peer is one end of a connection in the table.
 type peer struct {
@@ -45,6 +49,8 @@ var ports = []port{
 	{name: "dns/53udp", number: 53, protocol: corev1.ProtocolUDP},
 	{name: "https/443", number: 443, protocol: corev1.ProtocolTCP},
 	{name: "smb/445", number: 445, protocol: corev1.ProtocolTCP},
+	{name: "http/80", number: 80, protocol: corev1.ProtocolTCP},
+	{name: "webhook/9443", number: 9443, protocol: corev1.ProtocolTCP},
 }
 
 func internal(name, ns, ip string, labels map[string]string) peer {
@@ -74,14 +80,23 @@ type evaluation struct {
 	stack  string
 	policy *matcher.Policy
 	teams  []string
-	peers  map[string]peer
-	egress map[string]string
+	// platform are the platform namespaces the stack isolates, each with a
+	// pod peer "<ns>/controller".
+	platform []string
+	peers    map[string]peer
+	egress   map[string]string
 }
 
 func evaluate(t *testing.T, stack string) *evaluation {
 	t.Helper()
 	st, err := synth.Synth(projectDir, stack)
 	require.NoError(t, err)
+	return evaluateStack(t, stack, st)
+}
+
+// evaluateStack compiles the policies of a synthesized stack.
+func evaluateStack(t *testing.T, stack string, st *rules.Stack) *evaluation {
+	t.Helper()
 	var nps []*networkingv1.NetworkPolicy
 	e := &evaluation{stack: stack, peers: map[string]peer{}, egress: map[string]string{}}
 	for _, r := range st.Resources {
@@ -92,7 +107,14 @@ func evaluate(t *testing.T, stack string) *evaluation {
 			if labels, _ := r.Get("metadata.labels").(map[string]any); labels["aksml.io/team"] != nil {
 				e.teams = append(e.teams, r.Get("metadata.name").(string))
 			}
+		case r.Type == tenancy.PlatformIsolationType:
+			e.platform = append(e.platform, platformNamespaces(t, st.Resources, r.URN)...)
 		}
+	}
+	sort.Strings(e.platform)
+	for i, ns := range e.platform {
+		p := internal(ns+"/controller", ns, fmt.Sprintf("10.244.100.%d", i+10), map[string]string{"app": "controller"})
+		e.peers[p.name] = p
 	}
 	sort.Strings(e.teams)
 	require.NotEmpty(t, e.teams, "stack %s has team namespaces", stack)
@@ -109,10 +131,32 @@ func evaluate(t *testing.T, stack string) *evaluation {
 		internal("kube-system/ama-metrics", tenancy.SystemNamespace, "10.244.0.3", map[string]string{tenancy.ScraperPodLabel: tenancy.ScraperPodValue}),
 		internal("default/intruder", "default", "10.244.200.9", map[string]string{"app": "intruder"}),
 		{name: "external/storage", tp: &matcher.TrafficPeer{IP: storageIP}},
+		{name: "external/imds", tp: &matcher.TrafficPeer{IP: imdsIP}},
+		{name: "external/apiserver", tp: &matcher.TrafficPeer{IP: "20.50.0.10"}},
+		{name: "node/kubelet", tp: &matcher.TrafficPeer{IP: "10.224.0.4"}},
 	} {
 		e.peers[p.name] = p
 	}
 	return e
+}
+
+// platformNamespaces are the namespaces of the NetworkPolicies whose parent
+// is the PlatformIsolation component urn.
+func platformNamespaces(t *testing.T, rs []rules.Resource, urn string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rs {
+		if r.Parent == urn && strings.HasSuffix(r.Type, ":NetworkPolicy") {
+			ns := r.Get("metadata.namespace").(string)
+			if !seen[ns] {
+				seen[ns] = true
+				out = append(out, ns)
+			}
+		}
+	}
+	require.NotEmpty(t, out, "PlatformIsolation %s registers policies", urn)
+	return out
 }
 
 // networkPolicy converts a registered NetworkPolicy's inputs to the
@@ -209,6 +253,60 @@ func TestShippedStackNetworkPolicies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIMDSAndPlatformUnreachable: from every team of every shipped stack,
+// Restricted or Unrestricted, IMDS and the platform namespaces are
+// unreachable on every port, while the platform itself keeps its paths:
+// kube-system (the scraper, the API server's webhook calls through the
+// konnectivity agent) and the nodes reach it, and it reaches the API
+// server on 443 and DNS.
+func TestIMDSAndPlatformUnreachable(t *testing.T) {
+	stacks, err := synth.Stacks(projectDir)
+	require.NoError(t, err)
+	for _, stack := range stacks {
+		t.Run(stack, func(t *testing.T) {
+			e := evaluate(t, stack)
+			for _, a := range e.teams {
+				for _, p := range ports {
+					assert.False(t, e.allowed(t, a+"/ddp-0", "external/imds", p), "%s: team %s reaches IMDS on %s", stack, a, p.name)
+					for _, ns := range e.platform {
+						assert.False(t, e.allowed(t, a+"/ddp-0", ns+"/controller", p), "%s: team %s reaches platform namespace %s on %s", stack, a, ns, p.name)
+					}
+				}
+			}
+			for _, ns := range e.platform {
+				c := ns + "/controller"
+				assert.True(t, e.allowed(t, "kube-system/ama-metrics", c, portNamed("metrics/8000")), "%s: the scraper reaches %s", stack, ns)
+				assert.True(t, e.allowed(t, "node/kubelet", c, portNamed("webhook/9443")), "%s: the API server (via the nodes) calls %s's webhook", stack, ns)
+				assert.True(t, e.allowed(t, c, "external/apiserver", portNamed("https/443")), "%s: %s reaches the API server", stack, ns)
+				assert.True(t, e.allowed(t, c, "kube-system/coredns", portNamed("dns/53udp")), "%s: %s resolves names", stack, ns)
+				assert.False(t, e.allowed(t, c, "external/imds", portNamed("http/80")), "%s: %s does not reach IMDS", stack, ns)
+				assert.False(t, e.allowed(t, "default/intruder", c, portNamed("webhook/9443")), "%s: a pod outside kube-system does not reach %s", stack, ns)
+			}
+		})
+	}
+}
+
+// TestUnrestrictedEgress: an Unrestricted team reaches the internet on any
+// port, but still not IMDS, other namespaces or the platform.
+func TestUnrestrictedEgress(t *testing.T) {
+	raw, err := synth.ReadStackConfig(projectDir, "dev")
+	require.NoError(t, err)
+	raw["aksml:teams"] = strings.Replace(raw["aksml:teams"], `"name":"team-b"`, `"egress":"Unrestricted","name":"team-b"`, 1)
+	require.Contains(t, raw["aksml:teams"], `"egress":"Unrestricted"`)
+	st, err := synth.Run("dev", "dev", raw, stacks.Program)
+	require.NoError(t, err)
+	e := evaluateStack(t, "dev", st)
+	b := "team-b/ddp-0"
+	assert.True(t, e.allowed(t, b, "external/storage", portNamed("smb/445")), "Unrestricted: any port outside the cluster")
+	assert.True(t, e.allowed(t, b, "external/storage", portNamed("http/80")))
+	for _, p := range ports {
+		assert.False(t, e.allowed(t, b, "external/imds", p), "Unrestricted still never reaches IMDS (%s)", p.name)
+		assert.False(t, e.allowed(t, b, "default/intruder", p), "Unrestricted does not reach other namespaces (%s)", p.name)
+		assert.False(t, e.allowed(t, b, "team-a/ddp-0", p), "nor other teams (%s)", p.name)
+	}
+	assert.True(t, e.allowed(t, b, "team-b/ddp-1", portNamed("nccl/29500")))
 }
 
 // TestRestrictedEgress: a restricted team reaches nothing outside the

@@ -88,7 +88,7 @@ func ReadStackConfig(dir, stack string) (map[string]string, error) {
 // can assert that invalid input registered nothing.
 func Run(stack, environment string, config map[string]string, program Program) (*rules.Stack, error) {
 	m := &mocks{stack: stack}
-	out := &rules.Stack{Name: stack, Environment: environment, Outputs: map[string]rules.Output{}}
+	out := &rules.Stack{Name: stack, Environment: environment, Outputs: map[string]rules.Output{}, RetainOnDeleteKnown: true}
 	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
 		outputs, err := program(ctx)
 		if err != nil {
