@@ -150,7 +150,7 @@ func TestSpecValidate(t *testing.T) {
 			*s = prodSpec()
 			s.EntraID.Deployer = &Deployer{Access: DeployerAdminGroup, AdminGroupObjectID: "99999999-9999-4999-8999-999999999999", PrincipalType: PrincipalUser}
 		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.entraID.deployer.adminGroupObjectID"), fieldtest.Forbidden("aksml:cluster.entraID.deployer.principalType")}, wantDetail: "is not one of entraID.adminGroupObjectIDs"},
-		{name: "deployer admin group missing; group with role assignment", mutate: func(s *Spec) {
+		{name: "deployer admin group missing", mutate: func(s *Spec) {
 			*s = prodSpec()
 			s.EntraID.Deployer = &Deployer{Access: DeployerAdminGroup}
 		}, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.entraID.deployer.adminGroupObjectID")}},
