@@ -217,12 +217,26 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	c.IdentityPrincipalID = mc.Identity.PrincipalId().Elem()
 	c.Kubeconfig = userKubeconfig(ctx, spec, rgName, mc.Name)
 
+	// On an Entra ID cluster the deploying principal needs a data-plane
+	// role before the provider's first call; the provider depends on the
+	// assignment and its kubeconfig waits out the propagation window.
+	providerKubeconfig := c.Kubeconfig
+	providerOpts := []pulumi.ResourceOption{pulumi.Parent(c)}
+	deployerRole, err := deployerAccess(ctx, name, spec, mc, azureOpts)
+	if err != nil {
+		return nil, err
+	}
+	if deployerRole != nil {
+		providerKubeconfig = afterPropagation(ctx, c.Kubeconfig, deployerRole)
+		providerOpts = append(providerOpts, pulumi.DependsOn([]pulumi.Resource{deployerRole}))
+	}
+
 	provider, err := kubernetes.NewProvider(ctx, name+"-k8s", &kubernetes.ProviderArgs{
-		Kubeconfig:            c.Kubeconfig,
+		Kubeconfig:            providerKubeconfig,
 		ClusterIdentifier:     c.ResourceID,
 		EnableServerSideApply: pulumi.Bool(true),
 		DeleteUnreachable:     pulumi.Bool(args.DeleteUnreachable),
-	}, pulumi.Parent(c))
+	}, providerOpts...)
 	if err != nil {
 		return nil, err
 	}

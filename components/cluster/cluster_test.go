@@ -130,6 +130,34 @@ func TestSpecValidate(t *testing.T) {
 			s.AutoscalerProfile = map[string]string{"scan-interval": "0s", "scale-down-utilization-threshold": "1.5", "new-pod-scale-up-delay": "soon",
 				"max-node-provision-time": "0m", "max-total-unready-percentage": "101", "balance-similar-node-groups": "yes", "max-graceful-termination-sec": "-1"}
 		}, wantErr: []fieldtest.Want{fieldtest.Invalid(`aksml:cluster.autoscalerProfile["balance-similar-node-groups"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["max-graceful-termination-sec"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["max-node-provision-time"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["max-total-unready-percentage"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["new-pod-scale-up-delay"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["scale-down-utilization-threshold"]`), fieldtest.Invalid(`aksml:cluster.autoscalerProfile["scan-interval"]`)}, wantDetail: `"0m" must be at least 1m`},
+		{name: "deployer in an admin group is valid", mutate: func(s *Spec) {
+			*s = prodSpec()
+			s.EntraID.Deployer = &Deployer{Access: DeployerAdminGroup, AdminGroupObjectID: adminGroup}
+		}},
+		{name: "deployer as a user is valid", mutate: func(s *Spec) {
+			*s = prodSpec()
+			s.EntraID.Deployer = &Deployer{PrincipalType: PrincipalUser}
+		}},
+		{name: "deployer with an unknown access and principal type", mutate: func(s *Spec) {
+			*s = prodSpec()
+			s.EntraID.Deployer = &Deployer{Access: "Owner", PrincipalType: "Group"}
+		}, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:cluster.entraID.deployer.access")}},
+		{name: "deployer as a group is refused", mutate: func(s *Spec) {
+			*s = prodSpec()
+			s.EntraID.Deployer = &Deployer{PrincipalType: "Group"}
+		}, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:cluster.entraID.deployer.principalType")}},
+		{name: "deployer's group is not an admin group", mutate: func(s *Spec) {
+			*s = prodSpec()
+			s.EntraID.Deployer = &Deployer{Access: DeployerAdminGroup, AdminGroupObjectID: "99999999-9999-4999-8999-999999999999", PrincipalType: PrincipalUser}
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.entraID.deployer.adminGroupObjectID"), fieldtest.Forbidden("aksml:cluster.entraID.deployer.principalType")}, wantDetail: "is not one of entraID.adminGroupObjectIDs"},
+		{name: "deployer admin group missing", mutate: func(s *Spec) {
+			*s = prodSpec()
+			s.EntraID.Deployer = &Deployer{Access: DeployerAdminGroup}
+		}, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.entraID.deployer.adminGroupObjectID")}},
+		{name: "admin group with role assignment", mutate: func(s *Spec) {
+			*s = prodSpec()
+			s.EntraID.Deployer = &Deployer{AdminGroupObjectID: adminGroup}
+		}, wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.entraID.deployer.adminGroupObjectID")}},
 		{name: "every problem at once", mutate: func(s *Spec) { s.Location = ""; s.Mode = ModeAutomatic; s.Defender.Enabled = true }, wantErr: []fieldtest.Want{fieldtest.Required("aksml:cluster.location"), fieldtest.Forbidden("aksml:cluster.mode"), fieldtest.Required("aksml:cluster.defender.logAnalyticsWorkspaceId")}},
 	}
 	for _, tc := range tests {
@@ -233,6 +261,9 @@ func newMocks() *mocktest.Mocks {
 			return id, state
 		},
 		OnCall: func(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
+			if args.Token == "azure-native:authorization:getClientConfig" {
+				return resource.PropertyMap{"objectId": resource.NewStringProperty(deployerObjectID)}, nil
+			}
 			if strings.HasSuffix(args.Token, ":listManagedClusterUserCredentials") {
 				return resource.PropertyMap{"kubeconfigs": resource.NewArrayProperty([]resource.PropertyValue{
 					resource.NewObjectProperty(resource.PropertyMap{
@@ -400,8 +431,9 @@ func TestProdClusterSecurity(t *testing.T) {
 	assert.True(t, def["securityMonitoring"].ObjectValue()["enabled"].BoolValue())
 	assert.Equal(t, []string{"1", "2", "3"}, stringsOf(in["agentPoolProfiles"].ArrayValue()[0].ObjectValue()["availabilityZones"]))
 
-	require.Len(t, m.Calls(), 1)
-	assert.Equal(t, "exec", m.Calls()[0].Args["format"].StringValue(), "Entra ID clusters get the kubelogin exec kubeconfig")
+	creds := callsOf(m, "azure-native:containerservice/v20241001:listManagedClusterUserCredentials")
+	require.Len(t, creds, 1)
+	assert.Equal(t, "exec", creds[0].Args["format"].StringValue(), "Entra ID clusters get the kubelogin exec kubeconfig")
 
 	mcs := m.ByTypeSuffix(":MaintenanceConfiguration")
 	require.Len(t, mcs, 2)

@@ -37,15 +37,24 @@
 //   - when maintenanceWindow is set, the maintenance configurations
 //     aksManagedAutoUpgradeSchedule and aksManagedNodeOSUpgradeSchedule with
 //     the same weekly window, so neither channel upgrades outside it;
+//   - on an Entra ID cluster with entraID.deployer.access RoleAssignment
+//     (the default), the role assignment `<name>-deployer-admin`: "Azure
+//     Kubernetes Service RBAC Cluster Admin" on the cluster for the object
+//     ID of the azure-native client config (authorization.GetClientConfig),
+//     with the configured principal type (deployer.go cites the sources);
 //   - a Kubernetes provider (`<name>-k8s`) with server-side apply, whose
 //     cluster identifier is the cluster's resource ID (a new kubeconfig does
-//     not replace it or the objects it manages).
+//     not replace it or the objects it manages). It depends on the
+//     deployer's role assignment, and on the update that creates the
+//     assignment its kubeconfig resolves only once the assignment is
+//     RolePropagationWait (five minutes, the AKS documentation's
+//     propagation time) old.
 //
 // Kubeconfig comes from listClusterUserCredential, is base64-decoded and is
 // a secret. On Entra ID clusters (entraID set) it is requested in the exec
 // format, which runs kubelogin: kubelogin must be on PATH wherever Pulumi
-// runs, and CI selects its login with AAD_LOGIN_METHOD (azurecli,
-// workloadidentity or spn). Admin credentials are never used: they do not
+// runs, and CI selects a login that lasts the run with AAD_LOGIN_METHOD
+// (workloadidentity in GitHub Actions; README "Login that lasts"). Admin credentials are never used: they do not
 // exist once local accounts are disabled.
 //
 // azureMonitorProfile.metrics only deploys the metrics agents; the data

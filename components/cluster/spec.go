@@ -126,6 +126,11 @@ type EntraID struct {
 	// DisableLocalAccounts turns off the static admin credentials, so
 	// every access goes through Entra ID. Default true.
 	DisableLocalAccounts *bool `json:"disableLocalAccounts,omitempty" pulumi:"disableLocalAccounts,optional"`
+	// Deployer says how the principal that runs `pulumi up` gets access to
+	// the Kubernetes API. Default: RoleAssignment by a ServicePrincipal
+	// (aksml assigns it "Azure Kubernetes Service RBAC Cluster Admin" on
+	// the cluster).
+	Deployer *Deployer `json:"deployer,omitempty" pulumi:"deployer,optional"`
 }
 
 // APIServer restricts access to the Kubernetes API server. Set at most one
@@ -287,6 +292,10 @@ func (s *Spec) Default() {
 		v := true
 		s.EntraID.DisableLocalAccounts = &v
 	}
+	if s.EntraID != nil {
+		d := s.EntraID.deployer()
+		s.EntraID.Deployer = &d
+	}
 	if s.AzurePolicy == nil {
 		v := true
 		s.AzurePolicy = &v
@@ -355,6 +364,10 @@ func (s Spec) clone() Spec {
 		if s.EntraID.DisableLocalAccounts != nil {
 			v := *s.EntraID.DisableLocalAccounts
 			e.DisableLocalAccounts = &v
+		}
+		if s.EntraID.Deployer != nil {
+			d := *s.EntraID.Deployer
+			e.Deployer = &d
 		}
 		c.EntraID = &e
 	}

@@ -190,7 +190,7 @@ func validateEntraID(e EntraID, localAccountsDisabled bool, path field.Path) fie
 			errs = append(errs, field.Invalid(path.Child("adminGroupObjectIDs").Index(i), "%q is not an object ID (GUID)", id))
 		}
 	}
-	return errs
+	return append(errs, e.deployer().Validate(e.AdminGroupObjectIDs, path.Child("deployer"))...)
 }
 
 func validateAPIServer(a APIServer, path field.Path) field.ErrorList {

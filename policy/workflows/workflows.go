@@ -1,23 +1,33 @@
 // Package workflows checks the GitHub Actions workflows that run Pulumi for
-// the one mistake that makes every secret in a self-managed state backend
-// readable: encrypting stack secrets with an empty passphrase.
+// the mistakes that make a deploy unsafe or unable to work (README "CI and
+// workflows"). Each finding names the file and job and says what to do.
 //
-// With a DIY backend (azblob://, s3://, gs://) the stack's secrets provider
-// encrypts config secrets and secret outputs (the kubeconfig among them). The
-// passphrase provider derives its key from PULUMI_CONFIG_PASSPHRASE; an empty
-// passphrase is a key anyone can derive, so whoever can read the state
-// container can decrypt it. Pulumi documents the cloud KMS providers for this
-// case ("Configuring secrets encryption",
+// State secrets. With a DIY backend (azblob://, s3://, gs://) the stack's
+// secrets provider encrypts config secrets and secret outputs (the
+// kubeconfig among them). The passphrase provider derives its key from
+// PULUMI_CONFIG_PASSPHRASE; an empty passphrase is a key anyone can derive,
+// so whoever can read the state container can decrypt it. Pulumi documents
+// the cloud KMS providers for this case ("Configuring secrets encryption",
 // https://www.pulumi.com/docs/iac/concepts/secrets/#configuring-secrets-encryption);
 // aksml uses Azure Key Vault (azurekeyvault://<vault>.vault.azure.net/keys/<key>).
-//
-// A job fails the check when its effective environment (workflow, job and
-// step env, later levels overriding earlier ones) names a cloud backend and
+// A job fails when its effective environment (workflow, job and step env,
+// later levels overriding earlier ones) names a cloud backend and
 //   - sets PULUMI_CONFIG_PASSPHRASE to the empty string, or
 //   - runs pulumi/actions without a KMS secrets-provider (azurekeyvault://,
 //     awskms://, gcpkms://, hashivault://) and without a passphrase.
 //
-// The check reads the YAML only; it cannot see what a `run:` script exports.
+// Access (access.go): `id-token: write` granted at workflow level; an
+// action not pinned by full commit SHA; a pull_request workflow that can
+// reach a prod stack, its secrets key or environment, change resources, or
+// log in as anything but the read-only PR identity.
+//
+// Kubernetes (kube.go, with the shipped stacks' config, LoadStacks): a job
+// that runs Pulumi on a stack whose cluster uses Entra ID without
+// installing kubelogin and choosing a login that lasts, or on a stack whose
+// API server is IP-restricted or private from a GitHub-hosted runner.
+//
+// The checks read the YAML only; they cannot see what a `run:` script
+// does beyond its own text.
 package workflows
 
 import (
@@ -53,13 +63,24 @@ var cloudBackendSchemes = []string{"azblob://", "s3://", "gs://"}
 var kmsSchemes = []string{"azurekeyvault://", "awskms://", "gcpkms://", "hashivault://"}
 
 type workflow struct {
-	Env  map[string]string `yaml:"env"`
-	Jobs map[string]job    `yaml:"jobs"`
+	On          yaml.Node         `yaml:"on"`
+	Permissions yaml.Node         `yaml:"permissions"`
+	Env         map[string]string `yaml:"env"`
+	Jobs        map[string]job    `yaml:"jobs"`
 }
 
 type job struct {
-	Env   map[string]string `yaml:"env"`
-	Steps []step            `yaml:"steps"`
+	RunsOn      yaml.Node         `yaml:"runs-on"`
+	Permissions yaml.Node         `yaml:"permissions"`
+	Environment yaml.Node         `yaml:"environment"`
+	Strategy    strategy          `yaml:"strategy"`
+	Uses        string            `yaml:"uses"`
+	Env         map[string]string `yaml:"env"`
+	Steps       []step            `yaml:"steps"`
+}
+
+type strategy struct {
+	Matrix map[string]yaml.Node `yaml:"matrix"`
 }
 
 type step struct {
@@ -70,9 +91,29 @@ type step struct {
 	With map[string]string `yaml:"with"`
 }
 
-// Check returns the findings for one workflow file's content; name is used in
-// the findings only. A file that is not valid YAML is an error.
+// Checker checks workflows against the stacks they deploy.
+type Checker struct {
+	// Stacks are the project's stacks by name (LoadStacks); without them
+	// the Kubernetes checks, and the prod checks that need a stack's
+	// environment, find nothing.
+	Stacks map[string]Stack
+}
+
+// Check returns the findings for one workflow file's content without stack
+// config; name is used in the findings only. A file that is not valid YAML
+// is an error.
 func Check(name string, data []byte) ([]Finding, error) {
+	return Checker{}.Check(name, data)
+}
+
+// CheckDir checks every *.yml and *.yaml file in dir without stack config.
+func CheckDir(dir string) ([]Finding, error) {
+	return Checker{}.CheckDir(dir)
+}
+
+// Check returns the findings for one workflow file's content; name is used
+// in the findings only. A file that is not valid YAML is an error.
+func (c Checker) Check(name string, data []byte) ([]Finding, error) {
 	var wf workflow
 	if err := yaml.Unmarshal(data, &wf); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -83,8 +124,16 @@ func Check(name string, data []byte) ([]Finding, error) {
 	}
 	sort.Strings(ids)
 	var out []Finding
+	for _, msg := range checkWorkflow(wf) {
+		out = append(out, Finding{File: name, Job: WorkflowLevel, Message: msg})
+	}
 	for _, id := range ids {
-		for _, msg := range checkJob(wf.Env, wf.Jobs[id]) {
+		j := wf.Jobs[id]
+		msgs := checkJob(wf.Env, j)
+		msgs = append(msgs, checkPinned(j)...)
+		msgs = append(msgs, c.checkPullRequest(wf, j)...)
+		msgs = append(msgs, c.checkKubernetes(wf, j)...)
+		for _, msg := range msgs {
 			out = append(out, Finding{File: name, Job: id, Message: msg})
 		}
 	}
@@ -93,7 +142,7 @@ func Check(name string, data []byte) ([]Finding, error) {
 
 // CheckDir checks every *.yml and *.yaml file in dir (a .github/workflows
 // folder).
-func CheckDir(dir string) ([]Finding, error) {
+func (c Checker) CheckDir(dir string) ([]Finding, error) {
 	var files []string
 	for _, pattern := range []string{"*.yml", "*.yaml"} {
 		m, err := filepath.Glob(filepath.Join(dir, pattern))
@@ -109,7 +158,7 @@ func CheckDir(dir string) ([]Finding, error) {
 		if err != nil {
 			return nil, err
 		}
-		found, err := Check(filepath.Base(f), data)
+		found, err := c.Check(filepath.Base(f), data)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,77 @@
+package workflows
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Stack is what the workflow checks need to know about one stack, read
+// from its Pulumi.<stack>.yaml.
+type Stack struct {
+	// Prod is true for `aksml:environment: prod`.
+	Prod bool
+	// EntraID is true when `aksml:cluster.entraID` is set: the kubeconfig
+	// then runs kubelogin.
+	EntraID bool
+	// RestrictedAPI is true when the API server accepts only
+	// `apiServer.authorizedIPRanges` or is private.
+	RestrictedAPI bool
+	// KubernetesLayer is false for an Azure-layer-only stack
+	// (`aksml:kubernetesLayer: false`), which never calls the API server.
+	KubernetesLayer bool
+}
+
+// stackFile is the part of Pulumi.<stack>.yaml the checks read.
+type stackFile struct {
+	Config struct {
+		Environment     string `yaml:"aksml:environment"`
+		KubernetesLayer *bool  `yaml:"aksml:kubernetesLayer"`
+		Cluster         *struct {
+			EntraID   any `yaml:"entraID"`
+			APIServer struct {
+				AuthorizedIPRanges []string `yaml:"authorizedIPRanges"`
+				Private            bool     `yaml:"private"`
+			} `yaml:"apiServer"`
+		} `yaml:"aksml:cluster"`
+	} `yaml:"config"`
+}
+
+// LoadStacks reads every Pulumi.<stack>.yaml in projectDir.
+func LoadStacks(projectDir string) (map[string]Stack, error) {
+	files, err := filepath.Glob(filepath.Join(projectDir, "Pulumi.*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Stack{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "Pulumi."), ".yaml")
+		st, err := parseStack(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		out[name] = st
+	}
+	return out, nil
+}
+
+func parseStack(data []byte) (Stack, error) {
+	var sf stackFile
+	if err := yaml.Unmarshal(data, &sf); err != nil {
+		return Stack{}, err
+	}
+	c := sf.Config
+	st := Stack{Prod: c.Environment == "prod", KubernetesLayer: c.KubernetesLayer == nil || *c.KubernetesLayer}
+	if c.Cluster != nil {
+		st.EntraID = c.Cluster.EntraID != nil
+		st.RestrictedAPI = len(c.Cluster.APIServer.AuthorizedIPRanges) > 0 || c.Cluster.APIServer.Private
+	}
+	return st, nil
+}
