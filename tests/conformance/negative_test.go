@@ -350,7 +350,7 @@ func negativeCases() []negativeCase {
 				require.Equal(t, true, in["enableAutoScaling"])
 				in["count"] = 1.0
 			})},
-		{name: "autoscaled inline pool sending count", want: []string{"CONF-POOL-006"}, path: "agentPoolProfiles[0].count",
+		{name: "autoscaled inline pool sending count", want: []string{"CONF-POOL-006"}, path: "agentPoolProfiles[0] count",
 			mutate: inputs(prodCluster, func(in map[string]any) {
 				sys := mapOf(listOf(in["agentPoolProfiles"])[0])
 				require.Equal(t, true, sys["enableAutoScaling"])
