@@ -109,9 +109,10 @@ func (c *Config) Validate() field.ErrorList {
 
 // driverBlobAccountsAllowed reports whether the Blob CSI driver may back a
 // class with a storage account of its own choice (storage.StorageClassesArgs
-// PinnedBlobOnly): not on an AKS cluster in a VNet aksml owns, nor in prod.
+// PinnedBlobOnly): never in prod (also on an existing cluster), and not on
+// an AKS cluster in a VNet aksml owns.
 func (c *Config) driverBlobAccountsAllowed() bool {
-	return c.Cluster == nil || (c.Network == nil && !c.IsProd())
+	return !c.IsProd() && (c.Cluster == nil || c.Network == nil)
 }
 
 // validateDatasetsClass refuses a datasets class that the stack does not
