@@ -374,13 +374,22 @@ func TestAlertRulesValidation(t *testing.T) {
 	}
 	assert.Empty(t, m.Names())
 
-	_, err = run(t, func(ctx *pulumi.Context) error {
-		_, err := NewAlertRules(ctx, "alerts", &AlertRulesArgs{
-			ResourceGroupName: pulumi.String("rg"), Location: pulumi.String("westeurope"), ClusterName: pulumi.String("aks"),
-		})
+	// Rule groups off: the stack stays registered with an empty template, so
+	// switching them off deletes the rule group (issue 27); only the
+	// resource group is required then.
+	m, err = run(t, func(ctx *pulumi.Context) error {
+		_, err := NewAlertRules(ctx, "alerts", &AlertRulesArgs{ResourceGroupName: pulumi.String("rg")})
 		return err
 	})
-	require.ErrorContains(t, err, "observability.prometheusRuleGroups: is false")
+	require.NoError(t, err)
+	stack := m.ByName(t, "alerts-rulegroup")
+	assert.Empty(t, mocktest.Dig(t, stack.Inputs, "template", "resources"), "nothing deployed while the rule groups are off")
+
+	_, err = run(t, func(ctx *pulumi.Context) error {
+		_, err := NewAlertRules(ctx, "alerts", &AlertRulesArgs{})
+		return err
+	})
+	require.ErrorContains(t, err, "AlertRulesArgs.ResourceGroupName: is required")
 }
 
 // TestMonitorsNonePoolsRegisterNoExporterMonitor: with only bring-your-own
