@@ -289,6 +289,18 @@ func TestParseInvalid(t *testing.T) {
 			m["environment"] = "prod"
 			delete(at(m, "cluster"), "apiServer")
 		}, wantErr: []string{"aksml:cluster.apiServer.authorizedIPRanges: is required: prod restricts the public API server"}},
+		{name: "prod alerts notifying nobody", stack: "prod", mutate: func(m map[string]any) {
+			m["environment"] = "prod"
+			m["observability"] = map[string]any{"prometheusRuleGroups": true}
+		}, wantErr: []string{"aksml:observability.actionGroupIds: is required: prod alerts must reach people"}},
+		{name: "prod datasets on the block-cache class", stack: "prod", mutate: func(m map[string]any) {
+			m["environment"] = "prod"
+			m["storage"] = map[string]any{"volumes": map[string]any{"datasetsClass": "ml-azureblob-blockcache"}}
+		}, wantErr: []string{"aksml:storage.volumes.datasetsClass: ml-azureblob-blockcache is not created because this is prod"}},
+		{name: "prod datasets on Blob NFS without aksml's account", stack: "prod", mutate: func(m map[string]any) {
+			m["environment"] = "prod"
+			m["storage"] = map[string]any{"volumes": map[string]any{"datasetsClass": "ml-azureblob-nfs"}}
+		}, wantErr: []string{"aksml:storage.volumes.datasetsClass: ml-azureblob-nfs needs aksml's Blob NFS account because this is prod", "aksml:storage.accounts.blobNfs: true"}},
 		// network (issue 10): VNet plan, storage route, API server reach
 		{name: "VNet overlaps pod range", mutate: func(m map[string]any) { m["network"] = map[string]any{"addressSpace": "10.244.0.0/16"} },
 			wantErr: []string{"aksml:network.addressSpace: 10.244.0.0/16 overlaps the pod range 10.244.0.0/16 (aksml:cluster.network.podCidr)", "change one of them"}},

@@ -229,7 +229,8 @@ func (p *platform) gpuStack(ctx *pulumi.Context) error {
 // storageLayer creates the StorageClasses; the team volumes follow
 // tenancy, which creates the team namespaces.
 func (p *platform) storageLayer(ctx *pulumi.Context) error {
-	args := &storage.StorageClassesArgs{Provider: p.provider, ScratchDiskSKU: p.cfg.Storage.ScratchDiskSKU, ConfigPath: key("storage")}
+	args := &storage.StorageClassesArgs{Provider: p.provider, ScratchDiskSKU: p.cfg.Storage.ScratchDiskSKU, ConfigPath: key("storage"),
+		PinnedBlobOnly: !p.cfg.driverBlobAccountsAllowed()}
 	switch {
 	case p.accounts != nil:
 		args.Accounts = p.accounts.ClassAccounts()
@@ -389,10 +390,20 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 		return nil
 	}
 	spec := p.cfg.Observability
-	// Always registered on AKS, also with observability off (its template
-	// is then empty): removing the component would detach, not delete,
-	// what its deployment stack created.
-	mon, err := observability.NewAzureMonitor(ctx, "azure-monitor", &observability.AzureMonitorArgs{
+	// Both deployment stacks are always registered on AKS, also with
+	// observability or the rule groups off (their templates are then
+	// empty): removing one would detach, not delete, what it created.
+	//
+	// Their Azure names carry the cluster name: a stack name is unique per
+	// resource group, and with actionOnUnmanage delete a second cluster
+	// PUTting the same stack name would delete the first cluster's
+	// resources. The aliases keep the Pulumi identity of stacks deployed
+	// under the old names ("azure-monitor", "alert-rules"); their new Azure
+	// name replaces them create-before-delete: the new stack takes over the
+	// same resources, then the old one is deleted, which detaches rather
+	// than deletes (components/armdeploy, ../shared/NOTES.md).
+	monName, rulesName := stackNames(p.cfg.Cluster.Name)
+	mon, err := observability.NewAzureMonitor(ctx, monName, &observability.AzureMonitorArgs{
 		ConfigPath:           key("observability"),
 		ResourceGroupName:    p.cluster.ResourceGroupName,
 		ClusterName:          p.cluster.Name,
@@ -401,7 +412,21 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 		DefaultWorkspaceName: defaultWorkspaceName(p.cfg.Cluster.Name),
 		Spec:                 spec,
 		Tags:                 p.cfg.Tags,
-	}, pulumi.Parent(p.cluster))
+	}, pulumi.Parent(p.cluster), pulumi.Aliases([]pulumi.Alias{{Name: pulumi.String(legacyMonitorName)}}))
+	if err != nil {
+		return err
+	}
+	rules, err := observability.NewAlertRules(ctx, rulesName, &observability.AlertRulesArgs{
+		ConfigPath:              key("observability"),
+		ResourceGroupName:       p.cluster.ResourceGroupName,
+		Location:                mon.WorkspaceLocation,
+		ClusterName:             p.cluster.Name,
+		ClusterResourceID:       p.cluster.ResourceID,
+		AzureMonitorWorkspaceID: mon.WorkspaceID,
+		Spec:                    spec,
+		TeamNamespaces:          p.teamNames(),
+		WorkloadDurations:       p.cfg.workloadDurations(),
+	}, pulumi.Parent(p.cluster), pulumi.Aliases([]pulumi.Alias{{Name: pulumi.String(legacyAlertRulesName)}}))
 	if err != nil {
 		return err
 	}
@@ -412,25 +437,24 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 	if spec.Grafana != nil && spec.Grafana.Enabled {
 		p.outputs["grafanaEndpoint"] = mon.GrafanaEndpoint
 	}
-	if !spec.PrometheusRuleGroups {
-		return nil
+	if spec.RuleGroupWanted() {
+		p.outputs["alertRuleGroupId"] = rules.ResourceID
 	}
-	rules, err := observability.NewAlertRules(ctx, "alert-rules", &observability.AlertRulesArgs{
-		ConfigPath:              key("observability"),
-		ResourceGroupName:       p.cluster.ResourceGroupName,
-		Location:                mon.WorkspaceLocation,
-		ClusterName:             p.cluster.Name,
-		ClusterResourceID:       p.cluster.ResourceID,
-		AzureMonitorWorkspaceID: mon.WorkspaceID,
-		Spec:                    spec,
-		TeamNamespaces:          p.teamNames(),
-		WorkloadDurations:       p.cfg.workloadDurations(),
-	}, pulumi.Parent(p.cluster))
-	if err != nil {
-		return err
-	}
-	p.outputs["alertRuleGroupId"] = rules.ResourceID
 	return nil
+}
+
+// Names of the Azure Monitor components before they carried the cluster
+// name, kept as aliases.
+const (
+	legacyMonitorName    = "azure-monitor"
+	legacyAlertRulesName = "alert-rules"
+)
+
+// stackNames returns the component names of the Azure Monitor resources
+// and of the alert rules of cluster; their deployment stacks are
+// `<cluster>-azure-monitor-stack` and `<cluster>-alert-rules-rulegroup`.
+func stackNames(cluster string) (monitor, alertRules string) {
+	return cluster + "-" + legacyMonitorName, cluster + "-" + legacyAlertRulesName
 }
 
 // observability creates the PodMonitors and dashboard on the cluster.

@@ -103,7 +103,38 @@ func (c *Config) Validate() field.ErrorList {
 	if c.IsProd() {
 		errs = append(errs, c.validateProd()...)
 	}
+	errs = append(errs, c.validateDatasetsClass()...)
 	return errs
+}
+
+// driverBlobAccountsAllowed reports whether the Blob CSI driver may back a
+// class with a storage account of its own choice (storage.StorageClassesArgs
+// PinnedBlobOnly): never in prod (also on an existing cluster), and not on
+// an AKS cluster in a VNet aksml owns.
+func (c *Config) driverBlobAccountsAllowed() bool {
+	return !c.IsProd() && (c.Cluster == nil || c.Network == nil)
+}
+
+// validateDatasetsClass refuses a datasets class that the stack does not
+// create because the Blob driver would have to create its storage account.
+func (c *Config) validateDatasetsClass() field.ErrorList {
+	if c.driverBlobAccountsAllowed() {
+		return nil
+	}
+	path := key("storage").Child("volumes").Child("datasetsClass")
+	why := "aksml:network is set"
+	if c.IsProd() {
+		why = "this is prod"
+	}
+	switch c.Storage.Volumes.DatasetsClass {
+	case storage.BlobNFSClass:
+		if c.Storage.Accounts == nil || !c.Storage.Accounts.BlobNFS {
+			return field.ErrorList{field.Invalid(path, "%s needs aksml's Blob NFS account because %s (the Blob CSI driver would otherwise create an account and change the node subnet); set aksml:storage.accounts.blobNfs: true", storage.BlobNFSClass, why)}
+		}
+	case storage.BlobBlockCacheClass:
+		return field.ErrorList{field.Invalid(path, "%s is not created because %s: the Blob CSI driver would create a storage account outside aksml (public unless told otherwise); use %s or %s", storage.BlobBlockCacheClass, why, storage.AzureFilePremiumClass, storage.BlobNFSClass)}
+	}
+	return nil
 }
 
 // validateNames checks names two sections decide: Azure tags on every
@@ -257,6 +288,15 @@ func (c *Config) validateProd() field.ErrorList {
 	}
 	if c.Storage.Accounts != nil && !c.Storage.Accounts.PrivateNetwork {
 		errs = append(errs, field.Invalid(key("storage").Child("accounts").Child("privateNetwork"), "must be true in prod: storage accounts deny public network access"))
+	}
+	// An Azure Monitor alert without an action group fires into the portal
+	// only; nobody is told (Action groups,
+	// https://learn.microsoft.com/azure/azure-monitor/alerts/action-groups;
+	// prometheusRuleGroups rules[].actions, Microsoft.AlertsManagement
+	// PrometheusRuleGroups 2023-03-01).
+	if len(c.Observability.ActionGroupIDs) == 0 {
+		errs = append(errs, field.Required(key("observability").Child("actionGroupIds"),
+			"prod alerts must reach people: list the Azure Monitor action groups (ARM IDs) the rule group notifies, with prometheusRuleGroups: true"))
 	}
 	return errs
 }

@@ -243,7 +243,7 @@ func TestManagedPrometheusIsConnected(t *testing.T) {
 			st := synthStack(t, stack)
 			var mon *rules.Resource
 			for _, r := range byType(st, ":DeploymentStackAtResourceGroup") {
-				if r.Name == "azure-monitor-stack" {
+				if strings.HasSuffix(r.Name, "-azure-monitor-stack") {
 					mon = &r
 				}
 			}
@@ -269,7 +269,7 @@ func TestManagedPrometheusIsConnected(t *testing.T) {
 				}
 				assert.True(t, grafanaReader, "Grafana's identity reads the workspace")
 				for _, r := range byType(st, ":DeploymentStackAtResourceGroup") {
-					if r.Name == "alert-rules-rulegroup" {
+					if strings.HasSuffix(r.Name, "-alert-rules-rulegroup") {
 						assert.Equal(t, ws, r.Get("parameters.azureMonitorWorkspaceId.value"), "the rule group evaluates the same workspace")
 					}
 				}
@@ -452,5 +452,40 @@ func TestEveryTeamNamespaceIsIsolated(t *testing.T) {
 			assert.True(t, deny, "%s: team namespace %s has no default-deny policy", stack, name)
 			assert.True(t, binding, "%s: team namespace %s has no RoleBinding for its groups", stack, name)
 		}
+	}
+}
+
+// TestMonitoringStacksOutliveToggles: with observability off (or the rule
+// groups off) both Azure Monitor deployment stacks stay registered with
+// empty templates, so the toggle deletes the rule group, DCR and friends
+// instead of detaching them and leaving the rule group evaluating; each
+// stack's Azure name carries the cluster name (issue 27).
+func TestMonitoringStacksOutliveToggles(t *testing.T) {
+	for name, obs := range map[string]string{
+		"observability off": `{"enabled": false}`,
+		"rule groups off":   `{"prometheusRuleGroups": false}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg, err := synth.ReadStackConfig(projectDir, "dev")
+			require.NoError(t, err)
+			cfg["aksml:observability"] = obs
+			st, err := synth.Run("dev", "dev", cfg, stacks.Program)
+			require.NoError(t, err)
+			cluster := byType(st, ":ManagedCluster")[0].Inputs["resourceName"].(string)
+			found := map[string]bool{}
+			for _, r := range byType(st, ":DeploymentStackAtResourceGroup") {
+				for _, suffix := range []string{"-azure-monitor-stack", "-alert-rules-rulegroup"} {
+					if !strings.HasSuffix(r.Name, suffix) {
+						continue
+					}
+					found[suffix] = true
+					assert.Equal(t, cluster+suffix, r.Inputs["deploymentStackName"], "the Azure stack name carries the cluster name")
+					if suffix == "-alert-rules-rulegroup" || name == "observability off" {
+						assert.Empty(t, r.Get("template.resources"), "%s holds nothing while off", r.Name)
+					}
+				}
+			}
+			assert.Equal(t, map[string]bool{"-azure-monitor-stack": true, "-alert-rules-rulegroup": true}, found)
+		})
 	}
 }

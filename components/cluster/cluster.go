@@ -19,6 +19,10 @@ import (
 // ComponentType is the Pulumi type token of Cluster.
 const ComponentType = "aksml:cluster:Cluster"
 
+// ClusterIgnoredPath is the managed cluster input Pulumi ignores after
+// creation: the inline system and CPU pool profiles (see NewCluster).
+const ClusterIgnoredPath = "agentPoolProfiles"
+
 // DefaultConfigPath is the error-path root of Spec when the caller gives
 // no ConfigPath. It carries no program's config namespace: the aksml
 // program passes `aksml:cluster`.
@@ -160,15 +164,23 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	if args.Transform != nil {
 		args.Transform(mcArgs)
 	}
-	ignore := []string{"agentPoolProfiles[0].count"}
-	if !spec.CPUPool.Disabled {
-		ignore = append(ignore, "agentPoolProfiles[1].count")
-	}
-	// AKS sets a pool's subnet at creation only, so moving the inline pools
-	// to another subnet (or into aksml:network) replaces the cluster, which
-	// a preview shows and Protect refuses (hashicorp/terraform-provider-azurerm#8662).
+	// The inline pools are the cluster's creation body only (AKS: "the
+	// initial node pool profile can't be updated once the AKS cluster has
+	// been created", Manage node pools using a Resource Manager template,
+	// https://learn.microsoft.com/azure/aks/use-multiple-node-pools). After
+	// creation the cluster never diffs on agentPoolProfiles: a refresh
+	// copies every live pool, the GPU pools included, into the stored
+	// inputs (pulumi/pulumi-azure-native#1532), and a cluster PUT that
+	// carries pool profiles puts every pool of the cluster into Scaling
+	// (pulumi/pulumi-azure-native#4264, won't fix). The Azure Verified
+	// Module for AKS does the same (lifecycle ignore_changes on
+	// body.properties.agentPoolProfiles, Azure/terraform-azurerm-avm-res-containerservice-managedcluster
+	// main.tf). So system and CPU pool settings, and their subnet (which AKS
+	// sets at creation only, hashicorp/terraform-provider-azurerm#8662),
+	// apply when the cluster is created; README "Day two" says how to
+	// change them afterwards.
 	mc, err := containerservice.NewManagedCluster(ctx, name+"-aks", mcArgs,
-		append(azureOpts, pulumi.IgnoreChanges(ignore), pulumi.ReplaceOnChanges([]string{"agentPoolProfiles[*].vnetSubnetID"}))...)
+		append(azureOpts, pulumi.IgnoreChanges([]string{ClusterIgnoredPath}))...)
 	if err != nil {
 		return nil, err
 	}
@@ -380,6 +392,15 @@ func MaintenanceArgs(w MaintenanceWindow, config string, resourceGroupName, clus
 	}
 }
 
+// poolProfile is an inline, autoscaled pool profile. It sends no count:
+// AKS chooses the initial count within minCount..maxCount, and a count in
+// the stored inputs would be sent again by every later cluster PUT and
+// reset (or be refused for) what the autoscaler chose ("Cannot manually
+// scale AgentPool ... with cluster autoscaler enabled",
+// hashicorp/terraform-provider-azurerm#4543). The Azure Verified Module for
+// AKS sends count only for pools without minCount/maxCount
+// (Azure/terraform-azurerm-avm-res-containerservice-managedcluster
+// modules/agentpool/locals.tf), for its default pool too.
 func poolProfile(name, mode, vmSize string, minCount, maxCount int, zones []string, osDisk int, labels map[string]string, taints []string) containerservice.ManagedClusterAgentPoolProfileArgs {
 	p := containerservice.ManagedClusterAgentPoolProfileArgs{
 		Name:              pulumi.String(name),
@@ -388,7 +409,6 @@ func poolProfile(name, mode, vmSize string, minCount, maxCount int, zones []stri
 		OsType:            pulumi.String("Linux"),
 		VmSize:            pulumi.String(vmSize),
 		EnableAutoScaling: pulumi.Bool(true),
-		Count:             pulumi.Int(minCount),
 		MinCount:          pulumi.Int(minCount),
 		MaxCount:          pulumi.Int(maxCount),
 		OsDiskSizeGB:      pulumi.Int(osDisk),

@@ -333,7 +333,7 @@ func TestDevClusterMatchesBestPractices(t *testing.T) {
 	require.Len(t, mcs, 1)
 	assert.Equal(t, "azure-native:containerservice/v20241001:ManagedCluster", mcs[0].Type)
 	assert.Equal(t, "aks-aks", mcs[0].Name)
-	assert.ElementsMatch(t, []string{"agentPoolProfiles[0].count", "agentPoolProfiles[1].count"}, mcs[0].IgnoreChanges)
+	assert.Equal(t, []string{"agentPoolProfiles"}, mcs[0].IgnoreChanges, "inline pools are the creation body only: a refresh must not turn the GPU pools into cluster inputs")
 	assert.False(t, mcs[0].Protect)
 	in := mcs[0].Props
 	assert.Equal(t, "aks-ml-dev", in["resourceName"].StringValue())
@@ -355,7 +355,7 @@ func TestDevClusterMatchesBestPractices(t *testing.T) {
 	assert.True(t, sys["enableAutoScaling"].BoolValue())
 	assert.Equal(t, 2.0, sys["minCount"].NumberValue())
 	assert.Equal(t, 3.0, sys["maxCount"].NumberValue())
-	assert.Equal(t, 2.0, sys["count"].NumberValue())
+	assert.False(t, sys.HasValue("count"), "an autoscaled inline pool sends no count")
 	cpu := pools[1].ObjectValue()
 	assert.Equal(t, "cpu", cpu["name"].StringValue())
 	assert.Equal(t, "User", cpu["mode"].StringValue())
@@ -570,8 +570,6 @@ func TestNodeSubnetOnInlinePools(t *testing.T) {
 	for _, p := range pools {
 		assert.Equal(t, subnet, p.ObjectValue()["vnetSubnetID"].StringValue(), p.ObjectValue()["name"].StringValue())
 	}
-	assert.Contains(t, m.ByTypeSuffix(":ManagedCluster")[0].ReplaceOnChanges, "agentPoolProfiles[*].vnetSubnetID",
-		"AKS cannot move a pool to another subnet: a preview shows the replacement")
 	m, _, err = runCluster(t, &ClusterArgs{Spec: devSpec()})
 	require.NoError(t, err)
 	for _, p := range m.ByTypeSuffix(":ManagedCluster")[0].Props["agentPoolProfiles"].ArrayValue() {

@@ -253,9 +253,10 @@ func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, o
 		if !ok {
 			continue
 		}
+		// No IgnoreChanges on count: Pulumi would put the stored count back
+		// into every update body (AgentPoolArgs sends none).
 		poolOpts := []pulumi.ResourceOption{
 			pulumi.Parent(c),
-			pulumi.IgnoreChanges([]string{"count"}),
 			pulumi.ReplaceOnChanges(immutableProperties),
 			pulumi.DeleteBeforeReplace(true),
 		}
@@ -334,8 +335,15 @@ func poolOutputs(s Spec, poolName, resourceID pulumi.StringOutput) *GPUNodePool 
 
 // AgentPoolArgs maps a defaulted, valid DriverOnly spec to the typed
 // AgentPool arguments: mode User, autoscaler on from minCount to maxCount,
-// initial count minCount (AKS MLOps best practices `--node-count 0`), the pool's labels and
-// taints, zones, OS disk, spot settings and the MIG instance profile.
+// the pool's labels and taints, zones, OS disk, spot settings and the MIG
+// instance profile. It sends no count: azure-native PUTs the whole body
+// on every update, and a count that differs from what the autoscaler chose
+// is refused or resets the pool ("Cannot manually scale AgentPool ... with
+// cluster autoscaler enabled", hashicorp/terraform-provider-azurerm#4543);
+// count is optional on update (Azure/azure-rest-api-specs#7746), and the
+// Azure Verified Module for AKS sends none when minCount and maxCount are
+// set (Azure/terraform-azurerm-avm-res-containerservice-managedcluster
+// modules/agentpool/locals.tf), the same as TemplateProperties.
 func AgentPoolArgs(s Spec, resourceGroupName, clusterName pulumi.StringInput, tags map[string]string) *containerservice.AgentPoolArgs {
 	a := &containerservice.AgentPoolArgs{
 		ResourceGroupName: resourceGroupName,
@@ -348,7 +356,6 @@ func AgentPoolArgs(s Spec, resourceGroupName, clusterName pulumi.StringInput, ta
 		EnableAutoScaling: pulumi.Bool(true),
 		MinCount:          pulumi.Int(s.Min()),
 		MaxCount:          pulumi.Int(s.MaxCount),
-		Count:             pulumi.Int(s.Min()),
 		NodeLabels:        pulumi.ToStringMap(s.Labels()),
 		NodeTaints:        pulumi.ToStringArray(s.TaintStrings()),
 		OsDiskSizeGB:      pulumi.Int(s.OSDiskSizeGB),

@@ -167,7 +167,34 @@ const (
 	AMAPrometheusConfigKey = "prometheus-config"
 	// AMANamespace is the namespace the add-on reads its ConfigMaps from.
 	AMANamespace = "kube-system"
+	// AMASettingsConfigMapName is the add-on's settings ConfigMap, whose
+	// `default-targets-metrics-keep-list` adds series to the minimal
+	// ingestion profile ("Customize scraping of Prometheus metrics in Azure
+	// Monitor managed service for Prometheus",
+	// https://learn.microsoft.com/azure/azure-monitor/containers/prometheus-metrics-scrape-configmap;
+	// "Minimal ingestion profile for Prometheus metrics in Azure Monitor",
+	// https://learn.microsoft.com/azure/azure-monitor/containers/prometheus-metrics-scrape-configuration-minimal:
+	// with the profile on, a keep-list is ingested in addition to it).
+	AMASettingsConfigMapName = "ama-metrics-settings-configmap"
 )
+
+// KubeStateKeepList is the kube-state-metrics keep-list aksml adds through
+// the settings ConfigMap: the series its alerts read that the minimal
+// ingestion profile does not ingest (JobPodsReplacedRepeatedly reads
+// kube_job_status_failed). A regex over metric names, as the add-on takes
+// it.
+var KubeStateKeepList = []string{MetricJobFailedPods}
+
+// MinimalKubeStateMetrics are the kube-state-metrics series the add-on's
+// minimal ingestion profile keeps that aksml's alerts read (the profile's
+// kubestate keep-list, Azure/prometheus-collector
+// otelcollector/shared/configmap/mp/definitions.go, DefaultScrapeJobs
+// "kubestate" MinimalKeepListRegex; the article "Minimal ingestion profile
+// for Prometheus metrics in Azure Monitor" lists the same).
+var MinimalKubeStateMetrics = []string{
+	"kube_job_failed", "kube_job_status_active", "kube_job_status_start_time",
+	MetricContainerRestarts, MetricNodeCondition, "kube_pod_status_phase",
+}
 
 // Kueue's metrics endpoint as the Kueue v0.17.0 Helm chart (release
 // "kueue", sigs.k8s.io/kueue charts/kueue) serves it: the Service

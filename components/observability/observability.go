@@ -158,6 +158,15 @@ func NewMonitors(ctx *pulumi.Context, name string, args *MonitorsArgs, opts ...p
 		}
 	}
 
+	if a.Spec.CreatesManagedSettingsConfigMap() {
+		if _, err := corev1.NewConfigMap(ctx, name+"-ama-settings", &corev1.ConfigMapArgs{
+			Metadata: objectMeta(AMASettingsConfigMapName, AMANamespace, a.Spec.Labels),
+			Data:     pulumi.ToStringMap(ManagedSettingsConfigMapData()),
+		}, parent); err != nil {
+			return nil, err
+		}
+	}
+
 	tpm, err := newCustomResource(ctx, name+"-training", a.Spec.PodMonitorGroup.apiVersion(), "PodMonitor",
 		TrainingPodMonitorName, a.Namespace, a.Spec.Labels, trainingPodMonitorSpec(a.Spec, a.TeamNamespaces), parent)
 	if err != nil {
@@ -269,8 +278,10 @@ type AlertRulesArgs struct {
 	// Spec.AzureMonitorWorkspaceID; one of them is required.
 	AzureMonitorWorkspaceID pulumi.StringInput
 	// Spec is the observability configuration: thresholds, RPO,
-	// ActionGroupIDs. Spec.PrometheusRuleGroups must be true. Defaulted and
-	// validated by NewAlertRules.
+	// ActionGroupIDs. Defaulted and validated by NewAlertRules. With
+	// observability off or Spec.PrometheusRuleGroups false the stack holds
+	// an empty template (Spec.RuleGroupWanted), and only ResourceGroupName
+	// is required.
 	Spec Spec
 	// ConfigPath names Spec in validation errors. Default
 	// DefaultConfigPath (`observability`).
@@ -338,10 +349,14 @@ func RuleGroupTemplate(s Spec, teamNamespaces []string, withClusterScope bool, d
 	})
 }
 
-// NewAlertRules registers the Azure Monitor managed Prometheus rule group
-// (token `aksml:observability:AlertRules`). Call it only for AKS clusters
-// with Spec.PrometheusRuleGroups; existing clusters use Spec.PrometheusRule
-// on NewMonitors instead.
+// NewAlertRules registers the deployment stack `<name>-rulegroup` of the
+// Azure Monitor managed Prometheus rule group (token
+// `aksml:observability:AlertRules`). Register it on every run for as long
+// as the AKS cluster lives: when Spec.RuleGroupWanted is false its template
+// is empty, so switching the rules (or observability) off deletes the rule
+// group, where removing the stack would only detach it and leave it
+// evaluating (components/armdeploy). Existing clusters use
+// Spec.PrometheusRule on NewMonitors instead.
 func NewAlertRules(ctx *pulumi.Context, name string, args *AlertRulesArgs, opts ...pulumi.ResourceOption) (*AlertRules, error) {
 	if args == nil {
 		return nil, errors.New("observability: AlertRulesArgs are required")
@@ -356,25 +371,33 @@ func NewAlertRules(ctx *pulumi.Context, name string, args *AlertRulesArgs, opts 
 	if err := ctx.RegisterComponentResource(AlertRulesType, name, c, opts...); err != nil {
 		return nil, err
 	}
-	params := map[string]any{
-		paramClusterName: a.ClusterName,
-		paramLocation:    a.Location,
-		paramWorkspaceID: a.workspaceID(),
-	}
-	if a.ClusterResourceID != nil {
-		params[paramClusterResourceID] = a.ClusterResourceID
+	c.Name = pulumi.String("").ToStringOutput()
+	c.ResourceID = pulumi.String("").ToStringOutput()
+	template, params := armdeploy.Template(nil, nil), map[string]any(nil)
+	if a.Spec.RuleGroupWanted() {
+		template = RuleGroupTemplate(a.Spec, a.TeamNamespaces, a.ClusterResourceID != nil, a.WorkloadDurations...)
+		params = map[string]any{
+			paramClusterName: a.ClusterName,
+			paramLocation:    a.Location,
+			paramWorkspaceID: a.workspaceID(),
+		}
+		if a.ClusterResourceID != nil {
+			params[paramClusterResourceID] = a.ClusterResourceID
+		}
 	}
 	stack, err := armdeploy.NewTemplateStack(ctx, name+"-rulegroup", &armdeploy.Args{
 		ResourceGroupName: a.ResourceGroupName,
-		Template:          RuleGroupTemplate(a.Spec, a.TeamNamespaces, a.ClusterResourceID != nil, a.WorkloadDurations...),
+		Template:          template,
 		Parameters:        params,
-		Description:       "aksml managed Prometheus alert rules",
+		Description:       "aksml managed Prometheus alert rules. Removing the rule group from this template deletes it; deleting the stack detaches it.",
 	}, pulumi.Parent(c))
 	if err != nil {
 		return nil, err
 	}
-	c.Name = armdeploy.OutputString(stack, outputName)
-	c.ResourceID = armdeploy.OutputString(stack, outputResourceID)
+	if a.Spec.RuleGroupWanted() {
+		c.Name = armdeploy.OutputString(stack, outputName)
+		c.ResourceID = armdeploy.OutputString(stack, outputResourceID)
+	}
 
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
 		"name":       c.Name,

@@ -374,13 +374,22 @@ func TestAlertRulesValidation(t *testing.T) {
 	}
 	assert.Empty(t, m.Names())
 
-	_, err = run(t, func(ctx *pulumi.Context) error {
-		_, err := NewAlertRules(ctx, "alerts", &AlertRulesArgs{
-			ResourceGroupName: pulumi.String("rg"), Location: pulumi.String("westeurope"), ClusterName: pulumi.String("aks"),
-		})
+	// Rule groups off: the stack stays registered with an empty template, so
+	// switching them off deletes the rule group (issue 27); only the
+	// resource group is required then.
+	m, err = run(t, func(ctx *pulumi.Context) error {
+		_, err := NewAlertRules(ctx, "alerts", &AlertRulesArgs{ResourceGroupName: pulumi.String("rg")})
 		return err
 	})
-	require.ErrorContains(t, err, "observability.prometheusRuleGroups: is false")
+	require.NoError(t, err)
+	stack := m.ByName(t, "alerts-rulegroup")
+	assert.Empty(t, mocktest.Dig(t, stack.Inputs, "template", "resources"), "nothing deployed while the rule groups are off")
+
+	_, err = run(t, func(ctx *pulumi.Context) error {
+		_, err := NewAlertRules(ctx, "alerts", &AlertRulesArgs{})
+		return err
+	})
+	require.ErrorContains(t, err, "AlertRulesArgs.ResourceGroupName: is required")
 }
 
 // TestMonitorsNonePoolsRegisterNoExporterMonitor: with only bring-your-own
@@ -402,4 +411,36 @@ func TestMonitorsNonePoolsRegisterNoExporterMonitor(t *testing.T) {
 	assert.NotContains(t, res, "obs-managed-dcgm")
 	assert.Empty(t, name)
 	assert.Contains(t, res, "obs-training", "the training monitor does not depend on the GPU stack")
+}
+
+// TestMonitorsKeepListConfigMap: with Azure Monitor rule groups the
+// add-on's settings ConfigMap adds kube_job_status_failed to the
+// kube-state-metrics keep-list; without them, or when opted out, none is
+// created (a cluster's own settings ConfigMap is left alone).
+func TestMonitorsKeepListConfigMap(t *testing.T) {
+	off := false
+	for name, tc := range map[string]struct {
+		spec Spec
+		want bool
+	}{
+		"rule groups":      {Spec{PrometheusRuleGroups: true}, true},
+		"in-cluster rules": {Spec{PrometheusRule: true}, false},
+		"opted out":        {Spec{PrometheusRuleGroups: true, ManagedSettingsConfigMap: &off}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, err := run(t, func(ctx *pulumi.Context) error {
+				_, err := NewMonitors(ctx, "obs", &MonitorsArgs{Spec: tc.spec})
+				return err
+			})
+			require.NoError(t, err)
+			if !tc.want {
+				assert.NotContains(t, m.Names(), "obs-ama-settings")
+				return
+			}
+			cm := m.ByName(t, "obs-ama-settings")
+			assert.Equal(t, AMASettingsConfigMapName, mocktest.Dig(t, cm.Inputs, "metadata", "name"))
+			assert.Equal(t, AMANamespace, mocktest.Dig(t, cm.Inputs, "metadata", "namespace"))
+			assert.Contains(t, mocktest.Dig(t, cm.Inputs, "data", "default-targets-metrics-keep-list"), `kubestate = "kube_job_status_failed"`)
+		})
+	}
 }

@@ -3,6 +3,7 @@ package observability
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -358,4 +359,78 @@ func TestDashboardJSON(t *testing.T) {
 	require.Len(t, d.Templating.List, 1)
 	assert.Equal(t, "datasource", d.Templating.List[0].Type)
 	assert.Equal(t, "prometheus", d.Templating.List[0].Query)
+}
+
+// promSkipped are the parts of a PromQL expression that hold no metric
+// name: label matchers, grouping lists, ranges and strings.
+var promSkipped = regexp.MustCompile(`\{[^}]*\}|\b(by|on|without|ignoring|group_left|group_right)\s*\([^)]*\)|\[[^\]]*\]|"[^"]*"`)
+
+// promIdent is an identifier in what is left; one followed by "(" is a
+// function, the keywords are operators.
+var promIdent = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*\s*\(?`)
+
+// metricsRead returns the metric names a PromQL expression reads.
+func metricsRead(expr string) []string {
+	var out []string
+	for _, tok := range promIdent.FindAllString(promSkipped.ReplaceAllString(expr, " "), -1) {
+		tok = strings.TrimSpace(tok)
+		if strings.HasSuffix(tok, "(") {
+			continue
+		}
+		switch tok {
+		case "and", "or", "unless", "offset", "bool":
+			continue
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+// ingested reports whether the collection aksml configures on AKS ingests
+// metric: the add-on's minimal kube-state-metrics profile plus the keep-list
+// of the settings ConfigMap when one is created, the training PodMonitor's
+// keep regex, Kueue's ServiceMonitor (kueue_.*) and the DCGM exporter
+// targets, which keep every series.
+func ingested(s Spec, settings map[string]string, metric string) bool {
+	if slices.Contains(MinimalKubeStateMetrics, metric) || strings.HasPrefix(metric, "DCGM_FI_") || strings.HasPrefix(metric, "kueue_") {
+		return true
+	}
+	if regexp.MustCompile("^(?:" + TrainingMetricsRegex(s.AdditionalTrainingMetrics) + ")$").MatchString(metric) {
+		return true
+	}
+	keep := regexp.MustCompile(`kubestate = "([^"]*)"`).FindStringSubmatch(settings["default-targets-metrics-keep-list"])
+	return len(keep) == 2 && keep[1] != "" && regexp.MustCompile("^(?:"+keep[1]+")$").MatchString(metric)
+}
+
+// TestEveryRuleReadsIngestedSeries: an alert on a series managed
+// Prometheus never ingests can never fire (issue 27: JobPodsReplacedRepeatedly
+// read kube_job_status_failed, which the minimal ingestion profile drops).
+// The negative case is the collection without the settings ConfigMap.
+func TestEveryRuleReadsIngestedSeries(t *testing.T) {
+	s := defaultSpec()
+	s.PrometheusRuleGroups = true
+	require.True(t, s.CreatesManagedSettingsConfigMap())
+	settings := ManagedSettingsConfigMapData()
+	rules := Rules(s, []string{"team-a"}, WorkloadDuration{Namespace: "team-a", Name: "nightly", Expected: time.Hour})
+	var missed []string
+	for _, r := range rules {
+		read := metricsRead(r.Expr)
+		require.NotEmpty(t, read, "%s reads no metric: %s", r.Alert, r.Expr)
+		for _, m := range read {
+			if !ingested(s, settings, m) {
+				missed = append(missed, r.Alert+": "+m)
+			}
+			if !ingested(s, nil, m) {
+				assert.Contains(t, KubeStateKeepList, m, "%s reads %s, which only the settings keep-list ingests", r.Alert, m)
+			}
+		}
+	}
+	assert.Empty(t, missed, "alerts reading series the collection does not ingest")
+
+	assert.False(t, ingested(s, nil, MetricJobFailedPods), "without the settings ConfigMap the minimal profile drops kube_job_status_failed")
+	assert.Equal(t, []string{MetricJobFailedPods}, metricsRead(`sum by (namespace, job_name) (increase(kube_job_status_failed{namespace=~"a|b"}[1h])) >= 3`))
+
+	off := false
+	s.ManagedSettingsConfigMap = &off
+	assert.False(t, s.CreatesManagedSettingsConfigMap(), "opting out leaves the cluster's own settings ConfigMap alone")
 }

@@ -1,6 +1,7 @@
 package observability
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -285,5 +286,22 @@ func kueueServiceMonitorSpec(s Spec) map[string]any {
 				"action":       "keep",
 			}},
 		}},
+	}
+}
+
+// ManagedSettingsConfigMapData is the data of the add-on's settings
+// ConfigMap (AMASettingsConfigMapName): schema v1, the minimal ingestion
+// profile kept on, and KubeStateKeepList added to the kube-state-metrics
+// target (key `kubestate`; "Customize scraping of Prometheus metrics in
+// Azure Monitor managed service for Prometheus",
+// https://learn.microsoft.com/azure/azure-monitor/containers/prometheus-metrics-scrape-configmap,
+// and its template https://aka.ms/azureprometheus-addon-settings-configmap).
+// Keys it leaves out keep the add-on's defaults.
+func ManagedSettingsConfigMapData() map[string]string {
+	return map[string]string{
+		"schema-version": "v1",
+		"config-version": "ver1",
+		"default-targets-metrics-keep-list": fmt.Sprintf("kubestate = %q\nminimalingestionprofile = true\n",
+			strings.Join(KubeStateKeepList, "|")),
 	}
 }

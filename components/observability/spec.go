@@ -58,6 +58,14 @@ type Spec struct {
 	// cluster already has that ConfigMap, and merge the job from the
 	// ManagedDCGMScrapeConfig output into it.
 	ManagedDCGMScrapeConfig *bool `json:"managedDcgmScrapeConfig,omitempty" pulumi:"managedDcgmScrapeConfig,optional"`
+	// ManagedSettingsConfigMap creates the Azure Monitor metrics add-on's
+	// `ama-metrics-settings-configmap` in kube-system with
+	// prometheusRuleGroups, adding KubeStateKeepList (the kube-state-metrics
+	// series the alerts read that the add-on's minimal ingestion profile
+	// drops) to the kube-state-metrics keep-list. Default true. Set false
+	// when the cluster already has that ConfigMap, and add
+	// KubeStateKeepList to its kubestate keep-list.
+	ManagedSettingsConfigMap *bool `json:"managedSettingsConfigMap,omitempty" pulumi:"managedSettingsConfigMap,optional"`
 	// AzureMonitorWorkspaceID is the ARM ID of an existing Azure Monitor
 	// workspace the cluster's managed Prometheus writes to:
 	// /subscriptions/<subscription-guid>/resourceGroups/<rg>/providers/Microsoft.Monitor/accounts/<name>.
@@ -150,6 +158,17 @@ func (s *Spec) Default() {
 
 // IsEnabled reports whether observability is on (true when unset).
 func (s Spec) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// CreatesManagedSettingsConfigMap reports whether NewMonitors creates the
+// add-on's settings ConfigMap: with prometheusRuleGroups, unless
+// ManagedSettingsConfigMap is false.
+func (s Spec) CreatesManagedSettingsConfigMap() bool {
+	return s.PrometheusRuleGroups && (s.ManagedSettingsConfigMap == nil || *s.ManagedSettingsConfigMap)
+}
+
+// RuleGroupWanted reports whether the Azure Monitor rule group is deployed:
+// observability on and PrometheusRuleGroups true.
+func (s Spec) RuleGroupWanted() bool { return s.IsEnabled() && s.PrometheusRuleGroups }
 
 // CreatesManagedDCGMScrapeConfig reports whether NewMonitors may create the
 // add-on's scrape ConfigMap (true when unset).

@@ -218,11 +218,11 @@ func validateTeamNamespaces(nss []string, path field.Path) field.ErrorList {
 // path.
 func (a *AlertRulesArgs) validate(path field.Path) field.ErrorList {
 	errs := a.Spec.Validate(specPath(a.ConfigPath))
-	if !a.Spec.PrometheusRuleGroups {
-		errs = append(errs, field.Invalid(specPath(a.ConfigPath).Child("prometheusRuleGroups"), "is false, so no rule group is wanted; set it to true or do not create AlertRules"))
-	}
 	if a.ResourceGroupName == nil {
 		errs = append(errs, field.Required(path.Child("ResourceGroupName"), "the resource group the rule group is created in"))
+	}
+	if !a.Spec.RuleGroupWanted() {
+		return errs
 	}
 	if a.workspaceID() == nil {
 		errs = append(errs, field.Required(path.Child("AzureMonitorWorkspaceID"), "the Azure Monitor workspace the rules evaluate (AzureMonitor.WorkspaceID, or "+specPath(a.ConfigPath).Child("azureMonitorWorkspaceId").String()+")"))

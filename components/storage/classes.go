@@ -41,6 +41,20 @@ type StorageClassesArgs struct {
 	// ScratchDiskSKU is the skuName of the ml-scratch-azuredisk class, one
 	// of ScratchDiskSKUs. Default Premium_LRS (DefaultScratchDiskSKU).
 	ScratchDiskSKU string
+	// PinnedBlobOnly leaves out the Blob classes whose storage account the
+	// Blob CSI driver would choose or create itself: ml-azureblob-nfs
+	// without Accounts.BlobAccountName, and ml-azureblob-blockcache. Without
+	// a storageAccount parameter the driver looks for a suitable account or
+	// creates one; for NFS it adds the Microsoft.Storage service endpoint
+	// and a VNet rule for the node subnet, and an account it creates for
+	// blobfuse is reachable from public networks unless networkEndpointType
+	// says otherwise (kubernetes-sigs/blob-csi-driver docs/driver-parameters.md,
+	// storageAccount, vnetResourceGroup/vnetName/subnetName,
+	// networkEndpointType). Set it where the driver must not create storage:
+	// a VNet aksml owns (the next `pulumi up` would remove the service
+	// endpoint the driver added) and prod, whose storage is private.
+	// Default false: the AKS MLOps best practices classes as they are.
+	PinnedBlobOnly bool
 }
 
 // StorageClasses is the three ML StorageClasses of AKS MLOps best
@@ -53,9 +67,11 @@ type StorageClasses struct {
 	AzureFilePremiumClass pulumi.StringOutput `pulumi:"azureFilePremiumClass"`
 	// CheckpointsClass is the name of the ml-checkpoints-azurefile class.
 	CheckpointsClass pulumi.StringOutput `pulumi:"checkpointsClass"`
-	// BlobNFSClass is the name of the ml-azureblob-nfs class.
+	// BlobNFSClass is the name of the ml-azureblob-nfs class, "" when
+	// PinnedBlobOnly left it out.
 	BlobNFSClass pulumi.StringOutput `pulumi:"blobNFSClass"`
-	// BlobBlockCacheClass is the name of the ml-azureblob-blockcache class.
+	// BlobBlockCacheClass is the name of the ml-azureblob-blockcache class,
+	// "" when PinnedBlobOnly left it out.
 	BlobBlockCacheClass pulumi.StringOutput `pulumi:"blobBlockCacheClass"`
 	// ScratchDiskClass is the name of the ml-scratch-azuredisk class.
 	ScratchDiskClass pulumi.StringOutput `pulumi:"scratchDiskClass"`
@@ -181,12 +197,22 @@ func storageClassArgs(c classSpec, accounts *ClassAccounts) *storagev1.StorageCl
 	return args
 }
 
+// pinnedBlob reports whether class c is not a Blob class or is pinned to
+// an account aksml manages.
+func pinnedBlob(c classSpec, accounts *ClassAccounts) bool {
+	if c.provisioner != BlobCSIDriver {
+		return true
+	}
+	return c.onBlob && !c.driverAccount && accounts != nil && accounts.BlobAccountName != nil
+}
+
 // NewStorageClasses creates ml-azurefile-premium, ml-checkpoints-azurefile
 // (reclaim Retain) and ml-azureblob-nfs as AKS MLOps best practices writes them (the NFS
 // class with NFS mount options only, see blobNFSMountOptions), and the
 // BlobFuse2 block-cache class ml-azureblob-blockcache and the Azure Disk
-// scratch class ml-scratch-azuredisk. An invalid ScratchDiskSKU registers
-// nothing.
+// scratch class ml-scratch-azuredisk. With PinnedBlobOnly the Blob classes
+// the driver would back with an account of its own are left out (their
+// outputs are ""). An invalid ScratchDiskSKU registers nothing.
 func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArgs, opts ...pulumi.ResourceOption) (*StorageClasses, error) {
 	if args == nil {
 		args = &StorageClassesArgs{}
@@ -211,6 +237,10 @@ func NewStorageClasses(ctx *pulumi.Context, name string, args *StorageClassesArg
 
 	names := map[string]pulumi.StringOutput{}
 	for _, spec := range bestPracticeClasses(scratchSKU) {
+		if args.PinnedBlobOnly && !pinnedBlob(spec, args.Accounts) {
+			names[spec.name] = pulumi.String("").ToStringOutput()
+			continue
+		}
 		// A class's parameters are immutable, so a change replaces it; the
 		// name is fixed, so the old class goes first. Deleting a class
 		// leaves its volumes and claims as they are ("Storage Classes",

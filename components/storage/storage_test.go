@@ -178,6 +178,35 @@ func TestKeySecretNamespaceFor(t *testing.T) {
 	}
 }
 
+// TestPinnedBlobOnlyLeavesOutDriverAccounts: in aksml's VNet and in prod no
+// Blob class may let the driver pick or create its account (issue 27); the
+// Blob NFS class stays when it is pinned to aksml's account.
+func TestPinnedBlobOnlyLeavesOutDriverAccounts(t *testing.T) {
+	classes := func(blob pulumi.StringInput) []string {
+		m, err := run(t, func(ctx *pulumi.Context) error {
+			_, err := NewStorageClasses(ctx, "ml", &StorageClassesArgs{PinnedBlobOnly: true, Accounts: &ClassAccounts{
+				ResourceGroupName: pulumi.String("rg-ml"),
+				FilesAccountName:  pulumi.String("mlprodfiles"),
+				BlobAccountName:   blob,
+			}})
+			return err
+		})
+		require.NoError(t, err)
+		var names []string
+		for _, r := range m.ByType("kubernetes:storage.k8s.io/v1:StorageClass") {
+			names = append(names, r.Name)
+			if r.Inputs["provisioner"] == BlobCSIDriver {
+				assert.Equal(t, "mlprodblob", mocktest.Dig(t, r.Inputs, "parameters", "storageAccount"), "%s is pinned", r.Name)
+			}
+		}
+		return names
+	}
+	assert.ElementsMatch(t, []string{"ml-files-premium", "ml-checkpoints", "ml-scratch-disk"}, classes(nil),
+		"without aksml's Blob account no Blob class is created")
+	assert.ElementsMatch(t, []string{"ml-files-premium", "ml-checkpoints", "ml-blob-nfs", "ml-scratch-disk"}, classes(pulumi.String("mlprodblob")),
+		"the NFS class pinned to aksml's account stays; the block-cache class never has one")
+}
+
 func TestStorageClassesUseTheGivenProvider(t *testing.T) {
 	m, err := run(t, func(ctx *pulumi.Context) error {
 		p, err := kubernetes.NewProvider(ctx, "existing", &kubernetes.ProviderArgs{})

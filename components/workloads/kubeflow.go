@@ -23,9 +23,13 @@ import (
 type NCCL struct {
 	// SocketIfname is NCCL_SOCKET_IFNAME, the pod interface. Default "eth0".
 	SocketIfname string `json:"socketIfname,omitempty" pulumi:"socketIfname,optional"`
-	// IBDisable is NCCL_IB_DISABLE: "1" (default, TCP sockets) or "0"
-	// (InfiniBand/RDMA), which is allowed only on RDMA-capable SKUs
-	// (ND-series) once their RDMA setup is validated.
+	// IBDisable is NCCL_IB_DISABLE: "1" (default, TCP sockets). "0"
+	// (InfiniBand/RDMA) is refused: on an RDMA-capable SKU (ND-series) the
+	// pod still sees no InfiniBand device, because aksml installs no RDMA
+	// device plugin (NVIDIA Network Operator) and grants no IPC_LOCK, which
+	// RDMA in pods needs (Azure/aks-rdma-infiniband,
+	// https://azure.github.io/aks-rdma-infiniband/configurations/network-operator);
+	// NCCL would fall back to TCP unnoticed. See README "InfiniBand".
 	IBDisable string `json:"ibDisable,omitempty" pulumi:"ibDisable,optional"`
 	// Debug is NCCL_DEBUG: VERSION, WARN, INFO (default, for validation) or
 	// TRACE. Lower it once the job is tuned.
@@ -75,10 +79,14 @@ func (n *NCCL) validate(pool *gpupool.Resolved, p field.Path) field.ErrorList {
 	switch n.IBDisable {
 	case "1":
 	case "0":
+		sku, ok := gpupool.SKU{}, false
 		if pool != nil {
-			if sku, ok := pool.SKU(); ok && !sku.RDMACapable {
-				errs = append(errs, field.Invalid(p.Child("ibDisable"), "NCCL_IB_DISABLE=0 needs an RDMA-capable SKU (ND96asr_v4, ND96amsr_A100_v4, ND96isr_H100_v5); %s has no InfiniBand, keep \"1\" for TCP sockets", sku.VMSize))
-			}
+			sku, ok = pool.SKU()
+		}
+		if ok && !sku.RDMACapable {
+			errs = append(errs, field.Invalid(p.Child("ibDisable"), "NCCL_IB_DISABLE=0 needs an RDMA-capable SKU (ND96asr_v4, ND96amsr_A100_v4, ND96isr_H100_v5); %s has no InfiniBand, keep \"1\" for TCP sockets", sku.VMSize))
+		} else {
+			errs = append(errs, field.Invalid(p.Child("ibDisable"), "NCCL_IB_DISABLE=0: aksml does not expose InfiniBand to pods (no RDMA device plugin from the NVIDIA Network Operator on the pool, no IPC_LOCK capability), so NCCL would fall back to TCP; keep \"1\" (README \"InfiniBand\" says what RDMA in pods needs)"))
 		}
 	default:
 		errs = append(errs, field.NotSupported(p.Child("ibDisable"), n.IBDisable, []string{"1", "0"}))

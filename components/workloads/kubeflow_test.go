@@ -104,9 +104,9 @@ func TestPyTorchJobTwoNodes(t *testing.T) {
 	assert.Empty(t, m.ByType("kubernetes:policy/v1:PodDisruptionBudget"))
 }
 
-func TestPyTorchJobFourReplicasRDMAAndMetrics(t *testing.T) {
+func TestPyTorchJobFourReplicasOnRDMASKUAndMetrics(t *testing.T) {
 	m := mustRun(t, func(ctx *pulumi.Context) error {
-		a := &PyTorchJobArgs{Common: common(), Distributed: Distributed{Pool: nd96Pool(), TotalGPUs: 32, NCCL: NCCL{IBDisable: "0", Debug: "WARN"}, AllowEgressCIDRs: []string{"10.0.8.0/24"}}, Replicas: 4}
+		a := &PyTorchJobArgs{Common: common(), Distributed: Distributed{Pool: nd96Pool(), TotalGPUs: 32, NCCL: NCCL{IBDisable: "1", Debug: "WARN"}, AllowEgressCIDRs: []string{"10.0.8.0/24"}}, Replicas: 4}
 		a.Resources = Resources{CPU: "90", Memory: "800Gi", GPUs: 8}
 		a.MetricsPort = 8080
 		_, err := NewPyTorchJob(ctx, "llm", a)
@@ -117,7 +117,7 @@ func TestPyTorchJobFourReplicasRDMAAndMetrics(t *testing.T) {
 	assert.EqualValues(t, 3, mocktest.Dig(t, specs, "Worker", "replicas"))
 	ctr := mocktest.Dig(t, specs, "Worker", "template", "spec", "containers", 0)
 	env := envOf(t, ctr)
-	assert.Equal(t, "0", env["NCCL_IB_DISABLE"])
+	assert.Equal(t, "1", env["NCCL_IB_DISABLE"], "no RDMA device in the pod: NCCL over TCP")
 	assert.Equal(t, "WARN", env["NCCL_DEBUG"])
 	assert.Equal(t, "8", mocktest.Dig(t, ctr, "resources", "limits", "nvidia.com/gpu"))
 	assert.Equal(t, "true", mocktest.Dig(t, specs, "Worker", "template", "metadata", "labels", MetricsLabel))

@@ -181,8 +181,11 @@ func TestValidation(t *testing.T) {
 		}), nil, ""},
 		{"NCCL_IB_DISABLE=0 on a non-RDMA SKU", pytorch(func(a *PyTorchJobArgs) { a.NCCL.IBDisable = "0" }),
 			[]fieldtest.Want{fieldtest.Invalid("pt.nccl.ibDisable")}, "Standard_NC24ads_A100_v4 has no InfiniBand"},
-		{"NCCL_IB_DISABLE=0 on an RDMA SKU", pytorch(func(a *PyTorchJobArgs) {
+		{"NCCL_IB_DISABLE=0 on an RDMA SKU without RDMA in the pods", pytorch(func(a *PyTorchJobArgs) {
 			a.Pool, a.Resources, a.TotalGPUs, a.NCCL.IBDisable = nd96Pool(), Resources{CPU: "90", Memory: "800Gi", GPUs: 8}, 16, "0"
+		}), []fieldtest.Want{fieldtest.Invalid("pt.nccl.ibDisable")}, "does not expose InfiniBand to pods"},
+		{"NCCL_IB_DISABLE=1 on an RDMA SKU", pytorch(func(a *PyTorchJobArgs) {
+			a.Pool, a.Resources, a.TotalGPUs, a.NCCL.IBDisable = nd96Pool(), Resources{CPU: "90", Memory: "800Gi", GPUs: 8}, 16, "1"
 		}), nil, ""},
 		{"NCCL_IB_DISABLE not 0 or 1", pytorch(func(a *PyTorchJobArgs) { a.NCCL.IBDisable = "yes" }), []fieldtest.Want{fieldtest.NotSupported("pt.nccl.ibDisable")}, ""},
 		{"NCCL_DEBUG unknown", pytorch(func(a *PyTorchJobArgs) { a.NCCL.Debug = "LOUD" }), []fieldtest.Want{fieldtest.NotSupported("pt.nccl.debug")}, ""},

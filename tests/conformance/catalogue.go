@@ -35,6 +35,9 @@ func Catalogue() []Rule {
 		{ID: "CONF-ID-002", Statement: "No Azure resource (type, parent, name) is declared twice in one stack, counting agent pools inline in the cluster, typed pools and template pools",
 			Source: "issue 12 (collisions); Azure Resource Manager resource IDs, https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules",
 			Check:  checkAzureIdentity},
+		{ID: "CONF-ID-003", Statement: "Every deployment stack in the resource group of a cluster the stack declares carries that cluster's name, so two clusters (two Pulumi stacks) in one resource group never PUT each other's deployment stacks",
+			Source: "Deployment stacks: names are unique per scope and actionOnUnmanage deletes what a PUT leaves out, https://learn.microsoft.com/azure/azure-resource-manager/bicep/deployment-stacks; issue 27",
+			Check:  checkStackNamesPerCluster},
 		{ID: "CONF-MON-001", Statement: "Whenever Prometheus rule groups target a cluster, a data collection rule association connects that cluster to a data collection rule with the Microsoft-PrometheusMetrics stream",
 			Source: "Azure/prometheus-collector AddonArmTemplate/FullAzureMonitorMetricsProfile.json; Enable Prometheus metrics for AKS, https://learn.microsoft.com/azure/azure-monitor/containers/kubernetes-monitoring-enable; issue 11",
 			Check:  checkPrometheusDCRA},
@@ -62,9 +65,9 @@ func Catalogue() []Rule {
 		{ID: "CONF-POOL-005", Statement: "gpuProfile.nvidia is only sent at an AKS API version whose every published spec revision carries it (2026-02-02-preview or later)",
 			Source: "../shared/azure-specs/SOURCES.md (revisions of 2026-01-02-preview disagree); issue 11",
 			Check:  checkNvidiaAPIVersion},
-		{ID: "CONF-POOL-006", Statement: "Autoscaled pools in an ARM template send no count: the template is PUT whole on every update, and a count would reset what the autoscaler chose",
-			Source: "Azure Verified Modules AKS agent pool (count only without autoscaling), https://github.com/Azure/bicep-registry-modules/tree/main/avm/res/container-service/managed-cluster; issue 11",
-			Check:  checkTemplatePoolCount},
+		{ID: "CONF-POOL-006", Statement: "No autoscaled pool sends count, whoever writes it (inline profile, typed AgentPool or template pool): each is PUT whole on every update, and a count would be refused or reset what the autoscaler chose",
+			Source: "Azure Verified Module for AKS, count only without minCount/maxCount (Azure/terraform-azurerm-avm-res-containerservice-managedcluster modules/agentpool/locals.tf); \"Cannot manually scale AgentPool ... with cluster autoscaler enabled\" (hashicorp/terraform-provider-azurerm#4543); count optional on update (Azure/azure-rest-api-specs#7746); issues 11, 27",
+			Check:  checkAutoscaledPoolCount},
 		{ID: "CONF-ROLE-001", Statement: "The cluster identity holds Network Contributor (or broader) on every BYO node subnet or its VNet",
 			Source: "Configure Azure CNI networking, prerequisites, https://learn.microsoft.com/azure/aks/configure-azure-cni#prerequisites; Use a managed identity in AKS, https://learn.microsoft.com/azure/aks/use-managed-identity; issue 10",
 			Check:  checkSubnetRole},
@@ -77,10 +80,58 @@ func Catalogue() []Rule {
 		{ID: "CONF-STO-001", Statement: "A storage account that denies public networks is reachable from the nodes: its VNet rules name only node subnets, and it has one (or a private endpoint)",
 			Source: "Azure Storage firewalls and virtual networks, https://learn.microsoft.com/azure/storage/common/storage-network-security; Create and use a volume with Azure Files in AKS, https://learn.microsoft.com/azure/aks/create-volume-azure-files; issue 10",
 			Check:  checkStorageReachable},
+		{ID: "CONF-STO-002", Statement: "When the cluster's nodes sit in a VNet the stack names, no Blob StorageClass leaves the storage account to the Blob CSI driver (no storageAccount parameter): the driver would create an account outside the stack and change the node subnet",
+			Source: "kubernetes-sigs/blob-csi-driver docs/driver-parameters.md (storageAccount: \"the driver will look for a suitable storage account or create a new one\"; vnetResourceGroup, vnetName, subnetName; networkEndpointType); issue 27",
+			Check:  checkBlobClassAccounts},
 		{ID: "CONF-UPG-001", Statement: "Auto-upgrade channel node-image is paired with node OS upgrade channel NodeImage",
 			Source: "Auto-upgrade node OS images, https://learn.microsoft.com/azure/aks/auto-upgrade-node-os-image; issue 11",
 			Check:  checkUpgradeChannels},
 	}
+}
+
+func checkStackNamesPerCluster(s *State) []Finding {
+	clusters := map[string][]string{}
+	for _, c := range s.clusters() {
+		rg := strings.ToLower(c.ResourceGroup)
+		clusters[rg] = append(clusters[rg], c.Name)
+	}
+	var out []Finding
+	for _, b := range s.BodiesOf("Microsoft.Resources/deploymentStacks") {
+		names := clusters[strings.ToLower(b.ResourceGroup)]
+		if len(names) == 0 || !b.Typed {
+			continue
+		}
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.Contains(strings.ToLower(b.Name), strings.ToLower(n)) }) {
+			out = append(out, findingOn(b, "deploymentStackName", "deployment stack %q in resource group %s does not carry the name of cluster %s; a second cluster in that group would PUT the same stack and delete this one's resources: prefix it with the cluster name", b.Name, b.ResourceGroup, strings.Join(names, ", ")))
+		}
+	}
+	return out
+}
+
+// blobCSIDriver is the Blob CSI driver's provisioner name.
+const blobCSIDriver = "blob.csi.azure.com"
+
+func checkBlobClassAccounts(s *State) []Finding {
+	inVNet := false
+	for _, p := range s.Pools {
+		if id, known := p.SubnetID(); id != "" || !known {
+			inVNet = true
+		}
+	}
+	if !inVNet {
+		return nil
+	}
+	var out []Finding
+	for _, r := range s.kubernetesObjects() {
+		if !strings.HasSuffix(r.Type, ":StorageClass") || str(r.Inputs["provisioner"]) != blobCSIDriver {
+			continue
+		}
+		if str(mapOf(r.Inputs["parameters"])["storageAccount"]) == "" {
+			out = append(out, Finding{Resource: r.Name, Path: "parameters.storageAccount",
+				Message: fmt.Sprintf("StorageClass %q lets the Blob CSI driver pick or create a storage account while the nodes sit in a VNet the stack manages: pin it to an account of the stack or leave the class out", str(getPath(r.Inputs, "metadata", "name")))})
+		}
+	}
+	return out
 }
 
 // findingOn returns a finding on body b at path.
@@ -257,14 +308,14 @@ func checkManagedGPUAutoscaler(s *State) []Finding {
 	return out
 }
 
-func checkTemplatePoolCount(s *State) []Finding {
+func checkAutoscaledPoolCount(s *State) []Finding {
 	var out []Finding
 	for _, p := range s.Pools {
-		if p.Body.Typed || p.Inline || p.Props["enableAutoScaling"] != true {
+		if p.Props["enableAutoScaling"] != true {
 			continue
 		}
 		if _, ok := p.Props["count"]; ok {
-			out = append(out, findingOnPool(p, "count", "%s has the autoscaler on and sends count; every template update would reset the node count: leave count out", p.Describe()))
+			out = append(out, findingOnPool(p, "count", "%s has the autoscaler on and sends count; every update would send it again and reset (or be refused for) the node count the autoscaler chose: leave count out", p.Describe()))
 		}
 	}
 	return out

@@ -28,7 +28,9 @@ const (
 	// Pulumi names of the prod resources the cases mutate.
 	prodCluster    = "aksml-prod-aks"
 	prodPoolsStack = "aksml-prod-gpupools-stack"
-	prodMonitor    = "azure-monitor-stack"
+	prodTypedPool  = "aksml-prod-gpupools-a100"
+	prodMonitor    = "aksml-prod-azure-monitor-stack"
+	prodRuleGroup  = "aksml-prod-alert-rules-rulegroup"
 	prodSubnetRole = "aksml-prod-node-subnet-access"
 	prodVNetName   = "network-vnet"
 	prodSubnetName = "network-nodes"
@@ -191,7 +193,7 @@ func templatePool(i int, edit func(pool map[string]any)) func(t *testing.T, st *
 
 func ruleGroup(edit func(props map[string]any)) func(t *testing.T, st *rules.Stack) {
 	return func(t *testing.T, st *rules.Stack) {
-		r := find(t, st, "alert-rules-rulegroup")
+		r := find(t, st, prodRuleGroup)
 		edit(mapOf(mapOf(templateResources(t, r)[templateResourceOf(t, r, typeRuleGroup)])["properties"]))
 	}
 }
@@ -243,7 +245,7 @@ func negativeCases() []negativeCase {
 			}},
 		{name: "template resource without apiVersion", want: []string{"CONF-SPEC-001"}, path: "template.resources[0]", message: "without type or apiVersion",
 			mutate: func(t *testing.T, st *rules.Stack) {
-				delete(mapOf(templateResources(t, find(t, st, "alert-rules-rulegroup"))[0]), "apiVersion")
+				delete(mapOf(templateResources(t, find(t, st, prodRuleGroup))[0]), "apiVersion")
 			}},
 		{name: "private API server with the Kubernetes layer in the same stack", want: []string{"CONF-API-001"}, path: "apiServerAccessProfile",
 			mutate: inputs(prodCluster, func(in map[string]any) { in["apiServerAccessProfile"] = map[string]any{"enablePrivateCluster": true} })},
@@ -342,6 +344,26 @@ func negativeCases() []negativeCase {
 				props := mapOf(mapOf(templateResources(t, find(t, st, prodPoolsStack))[1])["properties"])
 				require.Equal(t, true, props["enableAutoScaling"], "template pool 1 is the autoscaled None pool")
 				props["count"] = 1.0
+			}},
+		{name: "autoscaled typed pool sending count", want: []string{"CONF-POOL-006"}, path: "count", message: "a100",
+			mutate: inputs(prodTypedPool, func(in map[string]any) {
+				require.Equal(t, true, in["enableAutoScaling"])
+				in["count"] = 1.0
+			})},
+		{name: "autoscaled inline pool sending count", want: []string{"CONF-POOL-006"}, path: "agentPoolProfiles[0] count",
+			mutate: inputs(prodCluster, func(in map[string]any) {
+				sys := mapOf(listOf(in["agentPoolProfiles"])[0])
+				require.Equal(t, true, sys["enableAutoScaling"])
+				sys["count"] = 3.0
+			})},
+		{name: "deployment stack named without its cluster", want: []string{"CONF-ID-003"}, path: "deploymentStackName", message: "azure-monitor-stack",
+			mutate: inputs(prodMonitor, func(in map[string]any) { in["deploymentStackName"] = "azure-monitor-stack" })},
+		{name: "Blob class without an account in aksml's VNet", want: []string{"CONF-STO-002"}, path: "parameters.storageAccount", message: "ml-azureblob-blockcache",
+			mutate: func(t *testing.T, st *rules.Stack) {
+				st.Resources = append(st.Resources, rules.Resource{Type: "kubernetes:storage.k8s.io/v1:StorageClass", Name: "storage-classes-blob-blockcache",
+					URN: "urn:pulumi:prod::aksml::kubernetes:storage.k8s.io/v1:StorageClass::storage-classes-blob-blockcache",
+					Inputs: map[string]any{"metadata": map[string]any{"name": "ml-azureblob-blockcache"}, "provisioner": "blob.csi.azure.com",
+						"parameters": map[string]any{"protocol": "fuse2", "skuName": "Premium_LRS"}}})
 			}},
 		{name: "gpuProfile.nvidia at 2026-01-02-preview", want: []string{"CONF-POOL-005"}, message: "2026-01-02-preview",
 			mutate: templatePool(0, func(p map[string]any) { p["apiVersion"] = "2026-01-02-preview" })},
