@@ -2,11 +2,11 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: test test-unit test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
+.PHONY: test test-unit test-netpol test-provider test-preflight test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
 
 ## test: the unit tier (mocks, golden files, policy), the NetworkPolicy evaluation, the component
-## provider (schema drift), then the real-cluster tier.
-test: test-unit test-netpol test-provider test-cluster
+## provider (schema drift), preflight against the Azure SDK's fake servers, then the real-cluster tier.
+test: test-unit test-netpol test-provider test-preflight test-cluster
 
 ## test-unit: every package of the main module, including examples and the golden files.
 test-unit:
@@ -28,6 +28,11 @@ schema:
 ## sdk-check: generate the TypeScript and Python SDKs into .sdk/ and check they build (needs npm).
 sdk-check:
 	GO="$(GO)" bash provider/sdk-check.sh
+
+## test-preflight: the preflight command (own module: keeps the Azure SDK out of the main module)
+## against the Azure SDK's fake servers; `cd preflight && go test ./cmd/preflight -update` rewrites its goldens.
+test-preflight:
+	cd preflight && $(GO) test ./... -count=1
 
 ## test-cluster: real etcd + kube-apiserver + Kueue (envtest); builds the binaries on first use.
 test-cluster:
