@@ -2,11 +2,12 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: release-snapshot help deps test test-unit calendar test-netpol test-provider test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
+.PHONY: release-snapshot help deps test test-unit calendar test-netpol test-provider test-preflight test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
 
 ## test: the third-party files (deps), the unit tier (mocks, golden files, policy), the
-## NetworkPolicy evaluation, the component provider (schema drift), then the real-cluster tier.
-test: deps test-unit test-netpol test-provider test-cluster
+## NetworkPolicy evaluation, the component provider (schema drift), preflight against the Azure
+## SDK's fake servers, then the real-cluster tier.
+test: deps test-unit test-netpol test-provider test-preflight test-cluster
 
 ## help: this list of targets.
 help:
@@ -50,6 +51,11 @@ schema:
 ## sdk-check: generate the TypeScript and Python SDKs into .sdk/ and check they build (needs npm).
 sdk-check:
 	GO="$(GO)" bash provider/sdk-check.sh
+
+## test-preflight: the preflight command (own module: keeps the Azure SDK out of the main module)
+## against the Azure SDK's fake servers; `cd preflight && go test ./cmd/preflight -update` rewrites its goldens.
+test-preflight:
+	cd preflight && $(GO) test ./... -count=1
 
 ## test-cluster: real etcd + kube-apiserver + Kueue (envtest); builds the binaries on first use.
 test-cluster: deps

@@ -31,55 +31,22 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/policy/rules"
+	"github.com/aksml/aksml/stacks"
 )
 
 // Project is the Pulumi project name the mocks run as (Pulumi.yaml `name`).
-const Project = "aksml"
+const Project = stacks.Project
 
 // Program is a Pulumi program that also returns its stack outputs, so that
 // synth can record them with their secretness (the mock monitor drops
 // ctx.Export values).
 type Program func(ctx *pulumi.Context) (map[string]pulumi.Input, error)
 
-// ReadStackConfig reads the `config:` map of <dir>/Pulumi.<stack>.yaml and
-// returns it as the Pulumi CLI passes config to a program.
+// ReadStackConfig reads the `config:` map of <dir>/Pulumi.<stack>.yaml as
+// the Pulumi CLI passes config to a program: stacks.ReadConfigFile, which the
+// shipped preflight command reads stacks with too.
 func ReadStackConfig(dir, stack string) (map[string]string, error) {
-	path := filepath.Join(dir, "Pulumi."+stack+".yaml")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var doc struct {
-		Config map[string]any `yaml:"config"`
-	}
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	cfg := map[string]string{}
-	for k, v := range doc.Config {
-		key := k
-		if !strings.Contains(k, ":") {
-			key = Project + ":" + k
-		}
-		switch val := v.(type) {
-		case string:
-			cfg[key] = val
-		case map[string]any, []any:
-			if m, ok := val.(map[string]any); ok {
-				if _, secure := m["secure"]; secure && len(m) == 1 {
-					return nil, fmt.Errorf("%s: %s is an encrypted secret; synth runs without a secrets provider, so give a plain test value", path, key)
-				}
-			}
-			b, err := json.Marshal(val)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", path, key, err)
-			}
-			cfg[key] = string(b)
-		default:
-			cfg[key] = fmt.Sprint(val)
-		}
-	}
-	return cfg, nil
+	return stacks.ReadConfigFile(dir, stack)
 }
 
 // Run runs program as stack with the given config under mocks and returns
