@@ -118,6 +118,7 @@ type Team struct {
 	FlavorOrder          []string                `pulumi:"flavorOrder,optional"`
 	Groups               []string                `pulumi:"groups,optional"`
 	Egress               string                  `pulumi:"egress,optional"`
+	Serving              bool                    `pulumi:"serving,optional"`
 	Preemption           *Preemption             `pulumi:"preemption,optional"`
 }
 

@@ -117,6 +117,11 @@ type Team struct {
 	// components/tenancy: Restricted (default: DNS, the namespace itself and
 	// HTTPS outside the cluster) or Unrestricted.
 	Egress string `json:"egress,omitempty" pulumi:"egress,optional"`
+	// Serving declares that the team runs latency-sensitive serving: its
+	// workloads may use the inference-critical PriorityClass, which
+	// preempts batch training, and its InferenceServer workloads get it by
+	// default. Default false: the team's pods may not use inference-critical.
+	Serving bool `json:"serving,omitempty" pulumi:"serving,optional"`
 }
 
 // Default fills unset fields with their documented defaults.
