@@ -136,7 +136,8 @@ func (a *InferenceServerArgs) replicaBounds() (warm, most int) {
 // path below p.
 func (a *InferenceServerArgs) Validate(p field.Path) field.ErrorList {
 	errs := a.validate(p, true, 63)
-	errs = append(errs, validateServingPool(a.Pool, p.Child("pool"))...)
+	poolErrs := validateServingPool(a.Pool, p.Child("pool"))
+	errs = append(errs, poolErrs...)
 	if a.Scheduler != SchedulerNone {
 		errs = append(errs, field.Invalid(p.Child("scheduler"), "%q: a serving Deployment is not queued (a replica the autoscaler asks for must start at once, and Kueue would hold it behind batch quota); use none", a.Scheduler))
 	}
@@ -146,7 +147,7 @@ func (a *InferenceServerArgs) Validate(p field.Path) field.ErrorList {
 	rp := p.Child("resources")
 	if a.Resources.GPUs < 1 {
 		errs = append(errs, field.Invalid(rp.Child("gpus"), "%d GPUs: a model server on a GPU pool needs at least 1", a.Resources.GPUs))
-	} else if a.Pool.IsResolved() {
+	} else if len(poolErrs) == 0 {
 		errs = append(errs, validateFit(a.Pool, a.Resources, rp)...)
 		errs = append(errs, validateGang(a.Pool, a.MaxReplicas*a.Resources.GPUs, fmt.Sprintf("maxReplicas %d × %d GPUs", a.MaxReplicas, a.Resources.GPUs), p.Child("maxReplicas"))...)
 	}

@@ -56,7 +56,7 @@ func TestInferenceServer(t *testing.T) {
 	pod := mocktest.Dig(t, spec, "template", "spec")
 	assert.Equal(t, "inference-critical", mocktest.Dig(t, pod, "priorityClassName"))
 	assert.Equal(t, map[string]any{"accelerator": "nvidia", "workload": "inference", "kubernetes.azure.com/agentpool": "serve"}, mocktest.Dig(t, pod, "nodeSelector"))
-	assert.Equal(t, []string{"sku=gpu:NoSchedule (Equal)"}, tolerations(t, pod), "a Regular pool: no spot toleration")
+	assert.Equal(t, []string{"sku=gpu:NoSchedule (Equal)"}, tolerationStrings(t, pod), "a Regular pool: no spot toleration")
 	assert.Equal(t, true, mocktest.Dig(t, pod, "securityContext", "runAsNonRoot"))
 	assert.Equal(t, "RuntimeDefault", mocktest.Dig(t, pod, "securityContext", "seccompProfile", "type"))
 	for k, v := range selector.(map[string]any) {
@@ -165,7 +165,7 @@ func TestInferenceServerValidation(t *testing.T) {
 		}), []fieldtest.Want{fieldtest.Forbidden("serve.priorityClass")}, "aksml:teams[].serving"},
 		{"queued through Kueue", inference(func(a *InferenceServerArgs) { a.Scheduler, a.QueueName = SchedulerKueue, "gpu-queue" }), []fieldtest.Want{fieldtest.Invalid("serve.scheduler")}, ""},
 		{"no GPU", inference(func(a *InferenceServerArgs) { a.Resources.GPUs = 0 }), []fieldtest.Want{fieldtest.Invalid("serve.resources.gpus")}, ""},
-		{"more GPUs than a node", inference(func(a *InferenceServerArgs) { a.Resources.GPUs = 2 }), []fieldtest.Want{fieldtest.Invalid("serve.resources.gpus"), fieldtest.Invalid("serve.maxReplicas")}, ""},
+		{"more GPUs than a node", inference(func(a *InferenceServerArgs) { a.Resources.GPUs = 2 }), []fieldtest.Want{fieldtest.Invalid("serve.resources.gpus")}, "do not fit on one Standard_NC24ads_A100_v4 node"},
 		{"more replicas than the pool holds", inference(func(a *InferenceServerArgs) { a.MaxReplicas = 3 }), []fieldtest.Want{fieldtest.Invalid("serve.maxReplicas")}, `pool "serve" holds 2 at most`},
 		{"max below min", inference(func(a *InferenceServerArgs) { a.MinReplicas, a.MaxReplicas = 2, 1 }), []fieldtest.Want{fieldtest.Invalid("serve.maxReplicas")}, "below minReplicas 2"},
 		{"negative min", inference(func(a *InferenceServerArgs) { a.MinReplicas = -1 }), []fieldtest.Want{fieldtest.Invalid("serve.minReplicas")}, ""},
