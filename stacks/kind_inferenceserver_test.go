@@ -42,19 +42,19 @@ func TestInferenceServerKind(t *testing.T) {
 		want   []string
 	}{
 		{"spot pool", func(tree map[string]any) { at(tree, "workloads", 0)["pool"] = "a100spot" },
-			[]string{`aksml:workloads[0].pool: Forbidden: pool "a100spot" is a spot pool`}},
+			[]string{`aksml:workloads[0].pool: pool "a100spot" is a spot pool`}},
 		{"training pool", func(tree map[string]any) { at(tree, "workloads", 0)["pool"] = "t4" },
-			[]string{`aksml:workloads[0].pool.workload: Invalid value: pool "t4" is for training`}},
+			[]string{`aksml:workloads[0].pool.workload: pool "t4" is for training`}},
 		{"inference-critical for a team not serving", func(tree map[string]any) {
 			delete(at(tree, "teams", 0), "serving")
 			at(tree, "workloads", 0)["priority"] = "inference-critical"
-		}, []string{"aksml:workloads[0].priorityClass: Forbidden: inference-critical preempts batch training and is reserved for teams declared serving; declare the team serving (aksml:teams[].serving: true)"}},
+		}, []string{"aksml:workloads[0].priorityClass: inference-critical preempts batch training and is reserved for teams declared serving; declare the team serving (aksml:teams[].serving: true)"}},
 		{"more replicas than the namespace quota", func(tree map[string]any) {
 			teamA := at(tree, "teams", 0)
 			teamA["gpuQuota"], teamA["borrowingLimit"] = map[string]any{"serve": 1}, 0
-		}, []string{`aksml:workloads[0].maxReplicas: Invalid value: at most 2 nvidia.com/gpu at once, but team "team-a"'s namespace ResourceQuota allows 1`}},
+		}, []string{`aksml:workloads[0].maxReplicas: at most 2 nvidia.com/gpu at once, but team "team-a"'s namespace ResourceQuota allows 1`}},
 		{"zero replicas written", func(tree map[string]any) { at(tree, "workloads", 0)["minReplicas"] = 0 },
-			[]string{"aksml:workloads[0].minReplicas: Invalid value: is written as", "which aksml does not honour"}},
+			[]string{"aksml:workloads[0].minReplicas: is written as", "which aksml does not honour"}},
 		{"a field of another kind", func(tree map[string]any) { at(tree, "workloads", 0)["completions"] = 2 },
 			[]string{"aksml:workloads[0].completions: not a field of kind InferenceServer"}},
 	}

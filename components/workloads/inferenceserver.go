@@ -142,7 +142,7 @@ func (a *InferenceServerArgs) Validate(p field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("scheduler"), "%q: a serving Deployment is not queued (a replica the autoscaler asks for must start at once, and Kueue would hold it behind batch quota); use none", a.Scheduler))
 	}
 	if a.PriorityClass == PriorityClassInferenceCritical && !a.Serving {
-		errs = append(errs, field.Forbidden(p.Child("priorityClass"), fmt.Sprintf("%s preempts batch training and is reserved for teams declared serving; declare the team serving (aksml:teams[].serving: true) or use %s", PriorityClassInferenceCritical, DefaultPriorityClass)))
+		errs = append(errs, field.Forbidden(p.Child("priorityClass"), "%s preempts batch training and is reserved for teams declared serving; declare the team serving (aksml:teams[].serving: true) or use %s", PriorityClassInferenceCritical, DefaultPriorityClass))
 	}
 	rp := p.Child("resources")
 	if a.Resources.GPUs < 1 {
@@ -185,7 +185,7 @@ func validateServingPool(pool *gpupool.Resolved, p field.Path) field.ErrorList {
 	case !pool.IsResolved():
 		return field.ErrorList{field.Invalid(p, "is not a resolved pool; pass the result of gpupool.Resolve or gpupool.ResolveOne, which defaults and validates the pool")}
 	case pool.IsSpot():
-		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("pool %q is a spot pool: an eviction drops every request in flight and Azure may not return the capacity (SPEC C2.5, never use spot for inference serving); run the server on a Regular pool with workload inference", pool.Name))}
+		return field.ErrorList{field.Forbidden(p, "pool %q is a spot pool: an eviction drops every request in flight and Azure may not return the capacity (SPEC C2.5, never use spot for inference serving); run the server on a Regular pool with workload inference", pool.Name)}
 	case pool.Workload != gpupool.WorkloadInference:
 		return field.ErrorList{field.Invalid(p.Child("workload"), "pool %q is for %s; run the server on a pool with workload inference, whose warm minimum and priority are set for serving", pool.Name, pool.Workload)}
 	}

@@ -135,7 +135,7 @@ func TestInferenceServerRefusesBeforeRegistering(t *testing.T) {
 		return err
 	})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `chat.pool: Forbidden: pool "spott4" is a spot pool`)
+	assert.Contains(t, err.Error(), `chat.pool: pool "spott4" is a spot pool`)
 	assert.Empty(t, m.ByType(deploymentType))
 	assert.Empty(t, m.ByType(InferenceServerType))
 }
