@@ -130,6 +130,7 @@ func workloadCases() []componentCase {
 	mig := with(container(), map[string]any{"pool": with(a100(), map[string]any{"name": "mig", "maxCount": 2, "mig": map[string]any{"strategy": "Mixed", "profile": "MIG1g"}})})
 	delete(mig, "resources")
 	scoring := with(container(), map[string]any{"resources": map[string]any{"cpu": "2", "memory": "4Gi"}})
+	serve := with(container(), map[string]any{"pool": with(a100(), map[string]any{"name": "serve", "workload": "inference"}), "serving": true})
 	ws := map[string]any{"namespace": "team-a", "team": "team-a", "instanceType": "Standard_NC24ads_A100_v4", "preset": "phi-3-mini-4k-instruct",
 		"inputURLs": []any{"https://huggingface.co/datasets/yahma/alpaca-cleaned/resolve/main/alpaca_data_cleaned.json"}, "outputPVC": "adapters"}
 	return []componentCase{
@@ -181,6 +182,15 @@ func workloadCases() []componentCase {
 				c := goCommon()
 				c.Resources = workloads.Resources{CPU: "2", Memory: "4Gi"}
 				return goErrors(&workloads.ScheduledScoringArgs{Common: c, Schedule: "at midnight", ConcurrencyPolicy: "Sometimes"})
+			},
+		},
+		{
+			token: workloads.InferenceServerType, good: serve, child: "kubernetes:apps/v1:Deployment", count: 1,
+			bad: with(serve, map[string]any{"pool": a100(), "serving": false, "priorityClass": "inference-critical"}),
+			goErrs: func() field.ErrorList {
+				c := goCommon()
+				c.PriorityClass = "inference-critical"
+				return goErrors(&workloads.InferenceServerArgs{Common: c, Pool: goA100()})
 			},
 		},
 		{
@@ -325,6 +335,7 @@ func TestArgsCoverTheGoArgs(t *testing.T) {
 		{PyTorchJobArgs{}, []any{workloads.PyTorchJobArgs{}}, []string{"Provider"}},
 		{TFJobArgs{}, []any{workloads.TFJobArgs{}}, []string{"Provider"}},
 		{FineTuningWorkspaceArgs{}, []any{workloads.FineTuningWorkspaceArgs{}}, []string{"Provider"}},
+		{InferenceServerArgs{}, []any{workloads.InferenceServerArgs{}}, []string{"Provider"}},
 		{Team{}, []any{queues.Team{}}, nil},
 		{TenancyArgs{}, []any{tenancy.TenancyArgs{}}, []string{"Provider", "ConfigPath", "Azure", "QueuesName"}},
 		{Preemption{}, []any{queues.Preemption{}}, nil},

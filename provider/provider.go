@@ -89,6 +89,7 @@ func New() (p.Provider, error) {
 			infer.ComponentF(NewPyTorchJob),
 			infer.ComponentF(NewTFJob),
 			infer.ComponentF(NewFineTuningWorkspace),
+			infer.ComponentF(NewInferenceServer),
 			infer.ComponentF(NewGPUNodePools),
 			infer.ComponentF(NewMonitors),
 			infer.ComponentF(NewCluster),

@@ -363,3 +363,50 @@ func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args FineTuningWor
 	}
 	return workloads.NewFineTuningWorkspace(ctx, name, a, opts...)
 }
+
+// InferenceServerArgs are the inputs of aksml:workloads:InferenceServer
+// (workloads.InferenceServerArgs).
+type InferenceServerArgs struct {
+	// The container settings (workloads.Common).
+	Namespace             pulumi.StringInput              `pulumi:"namespace"`
+	Team                  string                          `pulumi:"team"`
+	Image                 string                          `pulumi:"image"`
+	Resources             *workloads.Resources            `pulumi:"resources,optional"`
+	Name                  *string                         `pulumi:"name,optional"`
+	Scheduler             *string                         `pulumi:"scheduler,optional"`
+	QueueName             *string                         `pulumi:"queueName,optional"`
+	PriorityClass         *string                         `pulumi:"priorityClass,optional"`
+	WorkloadPriorityClass *string                         `pulumi:"workloadPriorityClass,optional"`
+	CheckpointPVC         *string                         `pulumi:"checkpointPVC,optional"`
+	CheckpointDir         *string                         `pulumi:"checkpointDir,optional"`
+	DataPVC               *string                         `pulumi:"dataPVC,optional"`
+	DataDir               *string                         `pulumi:"dataDir,optional"`
+	RequireDigest         *bool                           `pulumi:"requireDigest,optional"`
+	Command               []string                        `pulumi:"command,optional"`
+	Args                  []string                        `pulumi:"args,optional"`
+	ShmSize               *string                         `pulumi:"shmSize,optional"`
+	Env                   map[string]string               `pulumi:"env,optional"`
+	Labels                map[string]string               `pulumi:"labels,optional"`
+	MetricsPort           *int                            `pulumi:"metricsPort,optional"`
+	ServiceAccountName    *string                         `pulumi:"serviceAccountName,optional"`
+	WorkloadIdentity      *bool                           `pulumi:"workloadIdentity,optional"`
+	Await                 *bool                           `pulumi:"await,optional"`
+	AwaitTimeoutSeconds   *int                            `pulumi:"awaitTimeoutSeconds,optional"`
+	Pool                  gpupool.Spec                    `pulumi:"pool"`
+	Serving               *bool                           `pulumi:"serving,optional"`
+	Port                  *int                            `pulumi:"port,optional"`
+	HealthPath            *string                         `pulumi:"healthPath,optional"`
+	ModelLoadSeconds      *int                            `pulumi:"modelLoadSeconds,optional"`
+	MinReplicas           *int                            `pulumi:"minReplicas,optional"`
+	MaxReplicas           *int                            `pulumi:"maxReplicas,optional"`
+	Autoscaling           *workloads.InferenceAutoscaling `pulumi:"autoscaling,optional"`
+}
+
+// NewInferenceServer constructs workloads.InferenceServer.
+func NewInferenceServer(ctx *pulumi.Context, name string, args InferenceServerArgs, opts ...pulumi.ResourceOption) (*workloads.InferenceServer, error) {
+	a := &workloads.InferenceServerArgs{Pool: resolvePool(&args.Pool)}
+	if err := assign(a, args, "Pool"); err != nil {
+		return nil, err
+	}
+	return workloads.NewInferenceServer(ctx, name, a, opts...)
+}

@@ -38,7 +38,7 @@ func TestWorkloadKindsOwnTheirSchema(t *testing.T) {
 			delete(w, "completions")
 			delete(w, "parallelism")
 		},
-			[]string{"aksml:workloads[0].pool: not a field of kind ScheduledScoring; remove it, or use a kind that takes it (CheckpointedJob, IndexedJob, PyTorchJob, TFJob, MIGTrial)"}},
+			[]string{"aksml:workloads[0].pool: not a field of kind ScheduledScoring; remove it, or use a kind that takes it (CheckpointedJob, IndexedJob, PyTorchJob, TFJob, MIGTrial, InferenceServer)"}},
 		{"typo in a field of the kind", func(w map[string]any) { w["completion"] = 4; delete(w, "completions") },
 			[]string{`aksml:workloads[0].completion: unknown field (did you mean "completions"?); valid fields of IndexedJob are`}},
 		{"container field on KAITO", func(w map[string]any) {
@@ -77,7 +77,7 @@ func TestEveryKindRegistered(t *testing.T) {
 		assert.NotNil(t, k.build)
 		assert.NotNil(t, k.register)
 	}
-	for _, k := range []WorkloadKind{KindCheckpointedJob, KindIndexedJob, KindScheduledScoring, KindPyTorchJob, KindTFJob, KindFineTuningWorkspace, KindMIGTrial} {
+	for _, k := range []WorkloadKind{KindCheckpointedJob, KindIndexedJob, KindScheduledScoring, KindPyTorchJob, KindTFJob, KindFineTuningWorkspace, KindMIGTrial, KindInferenceServer} {
 		assert.True(t, seen[k], "%s is not registered", k)
 	}
 }

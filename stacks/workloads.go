@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
@@ -33,6 +34,7 @@ const (
 	KindTFJob               WorkloadKind = "TFJob"
 	KindFineTuningWorkspace WorkloadKind = "FineTuningWorkspace"
 	KindMIGTrial            WorkloadKind = "MIGTrial"
+	KindInferenceServer     WorkloadKind = "InferenceServer"
 )
 
 // WorkloadSpec is one entry of `aksml:workloads`: an example workload a
@@ -44,7 +46,8 @@ const (
 // stack's scheduler and the prod digest rule are filled in by the stack.
 type WorkloadSpec struct {
 	// Kind is the component: CheckpointedJob, IndexedJob, ScheduledScoring,
-	// PyTorchJob, TFJob, FineTuningWorkspace or MIGTrial. Required.
+	// PyTorchJob, TFJob, FineTuningWorkspace, MIGTrial or InferenceServer.
+	// Required.
 	Kind WorkloadKind `json:"kind"`
 	// Name is the object name (DNS-1123 label). Required.
 	Name string `json:"name"`
@@ -170,6 +173,10 @@ var workloadZeroDefaults = map[string]string{
 	"nccl.debug":        workloads.DefaultNCCLDebug,
 	"resources.cpu":     workloads.DefaultMIGTrialCPU + " (MIGTrial)",
 	"resources.memory":  workloads.DefaultMIGTrialMemory + " (MIGTrial)",
+	"port":              fmt.Sprint(workloads.DefaultInferencePort),
+	"modelLoadSeconds":  fmt.Sprint(workloads.DefaultModelLoadSeconds),
+	"minReplicas":       "the replicas the pool's warm nodes hold, at least 1",
+	"maxReplicas":       "the replicas the pool holds at its maxCount",
 }
 
 // explicitWorkloadZeros refuses a zero written at a key the components
@@ -217,7 +224,7 @@ type workloadKind struct {
 // workloadKinds are the kinds, in the order messages list them: the one
 // registration line per kind.
 var workloadKinds = []*workloadKind{
-	&checkpointedJobKind, &indexedJobKind, &scheduledScoringKind, &pyTorchJobKind, &tfJobKind, &fineTuningWorkspaceKind, &migTrialKind,
+	&checkpointedJobKind, &indexedJobKind, &scheduledScoringKind, &pyTorchJobKind, &tfJobKind, &fineTuningWorkspaceKind, &migTrialKind, &inferenceServerKind,
 }
 
 // WorkloadKinds lists the valid kinds.
@@ -499,6 +506,9 @@ func (p *platform) workloads(ctx *pulumi.Context) error {
 // the pool itself (fit on one node, gang within the pool's capacity).
 func (c *Config) validateSchedulable(w WorkloadSpec, args workloadArgs, p field.Path) field.ErrorList {
 	if w.Pool != "" {
+		if s, ok := args.(interface{ PeakGPUs() int }); ok {
+			return c.checkNamespaceQuota(w, s.PeakGPUs(), p)
+		}
 		if g, ok := args.(interface{ GangUnits() int }); ok {
 			return c.res.queues.CheckAdmission(w.Team, w.Pool, g.GangUnits(), p)
 		}
@@ -553,4 +563,33 @@ func (c *Config) workloadDurations() []observability.WorkloadDuration {
 		out = append(out, observability.WorkloadDuration{Namespace: w.Team, Name: w.Name, CronJob: w.Kind == KindScheduledScoring, Expected: d})
 	}
 	return out
+}
+
+// checkNamespaceQuota checks that a workload that bypasses the queue (an
+// InferenceServer) fits, at its peak of units GPU units, in its team
+// namespace's ResourceQuota (queues.Resolved.ResourceQuotaHard), which
+// would otherwise refuse the replicas the autoscaler adds.
+func (c *Config) checkNamespaceQuota(w WorkloadSpec, units int, p field.Path) field.ErrorList {
+	pool := gpupool.Lookup(c.res.pools, w.Pool)
+	hard := c.res.queues.ResourceQuotaHard(w.Team)
+	if pool == nil || hard == nil || units <= 0 {
+		return nil
+	}
+	most, err := strconv.Atoi(hard["requests."+pool.GPUResource])
+	if err != nil || units <= most {
+		return nil
+	}
+	i := slices.IndexFunc(c.Teams, func(t queues.Team) bool { return t.Name == w.Team })
+	return field.ErrorList{field.Invalid(p.Child("maxReplicas"), "at most %d %s at once, but team %q's namespace ResourceQuota allows %d (what its queue can admit); lower maxReplicas, or raise %s.gpuQuota.%s", units, pool.GPUResource, w.Team, most, key("teams").Index(i), w.Pool)}
+}
+
+// teamServing reports whether the team is declared serving
+// (aksml:teams[].serving).
+func (c *Config) teamServing(team string) bool {
+	for _, t := range c.Teams {
+		if t.Name == team {
+			return t.Serving
+		}
+	}
+	return false
 }

@@ -101,7 +101,8 @@ type GPUNodePoolsArgs struct {
 	// ClusterName is the AKS cluster the pools join. Required. Pass the
 	// cluster's Name output so that the pools wait for the cluster.
 	ClusterName pulumi.StringInput
-	// Tags are put on every pool's scale set and on the template stack.
+	// Tags are put on every pool's scale set and on the template stack; a
+	// MIG pool's scale set also gets its ScaleFromZeroTags.
 	Tags map[string]string
 	// Transform may change the typed provider arguments of a DriverOnly
 	// pool before it is registered (escape hatch). It gets the defaulted
@@ -374,7 +375,7 @@ func AgentPoolArgs(s Spec, resourceGroupName, clusterName pulumi.StringInput, ta
 	if os := s.sentOSSKU(); os != "" {
 		a.OsSKU = pulumi.String(os)
 	}
-	if len(tags) > 0 {
+	if tags := poolTags(s, tags); len(tags) > 0 {
 		a.Tags = pulumi.ToStringMap(tags)
 	}
 	return a
@@ -441,7 +442,7 @@ func TemplateProperties(s Spec, tags map[string]string) map[string]any {
 			"nvidia": map[string]any{"managementMode": ManagementModeUnmanaged},
 		}
 	}
-	if len(tags) > 0 {
+	if tags := poolTags(s, tags); len(tags) > 0 {
 		props["tags"] = tags
 	}
 	return props

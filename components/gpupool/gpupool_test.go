@@ -470,8 +470,8 @@ func TestImmutableChangeIsAPropertyOfThePoolInTheTemplate(t *testing.T) {
 		want   []string
 	}{
 		{name: "vmSize", mutate: func(s *Spec) { s.VMSize = "Standard_NC48ads_A100_v4" }, want: []string{"vmSize"}},
-		{name: "gpuStack (None adds the MIG layout label and the autoscaler)", mutate: func(s *Spec) { s.GPUStack = GPUStackNone; s.Count = nil; s.MaxCount = 1 },
-			want: []string{"count", "enableAutoScaling", "gpuProfile", "maxCount", "minCount", "nodeLabels"}},
+		{name: "gpuStack (None adds the MIG layout label, the autoscaler and its scale-from-zero tags)", mutate: func(s *Spec) { s.GPUStack = GPUStackNone; s.Count = nil; s.MaxCount = 1 },
+			want: []string{"count", "enableAutoScaling", "gpuProfile", "maxCount", "minCount", "nodeLabels", "tags"}},
 		{name: "count", mutate: func(s *Spec) { s.Count = intp(3) }, want: []string{"count"}},
 		{name: "MIG strategy", mutate: func(s *Spec) { s.MIG.Strategy = MIGStrategyMixed }, want: []string{"gpuProfile"}},
 		{name: "MIG profile", mutate: func(s *Spec) { s.MIG.Profile = MIG3g }, want: []string{"gpuInstanceProfile"}},

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/vocab"
 )
 
@@ -98,7 +99,7 @@ const (
 	DefaultMIGDevices = 1
 	// MIGConfigStateSuccess is the value the MIG manager sets on
 	// nvidia.com/mig.config.state once a layout is applied.
-	MIGConfigStateSuccess = "success"
+	MIGConfigStateSuccess = gpupool.MIGConfigStateSuccess
 	// HyperparameterTuningWorkload is the AKS MLOps best practices' `workload` label value of
 	// a trial Job and its pods.
 	HyperparameterTuningWorkload = "hyperparameter-tuning"
@@ -247,4 +248,54 @@ const (
 	EnvNCCLIBDisable           = "NCCL_IB_DISABLE"
 	EnvNCCLDebug               = "NCCL_DEBUG"
 	EnvTorchAsyncErrorHandling = "TORCH_NCCL_ASYNC_ERROR_HANDLING"
+)
+
+// Inference serving defaults (AKS MLOps best practices, "Configure training
+// and inference priorities"; vLLM's OpenAI-compatible server,
+// https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html).
+const (
+	// PriorityClassInferenceCritical is the AKS MLOps best practices'
+	// `inference-critical` PriorityClass (value 100000,
+	// PreemptLowerPriority), reserved for teams declared serving.
+	PriorityClassInferenceCritical = vocab.PriorityClassInferenceCritical
+	// DefaultInferencePort is the port `vllm serve` listens on (8000).
+	DefaultInferencePort = 8000
+	// DefaultHealthPath is the vLLM server's health endpoint, which
+	// answers 200 once the engine is up.
+	DefaultHealthPath = "/health"
+	// ServingPortName names the server's container and Service port.
+	ServingPortName = "http"
+	// DefaultModelDir is where the model claim is mounted, read-only.
+	DefaultModelDir = "/models"
+	// DefaultModelLoadSeconds is the startup probe's budget for loading a
+	// model (30 min: a 70B model read from Azure Files at a few hundred
+	// MB/s). MinModelLoadSeconds and MaxModelLoadSeconds bound it.
+	DefaultModelLoadSeconds = 1800
+	MinModelLoadSeconds     = 60
+	MaxModelLoadSeconds     = 7200
+	// ProbePeriodSeconds, ProbeTimeoutSeconds, ReadinessFailureThreshold
+	// and LivenessFailureThreshold time the probes: a replica leaves the
+	// Service after 3 failed checks (30 s) and is restarted after 6 (60 s),
+	// so a long generation that stalls /health briefly is not killed.
+	ProbePeriodSeconds        = 10
+	ProbeTimeoutSeconds       = 5
+	ReadinessFailureThreshold = 3
+	LivenessFailureThreshold  = 6
+	// DefaultServingMaxUnavailable is the PodDisruptionBudget's
+	// maxUnavailable: a drain or an upgrade evicts one replica at a time
+	// and waits for its replacement to be ready before the next ("Specifying
+	// a Disruption Budget for your Application",
+	// https://kubernetes.io/docs/tasks/run-application/configure-pdb/). A
+	// number, not minAvailable, so that a single replica never blocks an
+	// AKS upgrade ("Plan for node evictions and maintenance").
+	DefaultServingMaxUnavailable = 1
+	// DefaultScalingMetric is vLLM's queue depth, vllm:num_requests_waiting
+	// ("Production Metrics", https://docs.vllm.ai/en/latest/serving/metrics.html),
+	// the demand signal the vLLM production stack's KEDA guide and the
+	// Amazon EKS "Autoscale AI inference with HPA and KEDA" guide scale on.
+	DefaultScalingMetric = "vllm:num_requests_waiting"
+	// DefaultScalingTarget is 5 waiting requests per replica on average:
+	// aksml's starting point (requests wait only once the running batch is
+	// full), to be tuned per model and SLO.
+	DefaultScalingTarget = "5"
 )

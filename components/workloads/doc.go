@@ -17,6 +17,12 @@
 //     and TrainingOperator, the pinned Kubeflow Training Operator install.
 //   - FineTuningWorkspace: a KAITO Workspace for QLoRA fine-tuning ("Fine-tune a model with KAITO").
 //   - MIGTrial: a hyperparameter trial on one MIG instance ("Partition A100 and H100 GPUs with MIG").
+//   - InferenceServer: a model server that stays up ("Configure training
+//     and inference priorities"; never on spot): a Deployment with startup,
+//     readiness and liveness probes on a Regular inference pool, a ClusterIP
+//     Service, a PodDisruptionBudget (one replica evicted at a time) and a
+//     HorizontalPodAutoscaler on the server's queue depth; not queued, and
+//     inference-critical only for teams declared serving.
 //
 // Every pod requests equal requests and limits (GPUs too), runs as the
 // non-root UID/GID 1000 with every capability dropped, mounts a
@@ -39,7 +45,7 @@
 // cancelled). A caller may opt back in with Await and a bounded
 // AwaitTimeoutSeconds (pulumi.com/timeoutSeconds, at most 3600).
 //
-// No PodDisruptionBudget is created: for a restartable batch Job the Job
+// No PodDisruptionBudget is created for batch kinds: for a restartable batch Job the Job
 // controller replaces a disrupted pod, which resumes from its checkpoint; a
 // PDB protects only against voluntary evictions and would block node
 // drains and AKS upgrades ("Plan for node evictions and maintenance").

@@ -55,6 +55,15 @@ type podSpec struct {
 	gracePeriod int
 	// schedulerName is set for Volcano.
 	schedulerName string
+	// ports are the container's ports beyond the metrics port; probes its
+	// startup, readiness and liveness probes (serving kinds), nil for none.
+	ports  corev1.ContainerPortArray
+	probes *probes
+}
+
+// probes are a long-running container's health checks.
+type probes struct {
+	startup, readiness, liveness corev1.ProbeArgs
 }
 
 // objectLabels are the labels of a workload's top-level object.
@@ -277,12 +286,21 @@ func podTemplate(p podSpec) corev1.PodTemplateSpecArgs {
 	if len(c.Args) > 0 {
 		container.Args = pulumi.ToStringArray(c.Args)
 	}
+	ports := append(corev1.ContainerPortArray{}, p.ports...)
 	if c.MetricsPort > 0 {
-		container.Ports = corev1.ContainerPortArray{corev1.ContainerPortArgs{
+		ports = append(ports, corev1.ContainerPortArgs{
 			Name:          pulumi.String(MetricsPortName),
 			ContainerPort: pulumi.Int(c.MetricsPort),
 			Protocol:      pulumi.String("TCP"),
-		}}
+		})
+	}
+	if len(ports) > 0 {
+		container.Ports = ports
+	}
+	if p.probes != nil {
+		container.StartupProbe = p.probes.startup
+		container.ReadinessProbe = p.probes.readiness
+		container.LivenessProbe = p.probes.liveness
 	}
 	spec := corev1.PodSpecArgs{
 		Containers:                   corev1.ContainerArray{container},

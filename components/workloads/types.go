@@ -18,4 +18,6 @@ const (
 	TrainingOperatorType = "aksml:workloads:TrainingOperator"
 	// FineTuningWorkspaceType is the type token of NewFineTuningWorkspace.
 	FineTuningWorkspaceType = "aksml:workloads:FineTuningWorkspace"
+	// InferenceServerType is the type token of NewInferenceServer.
+	InferenceServerType = "aksml:workloads:InferenceServer"
 )

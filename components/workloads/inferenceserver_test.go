@@ -1,0 +1,188 @@
+package workloads
+
+import (
+	"testing"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/field/fieldtest"
+	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/internal/mocktest"
+)
+
+const (
+	deploymentType = "kubernetes:apps/v1:Deployment"
+	serviceType    = "kubernetes:core/v1:Service"
+	pdbType        = "kubernetes:policy/v1:PodDisruptionBudget"
+	hpaType        = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+)
+
+// vllmServer is the README's vLLM example on a two-node A100 inference
+// pool with one warm node, for a serving team.
+func vllmServer() *InferenceServerArgs {
+	c := Common{
+		Namespace: pulumi.String("serving"),
+		Team:      "serving",
+		Image:     "vllm/vllm-openai:v0.8.5",
+		Command:   []string{"vllm", "serve", "/models/llama-3.1-8b-instruct"},
+		Args:      []string{"--port", "8000"},
+		Resources: Resources{CPU: "20", Memory: "180Gi", GPUs: 1},
+		Env:       map[string]string{"HF_HUB_OFFLINE": "1"},
+	}
+	return &InferenceServerArgs{Common: c, Serving: true, Pool: with(inferencePool(), func(s *gpupool.Spec) { one := 1; s.MinCount = &one })}
+}
+
+func TestInferenceServer(t *testing.T) {
+	m := mustRun(t, func(ctx *pulumi.Context) error {
+		_, err := NewInferenceServer(ctx, "chat", vllmServer())
+		return err
+	})
+	assert.Len(t, m.ByType(InferenceServerType), 1)
+
+	dep := m.One(t, deploymentType).Inputs
+	assert.Equal(t, "chat", mocktest.Dig(t, dep, "metadata", "name"))
+	assert.Equal(t, "serving", mocktest.Dig(t, dep, "metadata", "namespace"))
+	assert.Equal(t, map[string]any{"pulumi.com/skipAwait": "true"}, mocktest.Dig(t, dep, "metadata", "annotations"))
+	assert.NotContains(t, mocktest.Dig(t, dep, "metadata", "labels"), QueueNameLabel, "a serving Deployment is not queued")
+	spec := mocktest.Dig(t, dep, "spec")
+	assert.EqualValues(t, 1, mocktest.Dig(t, spec, "replicas"), "one warm A100 node holds one replica")
+	assert.EqualValues(t, 0, mocktest.Dig(t, spec, "strategy", "rollingUpdate", "maxUnavailable"))
+	assert.EqualValues(t, 1, mocktest.Dig(t, spec, "strategy", "rollingUpdate", "maxSurge"))
+	selector := mocktest.Dig(t, spec, "selector", "matchLabels")
+
+	pod := mocktest.Dig(t, spec, "template", "spec")
+	assert.Equal(t, "inference-critical", mocktest.Dig(t, pod, "priorityClassName"))
+	assert.Equal(t, map[string]any{"accelerator": "nvidia", "workload": "inference", "kubernetes.azure.com/agentpool": "serve"}, mocktest.Dig(t, pod, "nodeSelector"))
+	assert.Equal(t, []string{"sku=gpu:NoSchedule (Equal)"}, tolerationStrings(t, pod), "a Regular pool: no spot toleration")
+	assert.Equal(t, true, mocktest.Dig(t, pod, "securityContext", "runAsNonRoot"))
+	assert.Equal(t, "RuntimeDefault", mocktest.Dig(t, pod, "securityContext", "seccompProfile", "type"))
+	for k, v := range selector.(map[string]any) {
+		assert.Equal(t, v, mocktest.Dig(t, spec, "template", "metadata", "labels", k), "the selector matches the pod labels")
+	}
+
+	ctr := mocktest.Dig(t, pod, "containers", 0)
+	assert.Equal(t, "vllm/vllm-openai:v0.8.5", mocktest.Dig(t, ctr, "image"))
+	assert.Equal(t, false, mocktest.Dig(t, ctr, "securityContext", "allowPrivilegeEscalation"))
+	assert.Equal(t, []any{"ALL"}, mocktest.Dig(t, ctr, "securityContext", "capabilities", "drop"))
+	assert.Equal(t, map[string]any{"name": "http", "containerPort": 8000.0, "protocol": "TCP"}, mocktest.Dig(t, ctr, "ports", 0))
+	assert.Equal(t, map[string]any{"cpu": "20", "memory": "180Gi", "nvidia.com/gpu": "1"}, mocktest.Dig(t, ctr, "resources", "limits"))
+	assert.Equal(t, mocktest.Dig(t, ctr, "resources", "limits"), mocktest.Dig(t, ctr, "resources", "requests"))
+	for probe, failures := range map[string]float64{"startupProbe": 180, "readinessProbe": 3, "livenessProbe": 6} {
+		assert.Equal(t, "/health", mocktest.Dig(t, ctr, probe, "httpGet", "path"), probe)
+		assert.Equal(t, "http", mocktest.Dig(t, ctr, probe, "httpGet", "port"), probe)
+		assert.Equal(t, failures, mocktest.Dig(t, ctr, probe, "failureThreshold"), probe)
+	}
+	assert.Equal(t, map[string]string{"DATA_DIR": "/models", "HF_HUB_OFFLINE": "1"}, envOf(t, ctr))
+	models := volumeByName(t, pod, dataVolume)
+	assert.Equal(t, "model-checkpoints", mocktest.Dig(t, models, "persistentVolumeClaim", "claimName"), "the model comes from the team's claim")
+	assert.Equal(t, true, mocktest.Dig(t, models, "persistentVolumeClaim", "readOnly"))
+
+	svc := m.One(t, serviceType).Inputs
+	assert.Equal(t, "ClusterIP", mocktest.Dig(t, svc, "spec", "type"))
+	assert.Equal(t, selector, mocktest.Dig(t, svc, "spec", "selector"))
+	assert.Equal(t, map[string]any{"name": "http", "port": 8000.0, "targetPort": "http", "protocol": "TCP"}, mocktest.Dig(t, svc, "spec", "ports", 0))
+
+	pdb := m.One(t, pdbType).Inputs
+	assert.EqualValues(t, 1, mocktest.Dig(t, pdb, "spec", "maxUnavailable"))
+	assert.Equal(t, selector, mocktest.Dig(t, pdb, "spec", "selector", "matchLabels"))
+
+	hpa := m.One(t, hpaType).Inputs
+	assert.Equal(t, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat"}, mocktest.Dig(t, hpa, "spec", "scaleTargetRef"))
+	assert.EqualValues(t, 1, mocktest.Dig(t, hpa, "spec", "minReplicas"))
+	assert.EqualValues(t, 2, mocktest.Dig(t, hpa, "spec", "maxReplicas"), "two A100 nodes at the pool's maxCount")
+	assert.Equal(t, "Pods", mocktest.Dig(t, hpa, "spec", "metrics", 0, "type"))
+	assert.Equal(t, "vllm:num_requests_waiting", mocktest.Dig(t, hpa, "spec", "metrics", 0, "pods", "metric", "name"))
+	assert.Equal(t, map[string]any{"type": "AverageValue", "averageValue": "5"}, mocktest.Dig(t, hpa, "spec", "metrics", 0, "pods", "target"))
+}
+
+func TestInferenceServerDefaultsFollowThePool(t *testing.T) {
+	cases := []struct {
+		name       string
+		min, max   int
+		gpus       int
+		wantMin    int
+		wantMax    int
+		wantPrio   string
+		notServing bool
+	}{
+		{"pool at zero still runs one replica", 0, 2, 1, 1, 2, "inference-critical", false},
+		{"two warm nodes hold two replicas", 2, 4, 1, 2, 4, "inference-critical", false},
+		{"a team not declared serving gets training-batch", 1, 2, 1, 1, 2, "training-batch", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := vllmServer()
+			a.Serving = !tc.notServing
+			a.Pool = with(a.Pool, func(s *gpupool.Spec) { s.MinCount, s.MaxCount = &tc.min, tc.max })
+			a.Resources.GPUs = tc.gpus
+			a.Default("chat")
+			assert.Equal(t, tc.wantMin, a.MinReplicas)
+			assert.Equal(t, tc.wantMax, a.MaxReplicas)
+			assert.Equal(t, tc.wantPrio, a.PriorityClass)
+			assert.Empty(t, a.Validate(field.NewPath("chat")))
+		})
+	}
+}
+
+func TestInferenceServerRefusesBeforeRegistering(t *testing.T) {
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		a := vllmServer()
+		a.Pool = spotPool()
+		_, err := NewInferenceServer(ctx, "chat", a)
+		return err
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `chat.pool: pool "spott4" is a spot pool`)
+	assert.Empty(t, m.ByType(deploymentType))
+	assert.Empty(t, m.ByType(InferenceServerType))
+}
+
+func inference(before func(*InferenceServerArgs)) func() field.ErrorList {
+	return func() field.ErrorList {
+		a := vllmServer()
+		before(a)
+		a.Default("serve")
+		return a.Validate(field.NewPath("serve"))
+	}
+}
+
+func TestInferenceServerValidation(t *testing.T) {
+	tests := []struct {
+		name    string
+		errs    func() field.ErrorList
+		wantErr []fieldtest.Want
+		detail  string
+	}{
+		{"valid", inference(func(a *InferenceServerArgs) {}), nil, ""},
+		{"spot pool", inference(func(a *InferenceServerArgs) { a.Pool = spotPool() }), []fieldtest.Want{fieldtest.Forbidden("serve.pool")}, "never use spot for inference serving"},
+		{"training pool", inference(func(a *InferenceServerArgs) { a.Pool = a100Pool() }), []fieldtest.Want{fieldtest.Invalid("serve.pool.workload")}, `pool "a100" is for training`},
+		{"no pool", inference(func(a *InferenceServerArgs) { a.Pool = nil }), []fieldtest.Want{fieldtest.Required("serve.pool")}, ""},
+		{"inference-critical for a team not serving", inference(func(a *InferenceServerArgs) {
+			a.Serving, a.PriorityClass = false, PriorityClassInferenceCritical
+		}), []fieldtest.Want{fieldtest.Forbidden("serve.priorityClass")}, "aksml:teams[].serving"},
+		{"queued through Kueue", inference(func(a *InferenceServerArgs) { a.Scheduler, a.QueueName = SchedulerKueue, "gpu-queue" }), []fieldtest.Want{fieldtest.Invalid("serve.scheduler")}, ""},
+		{"no GPU", inference(func(a *InferenceServerArgs) { a.Resources.GPUs = 0 }), []fieldtest.Want{fieldtest.Invalid("serve.resources.gpus")}, ""},
+		{"more GPUs than a node", inference(func(a *InferenceServerArgs) { a.Resources.GPUs = 2 }), []fieldtest.Want{fieldtest.Invalid("serve.resources.gpus")}, "do not fit on one Standard_NC24ads_A100_v4 node"},
+		{"more replicas than the pool holds", inference(func(a *InferenceServerArgs) { a.MaxReplicas = 3 }), []fieldtest.Want{fieldtest.Invalid("serve.maxReplicas")}, `pool "serve" holds 2 at most`},
+		{"max below min", inference(func(a *InferenceServerArgs) { a.MinReplicas, a.MaxReplicas = 2, 1 }), []fieldtest.Want{fieldtest.Invalid("serve.maxReplicas")}, "below minReplicas 2"},
+		{"negative min", inference(func(a *InferenceServerArgs) { a.MinReplicas = -1 }), []fieldtest.Want{fieldtest.Invalid("serve.minReplicas")}, ""},
+		{"port out of range", inference(func(a *InferenceServerArgs) { a.Port = 70000 }), []fieldtest.Want{fieldtest.Invalid("serve.port")}, ""},
+		{"metrics port is the serving port", inference(func(a *InferenceServerArgs) { a.MetricsPort = 8000 }), []fieldtest.Want{fieldtest.Invalid("serve.metricsPort")}, ""},
+		{"health path not a path", inference(func(a *InferenceServerArgs) { a.HealthPath = "health" }), []fieldtest.Want{fieldtest.Invalid("serve.healthPath")}, ""},
+		{"model load too short", inference(func(a *InferenceServerArgs) { a.ModelLoadSeconds = 10 }), []fieldtest.Want{fieldtest.Invalid("serve.modelLoadSeconds")}, ""},
+		{"bad metric and target", inference(func(a *InferenceServerArgs) { a.Autoscaling = InferenceAutoscaling{Metric: "a b", Target: "lots"} }),
+			[]fieldtest.Want{fieldtest.Invalid("serve.autoscaling.metric"), fieldtest.Invalid("serve.autoscaling.target")}, ""},
+		{"tag-only image in prod", inference(func(a *InferenceServerArgs) { a.RequireDigest = true }), []fieldtest.Want{fieldtest.Invalid("serve.image")}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.errs().ToAggregate()
+			if fieldtest.Equal(t, err, tc.wantErr...) && tc.detail != "" {
+				assert.Contains(t, err.Error(), tc.detail)
+			}
+		})
+	}
+}
