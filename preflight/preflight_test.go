@@ -310,13 +310,3 @@ func TestExitCode(t *testing.T) {
 	usage(a, "cores").Limit = to.Ptr[int64](1)
 	require.Equal(t, preflight.ExitWillFail, run(t, plan(t, "prod"), a).ExitCode())
 }
-
-// TestExistingClusterHasNothingToCheck: a stack on an existing cluster
-// creates no Azure resource.
-func TestExistingClusterHasNothingToCheck(t *testing.T) {
-	p := plan(t, "local")
-	require.True(t, p.ExistingCluster)
-	r := run(t, p, fixtures(t))
-	require.Empty(t, r.Rows)
-	require.Equal(t, preflight.ExitOK, r.ExitCode())
-}

@@ -155,9 +155,4 @@ func TestCommandErrors(t *testing.T) {
 		require.Equal(t, preflight.ExitError, run([]string{"-stack", "prod", "-dir", projectDir}, env(nil), &out, &out, dial(fake(t))))
 		require.Contains(t, out.String(), "ARM_SUBSCRIPTION_ID")
 	})
-	t.Run("existing cluster", func(t *testing.T) {
-		var out bytes.Buffer
-		require.Equal(t, preflight.ExitOK, run([]string{"-stack", "local", "-dir", projectDir}, env(nil), &out, &out, dial(fake(t))))
-		require.Contains(t, out.String(), "nothing to check")
-	})
 }
