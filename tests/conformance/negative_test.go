@@ -346,16 +346,18 @@ func negativeCases() []negativeCase {
 				props["count"] = 1.0
 			}},
 		{name: "autoscaled typed pool sending count", want: []string{"CONF-POOL-006"}, path: "count", message: "a100",
-			mutate: inputs(prodTypedPool, func(in map[string]any) {
+			mutate: func(t *testing.T, st *rules.Stack) {
+				in := find(t, st, prodTypedPool).Inputs
 				require.Equal(t, true, in["enableAutoScaling"])
 				in["count"] = 1.0
-			})},
+			}},
 		{name: "autoscaled inline pool sending count", want: []string{"CONF-POOL-006"}, path: "agentPoolProfiles[0] count",
-			mutate: inputs(prodCluster, func(in map[string]any) {
+			mutate: func(t *testing.T, st *rules.Stack) {
+				in := find(t, st, prodCluster).Inputs
 				sys := mapOf(listOf(in["agentPoolProfiles"])[0])
 				require.Equal(t, true, sys["enableAutoScaling"])
 				sys["count"] = 3.0
-			})},
+			}},
 		{name: "deployment stack named without its cluster", want: []string{"CONF-ID-003"}, path: "deploymentStackName", message: "azure-monitor-stack",
 			mutate: inputs(prodMonitor, func(in map[string]any) { in["deploymentStackName"] = "azure-monitor-stack" })},
 		{name: "Blob class without an account in aksml's VNet", want: []string{"CONF-STO-002"}, path: "parameters.storageAccount", message: "ml-azureblob-blockcache",
