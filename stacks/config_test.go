@@ -496,6 +496,7 @@ func TestTeamGroupsNeedEntraID(t *testing.T) {
 	assert.False(t, c.TenancyIsEnforced())
 
 	tree = baseTree(t)
+	tree["environment"] = "prod"
 	tree["tenancyEnforced"] = false
 	_, err = Parse("prod", rawConfig(t, tree))
 	require.Error(t, err)
