@@ -119,6 +119,10 @@ apiVersion: v1
 kind: Namespace
 metadata:
   name: ` + ns + `
+  labels:
+    # Kueue manages Jobs only in team namespaces (the stack's
+    # managedJobsNamespaceSelector on aksml.io/team).
+    aksml.io/team: ` + ns + `
 `, `
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
