@@ -334,10 +334,28 @@ func (e *Env) Stop() error {
 
 // Apply server-side applies obj with field manager FieldManager (forcing ownership of
 // conflicting fields) and updates obj with the server's response.
+//
+// A namespace that only a third-party install creates, which this tier does not run
+// (installNamespaces: the training operator's kustomize directory creates kubeflow),
+// is created first, so the stack's own objects in it (platform NetworkPolicies) apply.
 func (e *Env) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
+	if ns := obj.GetNamespace(); installNamespaces[ns] {
+		nsObj := &unstructured.Unstructured{}
+		nsObj.SetAPIVersion("v1")
+		nsObj.SetKind("Namespace")
+		nsObj.SetName(ns)
+		if err := e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(nsObj),
+			client.FieldOwner(FieldManager+"-installs")); err != nil {
+			return err
+		}
+	}
 	return e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj),
 		client.FieldOwner(FieldManager), client.ForceOwnership)
 }
+
+// installNamespaces are the namespaces created by third-party installs the stack
+// deploys (Helm charts, kustomize directories) and this tier skips.
+var installNamespaces = map[string]bool{"kubeflow": true}
 
 // LogTail returns the last n lines of the named component log in Dir (for example
 // "kueue.log" or "kube-controller-manager.log"), for failure messages.

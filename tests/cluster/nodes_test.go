@@ -35,7 +35,7 @@ func TestStackNodePools(t *testing.T) {
 	dev, err := StackNodePools(desiredState(t, "dev"), parsedConfig(t, "dev"))
 	require.NoError(t, err)
 	pools := poolsByName(dev)
-	require.ElementsMatch(t, []string{"system", "cpu", "t4", "t4spot", "a100mig", "t4mgd"}, keys(pools))
+	require.ElementsMatch(t, []string{"system", "cpu", "t4", "t4spot", "a100mig", "t4mgd", "t4serve"}, keys(pools))
 	assert.Equal(t, 0, pools["t4mgd"].Count, "an AKS-managed pool runs exactly its count (dev: 0), it has no autoscaler ceiling")
 
 	system := pools["system"]
