@@ -61,8 +61,8 @@ func TestDemandsReproduceTheIssue(t *testing.T) {
 		"dev": {
 			"StandardNCADSA100v4Family":  {0, 24},
 			"standardDDSv5Family":        {12, 52},
-			"standardNCASv3_T4Family":    {0, 8},
-			preflight.UsageTotalRegional: {12, 84},
+			"standardNCASv3_T4Family":    {0, 16},
+			preflight.UsageTotalRegional: {12, 92},
 			preflight.UsageLowPriority:   {0, 16},
 		},
 	}

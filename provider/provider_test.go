@@ -283,7 +283,11 @@ func TestConstructTenancy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, reg.count("kubernetes:core/v1:Namespace"))
 	quotas := reg.inputsOf("kubernetes:core/v1:ResourceQuota")
-	require.Len(t, quotas, 2)
+	require.Len(t, quotas, 4, "gpu-quota and team-quota per team")
+	for len(quotas) > 0 && quotas[0].Get("metadata").AsMap().Get("name").AsString() != "gpu-quota" {
+		quotas = quotas[1:]
+	}
+	require.NotEmpty(t, quotas, "a gpu-quota")
 	// nominal 1 + what the other team lends on t4 (1).
 	assert.Equal(t, "2", quotas[0].Get("spec").AsMap().Get("hard").AsMap().Get("requests.nvidia.com/gpu").AsString())
 	assert.Equal(t, 2*5, reg.count("kubernetes:networking.k8s.io/v1:NetworkPolicy"), "each restricted team's five NetworkPolicies")
