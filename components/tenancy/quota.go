@@ -82,7 +82,8 @@ func ClassClaimsQuota(class string) string {
 	return class + ".storageclass.storage.k8s.io/" + QuotaClaims
 }
 
-// ClassStorageQuota: see ClassClaimsQuota.
+// ClassStorageQuota is the quota name of the storage requested of one
+// StorageClass (see ClassClaimsQuota).
 func ClassStorageQuota(class string) string {
 	return class + ".storageclass.storage.k8s.io/" + QuotaStorage
 }
