@@ -66,6 +66,32 @@ jobs:
       - run: pulumi up --yes --stack prod --secrets-provider "azurekeyvault://kv.vault.azure.net/keys/aksml-prod"
 `
 
+// compliantDrift is a scheduled drift job on prod as the shipped drift.yml
+// runs it: a read-only identity in the prod-drift environment, dry runs only.
+const compliantDrift = `
+on:
+  schedule:
+    - cron: "23 5 * * *"
+  workflow_dispatch:
+permissions:
+  contents: read
+jobs:
+  prod:
+    runs-on: [self-hosted, linux, aksml-prod]
+    environment: prod-drift
+    permissions:
+      id-token: write
+    env:
+      ARM_CLIENT_ID: ${{ vars.AZURE_CLIENT_ID }}
+      AAD_LOGIN_METHOD: workloadidentity
+    steps:
+      - run: go install github.com/Azure/kubelogin@v0.2.21
+      - run: |
+          pulumi refresh --preview-only --expect-no-changes --stack prod \
+            --non-interactive
+      - run: pulumi preview --expect-no-changes --stack prod --secrets-provider "azurekeyvault://kv.vault.azure.net/keys/aksml-prod"
+`
+
 func TestAccessAndKubernetesChecks(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -75,6 +101,35 @@ func TestAccessAndKubernetesChecks(t *testing.T) {
 	}{
 		{name: "compliant pull request", yaml: compliantPR},
 		{name: "compliant prod deploy", yaml: compliantDeploy},
+		{name: "compliant scheduled drift check", yaml: compliantDrift},
+		{
+			name:     "scheduled job refreshes the state",
+			yaml:     strings.Replace(compliantDrift, "refresh --preview-only --expect-no-changes", "refresh --yes", 1),
+			wantJob:  "prod",
+			wantMsgs: []string{"a scheduled job runs `pulumi refresh`"},
+		},
+		{
+			name:     "scheduled job deploys",
+			yaml:     strings.Replace(compliantDrift, "pulumi preview --expect-no-changes", "pulumi up --yes", 1),
+			wantJob:  "prod",
+			wantMsgs: []string{"a scheduled job runs `pulumi up`"},
+		},
+		{
+			name:     "scheduled job in the prod deploy environment",
+			yaml:     strings.Replace(compliantDrift, "environment: prod-drift", "environment: prod", 1),
+			wantJob:  "prod",
+			wantMsgs: []string{`a scheduled job uses the environment "prod"`},
+		},
+		{
+			name:     "scheduled job in the dev deploy environment",
+			yaml:     strings.Replace(strings.ReplaceAll(compliantDrift, "--stack prod", "--stack dev"), "environment: prod-drift", "environment: dev", 1),
+			wantJob:  "prod",
+			wantMsgs: []string{`a scheduled job uses the environment "dev"`},
+		},
+		{
+			name: "the same refresh in a push workflow is the deploy workflow's business",
+			yaml: strings.Replace(strings.Replace(compliantDrift, "  schedule:\n    - cron: \"23 5 * * *\"\n", "  push:\n", 1), "refresh --preview-only --expect-no-changes", "refresh --yes", 1),
+		},
 		{
 			name:    "id-token write at workflow level",
 			yaml:    strings.Replace(compliantPR, "permissions:\n  contents: read\njobs:", "permissions:\n  contents: read\n  id-token: write\njobs:", 1),

@@ -21,6 +21,10 @@
 // reach a prod stack, its secrets key or environment, change resources, or
 // log in as anything but the read-only PR identity.
 //
+// Scheduled (scheduled.go): a job of a scheduled workflow (drift
+// detection) that changes resources or state (anything but a preview and a
+// preview-only refresh) or logs in through a deploy environment.
+//
 // Kubernetes (kube.go, with the shipped stacks' config, LoadStacks): a job
 // that runs Pulumi on a stack whose cluster uses Entra ID without
 // installing kubelogin and choosing a login that lasts, or on a stack whose
@@ -133,6 +137,7 @@ func (c Checker) Check(name string, data []byte) ([]Finding, error) {
 		msgs = append(msgs, checkPinned(j)...)
 		msgs = append(msgs, c.checkPullRequest(wf, j)...)
 		msgs = append(msgs, c.checkKubernetes(wf, j)...)
+		msgs = append(msgs, c.checkScheduled(wf, j)...)
 		for _, msg := range msgs {
 			out = append(out, Finding{File: name, Job: id, Message: msg})
 		}
