@@ -41,6 +41,7 @@ func Run(ctx context.Context, plan Plan, az *Clients) Report {
 	r.Rows = append(r.Rows, kubernetesRows(ctx, plan, az)...)
 	r.Rows = append(r.Rows, workspaceRows(ctx, plan, az)...)
 	r.Rows = append(r.Rows, rightsRows(ctx, plan, az)...)
+	r.Rows = append(r.Rows, defenderRows(ctx, plan, az, r.Demands)...)
 	return r
 }
 

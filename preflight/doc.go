@@ -25,7 +25,11 @@
 //   - the deployer's rights on the stack's resource group
 //     (Permissions_ListForResourceGroup): create role assignments, read
 //     the kubeconfig, and, on Entra ID clusters with Azure RBAC, write to the
-//     Kubernetes API.
+//     Kubernetes API;
+//   - when the stack turns on the cluster's Defender profile, the
+//     subscription's Defender for Containers plan is Standard (the generic
+//     read of Microsoft.Security/pricings/Containers, Pricings 2024-01-01),
+//     with the vCores it bills.
 //
 // Each check answers ok, will fail (with the fix: the quota request, the
 // `az feature register` line, other zones) or cannot tell (403, throttling,

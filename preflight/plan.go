@@ -111,6 +111,9 @@ type Plan struct {
 	EntraRBAC bool
 	// AdminGroups are aksml:cluster.entraID.adminGroupObjectIDs.
 	AdminGroups []string
+	// Defender is aksml:cluster.defender.enabled: the stack promises
+	// Defender for Containers, whose plan is set on the subscription.
+	Defender bool
 }
 
 // Feature names, cited where they are required.
@@ -179,6 +182,7 @@ func PlanOf(c *stacks.Config) Plan {
 		p.AdminGroups = e.AdminGroupObjectIDs
 		p.EntraRBAC = e.DisableLocalAccounts == nil || *e.DisableLocalAccounts
 	}
+	p.Defender = cl.Defender.Enabled
 	p.Names = names(c)
 	p.Providers = providers(c)
 	p.Workspaces = workspaces(c)

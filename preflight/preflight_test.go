@@ -81,6 +81,10 @@ func TestDemandsReproduceTheIssue(t *testing.T) {
 // allOK makes every answer pass for the shipped stacks: generous limits,
 // every provider and feature registered, names free, workspaces in the
 // cluster's region, the deployer an Owner with AKS RBAC Cluster Admin.
+// containersPricing is the key of the subscription's Containers plan in the
+// fake's resources (Pricings_Get.json).
+const containersPricing = "/subscriptions/00000000-0000-0000-0000-000000000000/providers/microsoft.security/pricings/containers"
+
 func allOK(a *fakeazure.Azure) {
 	for _, u := range a.Usages {
 		u.CurrentValue, u.Limit = to.Ptr[int32](0), to.Ptr[int64](10000)
@@ -275,6 +279,16 @@ func TestChecks(t *testing.T) {
 		{name: "no data action: admin group membership unknown", stack: "prod", change: func(a *fakeazure.Azure, _ *preflight.Plan) {
 			a.Permissions = []*armauthorization.Permission{{Actions: []*string{to.Ptr("*")}}}
 		}, check: preflight.CheckRights, subject: "Kubernetes API", want: preflight.CannotTell, inFix: "11111111-2222-3333-4444-555555555555"},
+		{name: "Defender plan on", stack: "prod", check: preflight.CheckDefender, subject: "Defender for Containers plan", want: preflight.OK, inFix: "56 vCores at their minimum, 656 at their maximum"},
+		{name: "Defender plan Free", stack: "prod", change: func(a *fakeazure.Azure, _ *preflight.Plan) {
+			a.Resources[containersPricing].Properties = map[string]any{"pricingTier": "Free"}
+		}, check: preflight.CheckDefender, subject: "Defender for Containers plan", want: preflight.WillFail, inFix: "az security pricing create --name Containers --tier Standard"},
+		{name: "Defender plan never set", stack: "prod", change: func(a *fakeazure.Azure, _ *preflight.Plan) {
+			delete(a.Resources, containersPricing)
+		}, check: preflight.CheckDefender, subject: "Defender for Containers plan", want: preflight.WillFail, inFix: "no Containers plan"},
+		{name: "Defender plan unreadable", stack: "prod", change: func(a *fakeazure.Azure, _ *preflight.Plan) {
+			a.Fail[fakeazure.OpPricings] = fakeazure.Failure{Status: http.StatusForbidden, Code: "AuthorizationFailed"}
+		}, check: preflight.CheckDefender, subject: "Defender for Containers plan", want: preflight.CannotTell},
 		{name: "resource group not created yet", stack: "prod", change: func(a *fakeazure.Azure, _ *preflight.Plan) { a.GroupMissing = true },
 			check: preflight.CheckRights, subject: "rg-aksml-prod", want: preflight.CannotTell},
 	}
@@ -307,6 +321,9 @@ func TestExitCode(t *testing.T) {
 	allOK(a)
 	require.Equal(t, preflight.ExitOK, run(t, plan(t, "dev"), a).ExitCode())
 	require.Equal(t, preflight.ExitCannotTell, run(t, plan(t, "prod"), a).ExitCode())
+	for _, r := range run(t, plan(t, "dev"), a).Rows {
+		require.NotEqual(t, preflight.CheckDefender, r.Check, "dev does not promise Defender, so its plan is not read")
+	}
 	usage(a, "cores").Limit = to.Ptr[int64](1)
 	require.Equal(t, preflight.ExitWillFail, run(t, plan(t, "prod"), a).ExitCode())
 }

@@ -47,10 +47,11 @@ const (
 	CheckKubernetes Check = "Kubernetes version"
 	CheckWorkspaces Check = "Workspace regions"
 	CheckRights     Check = "Deployer's rights"
+	CheckDefender   Check = "Defender for Containers"
 )
 
 // Checks lists the classes in report order.
-var Checks = []Check{CheckQuota, CheckSKU, CheckProviders, CheckFeatures, CheckNames, CheckKubernetes, CheckWorkspaces, CheckRights}
+var Checks = []Check{CheckQuota, CheckSKU, CheckProviders, CheckFeatures, CheckNames, CheckKubernetes, CheckWorkspaces, CheckRights, CheckDefender}
 
 // Row is one check's result.
 type Row struct {

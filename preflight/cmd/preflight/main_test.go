@@ -110,6 +110,13 @@ func TestProdExitsNonZeroOnEachFailingClass(t *testing.T) {
 				}
 			}
 		},
+		preflight.CheckDefender: func(a *fakeazure.Azure) {
+			for id, r := range a.Resources {
+				if strings.HasSuffix(id, "/pricings/containers") {
+					r.Properties = map[string]any{"pricingTier": "Free"}
+				}
+			}
+		},
 		preflight.CheckRights: func(a *fakeazure.Azure) {
 			a.Permissions[0].NotActions = []*string{to.Ptr("Microsoft.Authorization/*/Write")}
 		},

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -51,6 +52,7 @@ const (
 	OpProviders   = "Providers_Get"
 	OpFeatures    = "Features_Get"
 	OpResources   = "Resources_GetById"
+	OpPricings    = "Pricings_Get"
 	OpStorageName = "StorageAccounts_CheckNameAvailability"
 	OpACRName     = "Registries_CheckNameAvailability"
 	OpVersions    = "ManagedClusters_ListKubernetesVersions"
@@ -99,7 +101,7 @@ func Load(dir string) (*Azure, error) {
 		OwnStorage: map[string]bool{}, OwnRegistries: map[string]bool{}, Fail: map[string]Failure{}}
 	var skus armcompute.ResourceSKUsResult
 	var usages armcompute.ListUsagesResult
-	var providers, features, resources struct {
+	var providers, features, resources, pricings struct {
 		Value []json.RawMessage `json:"value"`
 	}
 	var versions armcontainerservice.KubernetesVersionListResult
@@ -116,6 +118,7 @@ func Load(dir string) (*Azure, error) {
 		"Providers_Get.json":                                     &providers,
 		"Features_Get.json":                                      &features,
 		"GenericResources_GetById.json":                          &resources,
+		"Pricings_Get.json":                                      &pricings,
 		"ManagedClusters_ListKubernetesVersions.westeurope.json": &versions,
 		"Permissions_ListForResourceGroup.json":                  &perms,
 		"CheckNameAvailability.json":                             &names,
@@ -136,7 +139,7 @@ func Load(dir string) (*Azure, error) {
 		}
 		a.Providers[strings.ToLower(*p.Namespace)] = &p
 	}
-	for _, raw := range append(features.Value, resources.Value...) {
+	for _, raw := range slices.Concat(features.Value, resources.Value, pricings.Value) {
 		var r armresources.GenericResource
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, err
@@ -230,8 +233,11 @@ func (a *Azure) providers() resfake.ProvidersServer {
 func (a *Azure) resources() resfake.Server {
 	return resfake.Server{GetByID: func(_ context.Context, id, _ string, _ *armresources.ClientGetByIDOptions) (resp azfake.Responder[armresources.ClientGetByIDResponse], errResp azfake.ErrorResponder) {
 		op := OpResources
-		if strings.Contains(strings.ToLower(id), "/providers/microsoft.features/") {
+		switch lid := strings.ToLower(id); {
+		case strings.Contains(lid, "/providers/microsoft.features/"):
 			op = OpFeatures
+		case strings.Contains(lid, "/providers/microsoft.security/pricings/"):
+			op = OpPricings
 		}
 		if f, ok := a.failed(op); ok {
 			errResp.SetResponseError(f.Status, f.Code)
