@@ -53,3 +53,22 @@ func TestUnknownStackIsAnError(t *testing.T) {
 	assert.Equal(t, exitError, run(&stdout, &stderr, t.TempDir(), "", true))
 	assert.Contains(t, stderr.String(), "no Pulumi.<stack>.yaml in")
 }
+
+// TestImagesOfProd: -images lists the prod stack's pinned images and the
+// Kueue chart, the scan step's input; a stack that does not synthesize is an
+// error, not an empty (passing) list.
+func TestImagesOfProd(t *testing.T) {
+	var stdout, stderr strings.Builder
+	require.Equal(t, exitOK, listImages(&stdout, &stderr, repoRoot, "prod"), stderr.String())
+	out := stdout.String()
+	assert.Contains(t, out, "image nvcr.io/nvidia/k8s/dcgm-exporter:4.2.3-4.1.3-ubuntu22.04\n")
+	assert.Contains(t, out, "image nvcr.io/nvidia/k8s-device-plugin:v0.17.1\n")
+	assert.Contains(t, out, "chart oci://registry.k8s.io/kueue/charts/kueue 0.17.0\n")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		assert.Regexp(t, `^(image \S+|chart \S+ \S+( \S+)?)$`, line)
+	}
+
+	stdout.Reset()
+	assert.Equal(t, exitError, listImages(&stdout, &stderr, t.TempDir(), "nope"))
+	assert.Empty(t, stdout.String())
+}
