@@ -105,10 +105,13 @@
 // Linux GPU pools; automatic security patches are not applied to them);
 // None no (the NVIDIA GPU Operator "isn't compatible with multiple OS
 // versions on the same AKS cluster", https://learn.microsoft.com/azure/aks/nvidia-gpu-operator,
-// and aksml's system and CPU pools run Ubuntu); Managed no (the managed
-// GPU article, https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes,
-// does not state Azure Linux support and aksml could not confirm it, so it
-// refuses rather than risk a failure during pulumi up). No document found
+// and aksml's system and CPU pools run Ubuntu); Managed yes ("Create a
+// fully managed GPU node pool on AKS (preview)",
+// https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes, has an Azure
+// Linux node pool tab beside the Ubuntu default, and 2026-02-02-preview, the
+// version Managed pools are sent with, has AzureLinux in its OSSKU enum;
+// where the source documents and that page disagree, the page of the API
+// version aksml sends wins, README "From the documents to aksml"). No document found
 // restricts Azure Linux to particular GPU VM sizes, so no size is refused
 // for it; this is a gap in what could be pinned down, not a confirmation.
 //

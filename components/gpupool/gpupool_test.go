@@ -102,8 +102,7 @@ func TestSpecValidate(t *testing.T) {
 		{name: "GPU taint override rejected", mutate: func(s *Spec) { s.AdditionalTaints = []string{"sku=cpu:NoSchedule"} }, wantErr: []fieldtest.Want{fieldtest.Forbidden(`aksml:gpuPools[0].additionalTaints[0]`)}},
 		{name: "Azure Linux on a DriverOnly pool is valid", mutate: func(s *Spec) { s.OSSKU = OSSKUAzureLinux }},
 		{name: "explicit Ubuntu is valid", mutate: func(s *Spec) { s.OSSKU = OSSKUUbuntu; managed(s, 1) }},
-		{name: "Azure Linux on a Managed pool rejected", mutate: func(s *Spec) { s.OSSKU = OSSKUAzureLinux; managed(s, 1) },
-			wantErr: []fieldtest.Want{fieldtest.Forbidden(`aksml:gpuPools[0].osSku`)}, wantDetail: `use osSku Ubuntu`},
+		{name: "Azure Linux on a Managed pool is valid", mutate: func(s *Spec) { s.OSSKU = OSSKUAzureLinux; managed(s, 1) }},
 		{name: "Azure Linux on a None pool rejected", mutate: func(s *Spec) { s.OSSKU = OSSKUAzureLinux; s.GPUStack = GPUStackNone },
 			wantErr: []fieldtest.Want{fieldtest.Forbidden(`aksml:gpuPools[0].osSku`)}, wantDetail: `GPU Operator`},
 		{name: "Windows OS SKU rejected", mutate: func(s *Spec) { s.OSSKU = "Windows2022" }, wantErr: []fieldtest.Want{fieldtest.NotSupported(`aksml:gpuPools[0].osSku`)}, wantDetail: `use one of "Ubuntu", "AzureLinux"`},
@@ -701,6 +700,8 @@ func TestAzureLinuxPoolSendsOSSKU(t *testing.T) {
 
 	assert.Nil(t, AgentPoolArgs(specOf(func(s *Spec) { s.OSSKU = OSSKUUbuntu }), pulumi.String("rg"), pulumi.String("aks"), nil).OsSKU)
 	assert.NotContains(t, TemplateProperties(specOf(func(s *Spec) { managed(s, 1) }), nil), "osSKU")
+	assert.Equal(t, "AzureLinux", TemplateProperties(specOf(func(s *Spec) { managed(s, 1); s.OSSKU = OSSKUAzureLinux }), nil)["osSKU"],
+		"a Managed Azure Linux pool sends osSKU in its 2026-02-02-preview template")
 	assert.Equal(t, OSSKUUbuntu, specOf(nil).OS(), "Ubuntu by default")
 }
 

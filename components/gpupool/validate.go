@@ -199,11 +199,15 @@ func (s Spec) validateManagedCount(path field.Path) field.ErrorList {
 //     aksml's system and CPU pools run Ubuntu. (Plain Azure Linux is not in
 //     that page's list of unsupported OS options, which names Windows,
 //     Flatcar and Azure Linux with OS Guard.)
-//   - Managed refuses it: "Create a fully managed GPU node pool on AKS
+//   - Managed accepts it: "Create a fully managed GPU node pool on AKS
 //     (preview)" (https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes)
-//     does not say that managed GPU pools support Azure Linux, and aksml
-//     could not confirm it, so it does not send a combination AKS might
-//     refuse in the middle of `pulumi up`.
+//     creates managed GPU pools on the Ubuntu default SKU and, in its own tab,
+//     on an Azure Linux node pool (`--os-sku AzureLinux` with
+//     `--enable-managed-gpu`); aksml sends Managed pools with
+//     2026-02-02-preview, whose OSSKU enum has AzureLinux. (Until issue 34
+//     aksml refused it because an earlier reading of the page found no
+//     Azure Linux support; the page of the API version aksml sends wins over
+//     that reading.)
 //
 // No document found lists GPU VM sizes that Azure Linux does or does not
 // support, so no size is refused for it (NV-series sizes are refused for
@@ -219,10 +223,8 @@ func (s Spec) validateOSSKU(path field.Path) field.ErrorList {
 		return nil
 	}
 	switch s.GPUStack {
-	case GPUStackManaged:
-		return field.ErrorList{field.Forbidden(path, "AzureLinux is not accepted on a gpuStack Managed pool: the AKS-managed GPU node documentation does not state Azure Linux support; use osSku Ubuntu (the default), or gpuStack DriverOnly for Azure Linux GPU nodes")}
 	case GPUStackNone:
-		return field.ErrorList{field.Forbidden(path, "AzureLinux is not accepted on a gpuStack None pool: the NVIDIA GPU Operator such a pool runs is not compatible with several OS versions in one AKS cluster, and aksml's system and CPU pools run Ubuntu; use osSku Ubuntu (the default), or gpuStack DriverOnly for Azure Linux GPU nodes")}
+		return field.ErrorList{field.Forbidden(path, "AzureLinux is not accepted on a gpuStack None pool: the NVIDIA GPU Operator such a pool runs is not compatible with several OS versions in one AKS cluster, and aksml's system and CPU pools run Ubuntu; use osSku Ubuntu (the default), or gpuStack DriverOnly or Managed for Azure Linux GPU nodes")}
 	}
 	return nil
 }
