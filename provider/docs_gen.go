@@ -194,7 +194,7 @@ var goDocs = map[string]goDoc{
 			"mincount":         "MinCount is the autoscaler minimum of DriverOnly and None pools. Default 0 (scale to zero), except DefaultProdInferenceMinCount (1) for a Regular inference pool in a production stack (DefaultForEnvironment). Not allowed on Managed pools.",
 			"name":             "Name is the AKS pool name: lowercase letters and digits, starting with a letter, at most 12 characters. Required.",
 			"osdisksizegb":     "OSDiskSizeGB is the node OS disk size. Default 256.",
-			"ossku":            "OSSKU is the node OS: Ubuntu (default) or AzureLinux, immutable. AzureLinux is accepted on DriverOnly pools only (see Validate). Ubuntu is AKS's default and is not sent, so pools created before this setting existed see no change.",
+			"ossku":            "OSSKU is the node OS: Ubuntu (default) or AzureLinux, immutable. AzureLinux is accepted on DriverOnly and Managed pools (see Validate). Ubuntu is AKS's default and is not sent, so pools created before this setting existed see no change.",
 			"priority":         "Priority is Regular (default) or Spot.",
 			"vmsize":           "VMSize is an NC/ND size from the catalogue (see Catalogue). Required. NV-series sizes are rejected (visualisation only).",
 			"workload":         "Workload is the workload class: training, fine-tuning, batch-inference or inference. Required.",

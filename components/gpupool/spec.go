@@ -163,7 +163,7 @@ type Spec struct {
 	// MIG partitions the GPUs; nil means no MIG.
 	MIG *MIGSpec `json:"mig,omitempty" pulumi:"mig,optional"`
 	// OSSKU is the node OS: Ubuntu (default) or AzureLinux, immutable.
-	// AzureLinux is accepted on DriverOnly pools only (see Validate).
+	// AzureLinux is accepted on DriverOnly and Managed pools (see Validate).
 	// Ubuntu is AKS's default and is not sent, so pools created before this
 	// setting existed see no change.
 	OSSKU OSSKU `json:"osSku,omitempty" pulumi:"osSku,optional"`
