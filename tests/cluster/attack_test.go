@@ -758,6 +758,7 @@ func (f *attackFixture) podSecurityRefused(t *testing.T) {
 	job := f.job(attackerTeam, "privileged", func(j *batchv1.Job) {
 		spec := &j.Spec.Template.Spec
 		spec.SecurityContext = nil
+		spec.HostNetwork = true
 		spec.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
 		spec.Volumes = []corev1.Volume{{Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/kubelet"}}}}
 		spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "host", MountPath: "/host"}}
@@ -777,6 +778,7 @@ func (f *attackFixture) podSecurityRefused(t *testing.T) {
 			assert.Contains(ct, found, `violates PodSecurity "restricted:latest"`)
 			assert.Contains(ct, found, "privileged")
 			assert.Contains(ct, found, "hostPath")
+			assert.Contains(ct, found, "hostNetwork=true")
 		}
 	}, attackTimeout, scenarioPoll)
 	pods := &corev1.PodList{}
