@@ -464,7 +464,8 @@ func (f *attackFixture) inlineStorageVolumeRefused(t *testing.T) {
 	for what, v := range map[string]corev1.VolumeSource{
 		"an inline csi volume (Azure Files)": {CSI: &corev1.CSIVolumeSource{Driver: "file.csi.azure.com", VolumeAttributes: map[string]string{"shareName": "checkpoints-serving", "secretName": "stolen"}}},
 		"an inline azureFile volume":         {AzureFile: &corev1.AzureFileVolumeSource{SecretName: "stolen", ShareName: "checkpoints-serving"}},
-		"an inline azureDisk volume":         {AzureDisk: &corev1.AzureDiskVolumeSource{DiskName: "other", DataDiskURI: "/subscriptions/x/disks/other"}},
+		"an inline azureDisk volume": {AzureDisk: &corev1.AzureDiskVolumeSource{DiskName: "other", Kind: ptr.To(corev1.AzureManagedDisk),
+			DataDiskURI: "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aksml-prod/providers/Microsoft.Compute/disks/other"}},
 	} {
 		job := f.job(attackerTeam, "inline", func(j *batchv1.Job) {
 			j.Spec.Template.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: v}}
