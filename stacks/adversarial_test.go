@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/aksml/aksml/components/storage"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
 	"github.com/aksml/aksml/tests/synth"
@@ -350,6 +351,17 @@ func adversarialCases() []adversarialCase {
 	add(cases("message", "cluster name", "cluster.name", "aksml:cluster.name", "use 1-63 letters", "bad name!")...)
 	add(adversarialCase{name: "quota on an unknown pool", class: "message", path: `aksml:teams[0].gpuQuota["h100"]`, fix: "use one of",
 		mutate: func(c config) { c.set("teams.0.gpuQuota.h100", 1) }})
+
+	// Namespace quota below the stack's own claims (datasets and
+	// checkpoints, 100Gi each in the base config): the API server would
+	// refuse them at `pulumi up`.
+	checkpointsStorage := storage.CheckpointsClass + ".storageclass.storage.k8s.io/requests.storage"
+	add(adversarialCase{name: "namespace quota below the checkpoints claim", class: "message", path: fmt.Sprintf("aksml:teams[0].namespaceQuota[%q]", checkpointsStorage),
+		fix: "raise it to at least 100Gi", mutate: func(c config) { c.set("teams.0.namespaceQuota", map[string]any{checkpointsStorage: "50Gi"}) }})
+	add(adversarialCase{name: "namespace quota of fewer claims than the stack's", class: "message", path: `aksml:teams[0].namespaceQuota["persistentvolumeclaims"]`,
+		fix: "raise it to at least 2", mutate: func(c config) { c.set("teams.0.namespaceQuota", map[string]any{"persistentvolumeclaims": "1"}) }})
+	add(adversarialCase{name: "namespace storage quota below the stack's claims", class: "message", path: `aksml:teams[0].namespaceQuota["requests.storage"]`,
+		fix: "raise it to at least 200Gi", mutate: func(c config) { c.set("teams.0.namespaceQuota", map[string]any{"requests.storage": "150Gi"}) }})
 	return all
 }
 
@@ -385,6 +397,13 @@ func acceptedCases() []acceptedCase {
 			c.set("cluster.kubernetesVersion", "1.35")
 		}},
 		{name: "another region", mutate: func(c config) { c.set("cluster.location", "swedencentral") }},
+		{name: "namespace quota exactly the stack's own claims", mutate: func(c config) {
+			c.set("teams.0.namespaceQuota", map[string]any{
+				storage.CheckpointsClass + ".storageclass.storage.k8s.io/requests.storage":       "100Gi",
+				storage.CheckpointsClass + ".storageclass.storage.k8s.io/persistentvolumeclaims": "1",
+				"persistentvolumeclaims": "2", "requests.storage": "200Gi",
+			})
+		}},
 		{name: "kubelet-allowed and own-domain node labels", mutate: func(c config) {
 			c.set("gpuPools.0.additionalLabels", map[string]any{"node.kubernetes.io/pool-role": "train", "example.com/team": "a"})
 			c.set("gpuPools.0.additionalTaints", []any{"example.com/dedicated=ml:NoSchedule"})

@@ -23,10 +23,15 @@ func (c *Config) tenancyTeams() []tenancy.Team {
 	if c.res == nil || c.res.queues == nil {
 		return nil
 	}
+	return tenancy.TeamsFromQueues(c.res.queues, storage.ClassNames(), c.teamClaims())
+}
+
+// teamClaims are the claims the stack creates in every team namespace
+// (storage.NewTeamVolumes): the datasets and checkpoints volumes.
+func (c *Config) teamClaims() []tenancy.Claim {
 	v := c.Storage.Volumes
 	v.Default()
-	claims := []tenancy.Claim{{Class: v.DatasetsClass, Size: v.DatasetsSize}, {Class: storage.CheckpointsClass, Size: v.CheckpointsSize}}
-	return tenancy.TeamsFromQueues(c.res.queues, storage.ClassNames(), claims)
+	return []tenancy.Claim{{Class: v.DatasetsClass, Size: v.DatasetsSize}, {Class: storage.CheckpointsClass, Size: v.CheckpointsSize}}
 }
 
 func key(k string) field.Path { return field.NewPath(Namespace + ":" + k) }
@@ -85,7 +90,9 @@ func (c *Config) Validate() field.ErrorList {
 
 	errs = append(errs, c.resolve()...)
 	errs = append(errs, c.Storage.Validate(key("storage"))...)
-	errs = append(errs, tenancy.ValidateTeams(c.tenancyTeams(), key("teams"))...)
+	teams := c.tenancyTeams()
+	errs = append(errs, tenancy.ValidateTeams(teams, key("teams"))...)
+	errs = append(errs, tenancy.ValidateClaimsFit(teams, c.teamClaims(), key("teams"))...)
 	errs = append(errs, c.validateTenancyHonest()...)
 	errs = append(errs, c.Observability.Validate(key("observability"))...)
 	errs = append(errs, c.validateWorkloads()...)

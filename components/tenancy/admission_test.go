@@ -167,3 +167,33 @@ func TestTenancyRegistersNothingElseWithoutQuotaOrPriorities(t *testing.T) {
 	assert.Contains(t, mocktest.Dig(t, p, "spec", "validations", 6, "expression"), `s.priorityClassName in []`,
 		"a team given no priorities may use none: the policy fails closed")
 }
+
+func TestValidateClaimsFit(t *testing.T) {
+	claims := []Claim{{Class: "files", Size: "1Ti"}, {Class: "checkpoints", Size: "100Gi"}}
+	tt := []Team{
+		{Name: "team-a", NamespaceQuota: NamespaceQuotaHard(QuotaBasis{CPU: 8, Memory: 1 << 35, Classes: []string{"files", "checkpoints"}, Claims: claims}, nil)},
+		{Name: "team-b", NamespaceQuota: map[string]string{
+			ClassStorageQuota("files"):      "500Gi",
+			ClassClaimsQuota("checkpoints"): "0",
+			QuotaClaims:                     "2",
+			QuotaStorage:                    "1124Gi",
+			ClassStorageQuota("other"):      "0",
+		}},
+		{Name: "team-c", NamespaceQuota: map[string]string{QuotaStorage: "1123Gi", ClassClaimsQuota("files"): "1"}},
+	}
+	errs := ValidateClaimsFit(tt, claims, field.NewPath("aksml:teams"))
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Path.String())
+	}
+	assert.ElementsMatch(t, []string{
+		`aksml:teams[1].namespaceQuota["files.storageclass.storage.k8s.io/requests.storage"]`,
+		`aksml:teams[1].namespaceQuota["checkpoints.storageclass.storage.k8s.io/persistentvolumeclaims"]`,
+		`aksml:teams[2].namespaceQuota["requests.storage"]`,
+	}, got, "the defaults (team-a) fit; exactly the claims fits (team-b's totals, team-c's files claims); a class the stack does not claim is free")
+	require.Len(t, errs, 3)
+	files := errs[1].Error() // team-b's problems in key order: checkpoints, then files
+	assert.Contains(t, files, `namespaceQuota["files.storageclass.storage.k8s.io/requests.storage"]`)
+	assert.Contains(t, files, "raise it to at least 1Ti", "names the fix")
+	assert.Contains(t, files, "1Ti of files", "names the stack's claim")
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
 	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
@@ -190,6 +191,59 @@ func validateQuota(hard map[string]string, path field.Path) field.ErrorList {
 		}
 		if _, ok := field.ParseQuantity(hard[r]); !ok {
 			errs = append(errs, field.Invalid(p, "%q is not a Kubernetes quantity for resource %q; write e.g. \"4\"", hard[r], r))
+		}
+	}
+	return errs
+}
+
+// ValidateClaimsFit checks that each team's namespace quota
+// (Team.NamespaceQuota) leaves room for claims, those the stack itself
+// creates in every team namespace: an override of a class's
+// persistentvolumeclaims or requests.storage, or of the totals, below them
+// would make the API server refuse the stack's own claim at `pulumi up`
+// ("exceeded quota"), after part of the stack is applied. path is the list's
+// config key (the aksml stacks pass `aksml:teams`), so a problem reads
+// `aksml:teams[0].namespaceQuota["<class>.storageclass.storage.k8s.io/requests.storage"]`.
+// The defaults (NamespaceQuotaHard) always fit; only overrides can fail.
+func ValidateClaimsFit(teams []Team, claims []Claim, path field.Path) field.ErrorList {
+	need := map[string]struct {
+		count int
+		bytes float64
+		what  []string
+	}{}
+	add := func(r string, bytes float64, what string) {
+		n := need[r]
+		n.count, n.bytes, n.what = n.count+1, n.bytes+bytes, append(n.what, what)
+		need[r] = n
+	}
+	for _, c := range claims {
+		size, _ := field.ParseQuantity(c.Size)
+		what := c.Size + " of " + c.Class
+		add(ClassClaimsQuota(c.Class), size, what)
+		add(ClassStorageQuota(c.Class), size, what)
+		add(QuotaClaims, size, what)
+		add(QuotaStorage, size, what)
+	}
+	var errs field.ErrorList
+	for i, t := range teams {
+		for _, r := range slices.Sorted(maps.Keys(t.NamespaceQuota)) {
+			n, ok := need[r]
+			if !ok {
+				continue
+			}
+			have, ok := field.ParseQuantity(t.NamespaceQuota[r])
+			if !ok {
+				continue // validateQuota reports it
+			}
+			want, unit := float64(n.count), strconv.Itoa(n.count)
+			if r == QuotaStorage || strings.HasSuffix(r, "/"+QuotaStorage) {
+				want, unit = n.bytes, formatBytes(n.bytes)
+			}
+			if have < want {
+				errs = append(errs, field.Invalid(path.Index(i).Child("namespaceQuota").Key(r),
+					"%q is below what the stack itself claims in team %s's namespace (%s: the datasets and checkpoints claims of aksml:storage.volumes), so the API server would refuse those claims; raise it to at least %s, or remove the key to get the default (the stack's claims plus room for the team's own)",
+					t.NamespaceQuota[r], t.Name, strings.Join(n.what, ", "), unit))
+			}
 		}
 	}
 	return errs

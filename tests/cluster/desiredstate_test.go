@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -69,6 +70,9 @@ func desiredState(t *testing.T, stack string) *rules.Stack {
 type stackObject struct {
 	res rules.Resource
 	obj *unstructured.Unstructured
+	// install marks a Namespace that no object of the stack creates but a skipped
+	// third-party install does (installNamespaces); it is not an object of the stack.
+	install bool
 }
 
 // String names the object for messages: kind, namespace/name and Pulumi name.
@@ -109,7 +113,39 @@ func stackObjects(s *rules.Stack) ([]stackObject, map[string]int, error) {
 		}
 		objs = append(objs, stackObject{res: r, obj: obj})
 	}
-	return objs, skipped, errors.Join(errs...)
+	return append(installNamespaces(objs), objs...), skipped, errors.Join(errs...)
+}
+
+// installNamespaces returns a Namespace object (marked install) for each namespace the
+// stack's objects live in that no object of the stack creates: those of the third-party
+// installs stackObjects skips (the training operator's kustomize directory creates
+// kubeflow; Kueue's chart creates kueue-system). On a cluster the install creates them
+// before the stack's own objects in them (the platform NetworkPolicies); here they are
+// applied first and never deleted, as an install's namespace outlives the stack's objects.
+func installNamespaces(objs []stackObject) []stackObject {
+	created := map[string]bool{"default": true, "kube-system": true, "kube-public": true}
+	for _, o := range objs {
+		if o.obj.GetKind() == "Namespace" {
+			created[o.obj.GetName()] = true
+		}
+	}
+	var names []string
+	for _, o := range objs {
+		if ns := o.obj.GetNamespace(); ns != "" && !created[ns] {
+			created[ns] = true
+			names = append(names, ns)
+		}
+	}
+	sort.Strings(names)
+	out := make([]stackObject, len(names))
+	for i, ns := range names {
+		obj := &unstructured.Unstructured{}
+		obj.SetAPIVersion("v1")
+		obj.SetKind("Namespace")
+		obj.SetName(ns)
+		out[i] = stackObject{res: rules.Resource{URN: "install-namespace::" + ns, Type: "kubernetes:core/v1:Namespace", Name: ns}, obj: obj, install: true}
+	}
+	return out
 }
 
 // toObject turns the inputs of a Kubernetes resource (the object in Pulumi's JSON form)
@@ -320,8 +356,10 @@ func deleteObjects(ctx context.Context, c client.Client, objs []stackObject) err
 	return nil
 }
 
-// deleteAndWait deletes objs in reverse order and waits until they are gone.
+// deleteAndWait deletes objs in reverse order and waits until they are gone. The
+// namespaces of third-party installs (install) are left in place.
 func deleteAndWait(ctx context.Context, c client.Client, objs []stackObject) error {
+	objs = slices.DeleteFunc(slices.Clone(objs), func(o stackObject) bool { return o.install })
 	var errs []error
 	for i := len(objs) - 1; i >= 0; i-- {
 		err := c.Delete(ctx, objs[i].obj.DeepCopy(), client.PropagationPolicy(metav1.DeletePropagationBackground))

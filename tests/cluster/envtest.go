@@ -50,6 +50,9 @@ const FieldManager = "aksml"
 // deleted node are marked Failed with the DisruptionTarget condition and deleted after 40 s
 // ("Garbage collection of Pods",
 // https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-garbage-collection).
+// The ephemeral volume controller creates the claim of a pod's generic ephemeral volume,
+// which the namespace's ResourceQuota counts like any other claim ("Ephemeral Volumes",
+// https://kubernetes.io/docs/concepts/storage/ephemeral-volumes/#generic-ephemeral-volumes).
 var ControllerManagerControllers = []string{
 	"namespace-controller",
 	"job-controller",
@@ -64,6 +67,7 @@ var ControllerManagerControllers = []string{
 	"endpointslice-controller",
 	"persistentvolume-binder-controller",
 	"pod-garbage-collector-controller",
+	"ephemeral-volume-controller",
 }
 
 // Options configures Start. The zero value starts etcd and kube-apiserver with all CRDs.
@@ -334,28 +338,10 @@ func (e *Env) Stop() error {
 
 // Apply server-side applies obj with field manager FieldManager (forcing ownership of
 // conflicting fields) and updates obj with the server's response.
-//
-// A namespace that only a third-party install creates, which this tier does not run
-// (installNamespaces: the training operator's kustomize directory creates kubeflow),
-// is created first, so the stack's own objects in it (platform NetworkPolicies) apply.
 func (e *Env) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
-	if ns := obj.GetNamespace(); installNamespaces[ns] {
-		nsObj := &unstructured.Unstructured{}
-		nsObj.SetAPIVersion("v1")
-		nsObj.SetKind("Namespace")
-		nsObj.SetName(ns)
-		if err := e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(nsObj),
-			client.FieldOwner(FieldManager+"-installs")); err != nil {
-			return err
-		}
-	}
 	return e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj),
 		client.FieldOwner(FieldManager), client.ForceOwnership)
 }
-
-// installNamespaces are the namespaces created by third-party installs the stack
-// deploys (Helm charts, kustomize directories) and this tier skips.
-var installNamespaces = map[string]bool{"kubeflow": true}
 
 // LogTail returns the last n lines of the named component log in Dir (for example
 // "kueue.log" or "kube-controller-manager.log"), for failure messages.

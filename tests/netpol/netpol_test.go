@@ -129,6 +129,7 @@ func evaluateStack(t *testing.T, stack string, st *rules.Stack) *evaluation {
 	for _, p := range []peer{
 		internal("kube-system/coredns", tenancy.SystemNamespace, "10.244.0.2", map[string]string{tenancy.DNSPodLabel: tenancy.DNSPodValue}),
 		internal("kube-system/ama-metrics", tenancy.SystemNamespace, "10.244.0.3", map[string]string{tenancy.ScraperPodLabel: tenancy.ScraperPodValue}),
+		internal("kube-system/metrics-server", tenancy.SystemNamespace, "10.244.0.4", map[string]string{"k8s-app": "metrics-server"}),
 		internal("default/intruder", "default", "10.244.200.9", map[string]string{"app": "intruder"}),
 		{name: "external/storage", tp: &matcher.TrafficPeer{IP: storageIP}},
 		{name: "external/imds", tp: &matcher.TrafficPeer{IP: imdsIP}},
@@ -256,36 +257,100 @@ func TestShippedStackNetworkPolicies(t *testing.T) {
 }
 
 // TestIMDSAndPlatformUnreachable: from every team of every shipped stack,
-// Restricted or Unrestricted, IMDS and the platform namespaces are
-// unreachable on every port, while the platform itself keeps its paths:
+// as shipped and with every team's egress Unrestricted, IMDS and the
+// platform namespaces are unreachable on every port, and kube-system only
+// through CoreDNS on port 53, while the platform itself keeps its paths:
 // kube-system (the scraper, the API server's webhook calls through the
 // konnectivity agent) and the nodes reach it, and it reaches the API
-// server on 443 and DNS.
+// server on 443 and DNS. The platform namespaces are the ones the stack
+// ships: every namespace it deploys into (its objects and its charts) that
+// is neither a team's nor kube-system is isolated.
 func TestIMDSAndPlatformUnreachable(t *testing.T) {
-	stacks, err := synth.Stacks(projectDir)
+	stackNames, err := synth.Stacks(projectDir)
 	require.NoError(t, err)
-	for _, stack := range stacks {
-		t.Run(stack, func(t *testing.T) {
-			e := evaluate(t, stack)
-			for _, a := range e.teams {
-				for _, p := range ports {
-					assert.False(t, e.allowed(t, a+"/ddp-0", "external/imds", p), "%s: team %s reaches IMDS on %s", stack, a, p.name)
-					for _, ns := range e.platform {
-						assert.False(t, e.allowed(t, a+"/ddp-0", ns+"/controller", p), "%s: team %s reaches platform namespace %s on %s", stack, a, ns, p.name)
+	for _, stack := range stackNames {
+		for _, variant := range []string{"as shipped", "every team Unrestricted"} {
+			t.Run(stack+"/"+variant, func(t *testing.T) {
+				var (
+					st  *rules.Stack
+					err error
+				)
+				if variant == "as shipped" {
+					st, err = synth.Synth(projectDir, stack)
+				} else {
+					st, err = allUnrestricted(stack)
+				}
+				require.NoError(t, err)
+				e := evaluateStack(t, stack, st)
+				assert.ElementsMatch(t, deployedNamespaces(st, e.teams), e.platform, "%s: every platform namespace the stack deploys into is isolated", stack)
+				for _, a := range e.teams {
+					from := a + "/ddp-0"
+					if variant != "as shipped" {
+						assert.True(t, e.allowed(t, from, "external/storage", portNamed("smb/445")), "%s: team %s is Unrestricted in this variant", stack, a)
+					}
+					for _, p := range ports {
+						assert.False(t, e.allowed(t, from, "external/imds", p), "%s: team %s reaches IMDS on %s", stack, a, p.name)
+						assert.False(t, e.allowed(t, from, "kube-system/metrics-server", p), "%s: team %s reaches kube-system beyond CoreDNS on %s", stack, a, p.name)
+						assert.Equal(t, p.name == "dns/53udp", e.allowed(t, from, "kube-system/coredns", p), "%s: team %s reaches CoreDNS on %s only if it is DNS", stack, a, p.name)
+						for _, ns := range e.platform {
+							assert.False(t, e.allowed(t, from, ns+"/controller", p), "%s: team %s reaches platform namespace %s on %s", stack, a, ns, p.name)
+						}
 					}
 				}
-			}
-			for _, ns := range e.platform {
-				c := ns + "/controller"
-				assert.True(t, e.allowed(t, "kube-system/ama-metrics", c, portNamed("metrics/8000")), "%s: the scraper reaches %s", stack, ns)
-				assert.True(t, e.allowed(t, "node/kubelet", c, portNamed("webhook/9443")), "%s: the API server (via the nodes) calls %s's webhook", stack, ns)
-				assert.True(t, e.allowed(t, c, "external/apiserver", portNamed("https/443")), "%s: %s reaches the API server", stack, ns)
-				assert.True(t, e.allowed(t, c, "kube-system/coredns", portNamed("dns/53udp")), "%s: %s resolves names", stack, ns)
-				assert.False(t, e.allowed(t, c, "external/imds", portNamed("http/80")), "%s: %s does not reach IMDS", stack, ns)
-				assert.False(t, e.allowed(t, "default/intruder", c, portNamed("webhook/9443")), "%s: a pod outside kube-system does not reach %s", stack, ns)
-			}
-		})
+				for _, ns := range e.platform {
+					c := ns + "/controller"
+					assert.True(t, e.allowed(t, "kube-system/ama-metrics", c, portNamed("metrics/8000")), "%s: the scraper reaches %s", stack, ns)
+					assert.True(t, e.allowed(t, "node/kubelet", c, portNamed("webhook/9443")), "%s: the API server (via the nodes) calls %s's webhook", stack, ns)
+					assert.True(t, e.allowed(t, c, "external/apiserver", portNamed("https/443")), "%s: %s reaches the API server", stack, ns)
+					assert.True(t, e.allowed(t, c, "kube-system/coredns", portNamed("dns/53udp")), "%s: %s resolves names", stack, ns)
+					assert.False(t, e.allowed(t, c, "external/imds", portNamed("http/80")), "%s: %s does not reach IMDS", stack, ns)
+					assert.False(t, e.allowed(t, "default/intruder", c, portNamed("webhook/9443")), "%s: a pod outside kube-system does not reach %s", stack, ns)
+				}
+			})
+		}
 	}
+}
+
+// allUnrestricted synthesizes stack with every team's egress Unrestricted.
+func allUnrestricted(stack string) (*rules.Stack, error) {
+	return synth.SynthEdited(projectDir, stack, func(cfg map[string]string) error {
+		var teams []map[string]any
+		if err := json.Unmarshal([]byte(cfg["aksml:teams"]), &teams); err != nil {
+			return err
+		}
+		for _, team := range teams {
+			team["egress"] = string(tenancy.EgressUnrestricted)
+		}
+		b, err := json.Marshal(teams)
+		cfg["aksml:teams"] = string(b)
+		return err
+	})
+}
+
+// deployedNamespaces are the namespaces a stack deploys into (its
+// Kubernetes objects' and its Helm charts'), other than its teams' and
+// kube-system: the platform namespaces.
+func deployedNamespaces(st *rules.Stack, teams []string) []string {
+	seen := map[string]bool{tenancy.SystemNamespace: true}
+	for _, team := range teams {
+		seen[team] = true
+	}
+	var out []string
+	for _, r := range st.Resources {
+		if !strings.HasPrefix(r.Type, "kubernetes:") {
+			continue
+		}
+		ns, _ := r.Get("metadata.namespace").(string)
+		if chart, _ := r.Inputs["namespace"].(string); chart != "" {
+			ns = chart
+		}
+		if ns != "" && !seen[ns] {
+			seen[ns] = true
+			out = append(out, ns)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // TestUnrestrictedEgress: an Unrestricted team reaches the internet on any

@@ -19,9 +19,21 @@ import (
 // stack under mocks. An invalid config returns the validation error and
 // registers nothing.
 func Synth(dir, stack string) (*rules.Stack, error) {
+	return SynthEdited(dir, stack, nil)
+}
+
+// SynthEdited is Synth with the stack's config changed by edit first (nil:
+// unchanged), for tests that ask what a variant of a shipped stack would
+// deploy.
+func SynthEdited(dir, stack string, edit func(config map[string]string) error) (*rules.Stack, error) {
 	cfg, err := ReadStackConfig(dir, stack)
 	if err != nil {
 		return nil, err
+	}
+	if edit != nil {
+		if err := edit(cfg); err != nil {
+			return nil, err
+		}
 	}
 	if err := sandboxKubeconfig(dir, cfg); err != nil {
 		return nil, err
