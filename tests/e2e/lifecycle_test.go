@@ -659,3 +659,47 @@ func tailOf(s string) string {
 	}
 	return s
 }
+
+// TestLifecycleConfigs checks, without the toolchain or a cluster, the
+// configs TestLifecycle deploys: each toggle's off config passes validation
+// and drops objects (team-b's include retained claims), and the second
+// stack passes validation and shares with the local stack exactly the
+// cluster-wide objects that carry no team name.
+func TestLifecycleConfigs(t *testing.T) {
+	root := repoRoot(t)
+	work := t.TempDir()
+	copyWorkingTree(t, root, work)
+	dropStackSecrets(t, work)
+	desired, err := synth.Synth(work, stackName)
+	require.NoError(t, err)
+	objs, err := kubernetesObjects(desired)
+	require.NoError(t, err)
+	for _, tg := range toggles {
+		restore := editStackConfig(t, work, stackName, tg.off)
+		off, err := synth.Synth(work, stackName)
+		restore()
+		require.NoError(t, err, "%s off", tg.name)
+		offObjs, err := kubernetesObjects(off)
+		require.NoError(t, err)
+		dropped := without(objs, offObjs)
+		require.NotEmpty(t, dropped, "%s off drops objects", tg.name)
+		retained := slices.ContainsFunc(dropped, func(o object) bool {
+			return o.res.RetainOnDelete && o.kind() == "PersistentVolumeClaim"
+		})
+		require.Equal(t, tg.retains, retained, "%s off drops claims that aksml:protect retains", tg.name)
+	}
+
+	writeSecondStack(t, work)
+	other, err := synth.Synth(work, secondStack)
+	require.NoError(t, err)
+	otherObjs, err := kubernetesObjects(other)
+	require.NoError(t, err)
+	shared := sharedNames(objs, otherObjs)
+	require.NotEmpty(t, shared)
+	for _, key := range shared {
+		require.NotContains(t, key, "team-", "the second stack's teams are its own")
+	}
+	require.Contains(t, shared, "StorageClass ml-azurefile-premium")
+	require.Contains(t, shared, "Namespace gpu-operator")
+	t.Logf("%d object names both stacks declare: %s", len(shared), strings.Join(shared, ", "))
+}
