@@ -137,7 +137,7 @@ func TestLifecycle(t *testing.T) {
 			require.Contains(t, stateful, "Namespace "+ns, "the previous release created team namespace %s", ns)
 		}
 		return fmt.Sprintf("%s; %d namespaces, claims and quotas recorded with their UIDs; wall %v",
-			opsSummary(*res.Summary.ResourceChanges), len(stateful), op.took.Round(time.Millisecond))
+			changeSummary(res.Summary.ResourceChanges), len(stateful), op.took.Round(time.Millisecond))
 	})
 
 	// The stack's passphrase salt lives in the project's stack file, which
@@ -155,7 +155,7 @@ func TestLifecycle(t *testing.T) {
 		requireSameUIDs(t, stateful, liveOf(t, ctx, k, statefulKinds()), "after the upgrade")
 		requireDesiredLive(t, ctx, k, dir, objs)
 		return fmt.Sprintf("%s; no namespace, claim or quota deleted or replaced; %d UIDs unchanged; all %d objects hold the current desired state; wall %v",
-			opsSummary(*res.Summary.ResourceChanges), len(stateful), len(objs), op.took.Round(time.Millisecond))
+			changeSummary(res.Summary.ResourceChanges), len(stateful), len(objs), op.took.Round(time.Millisecond))
 	})
 
 	run("b refresh then preview", true, func(t *testing.T) string {
@@ -165,7 +165,7 @@ func TestLifecycle(t *testing.T) {
 		require.NoError(t, err, "refresh failed:\n%s", op.tail())
 		took := op.took
 		ch := previewNoChanges(t, ctx, stack, dir, "b-preview")
-		return fmt.Sprintf("refresh %s (%v); the preview after it plans %d changes", opsSummary(*rres.Summary.ResourceChanges), took.Round(time.Millisecond), ch)
+		return fmt.Sprintf("refresh %s (%v); the preview after it plans %d changes", changeSummary(rres.Summary.ResourceChanges), took.Round(time.Millisecond), ch)
 	})
 
 	run("d a second stack on the same cluster", false, func(t *testing.T) string {
@@ -250,7 +250,7 @@ func TestLifecycle(t *testing.T) {
 			}
 			ch := previewNoChanges(t, ctx, stack, dir, "c-"+tg.name+"-off-preview")
 			return fmt.Sprintf("%s; %d objects gone, %d retained with their UIDs (%s), no orphans; preview after: %d changes; wall %v",
-				opsSummary(*res.Summary.ResourceChanges), len(gone), len(retained), strings.Join(sortedKeys(retained), ", "), ch, op.took.Round(time.Millisecond))
+				changeSummary(res.Summary.ResourceChanges), len(gone), len(retained), strings.Join(sortedKeys(retained), ", "), ch, op.took.Round(time.Millisecond))
 		})
 		run("c "+tg.name+" on again", false, func(t *testing.T) string {
 			op := startOp(t, dir, "c-"+tg.name+"-on")
@@ -263,7 +263,7 @@ func TestLifecycle(t *testing.T) {
 			require.Empty(t, orphans, "objects labelled by aksml that the stack does not declare")
 			ch := previewNoChanges(t, ctx, stack, dir, "c-"+tg.name+"-on-preview")
 			return fmt.Sprintf("%s; all %d objects back, %d retained objects kept their UIDs; preview after: %d changes; wall %v",
-				opsSummary(*res.Summary.ResourceChanges), len(objs), len(retained), ch, op.took.Round(time.Millisecond))
+				changeSummary(res.Summary.ResourceChanges), len(objs), len(retained), ch, op.took.Round(time.Millisecond))
 		})
 	}
 }
@@ -702,4 +702,13 @@ func TestLifecycleConfigs(t *testing.T) {
 	require.Contains(t, shared, "StorageClass ml-azurefile-premium")
 	require.Contains(t, shared, "Namespace gpu-operator")
 	t.Logf("%d object names both stacks declare: %s", len(shared), strings.Join(shared, ", "))
+}
+
+// changeSummary renders an operation's change counts, "none reported" when
+// the engine gave none.
+func changeSummary(m *map[string]int) string {
+	if m == nil {
+		return "no change counts reported"
+	}
+	return opsSummary(*m)
 }
