@@ -2,7 +2,7 @@
 # test tier; .ci/run calls it too.
 GO ?= go
 
-.PHONY: release-snapshot help deps test test-unit calendar test-netpol test-provider test-preflight test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench
+.PHONY: release-snapshot help deps test test-unit calendar test-netpol test-provider test-preflight test-cluster schema sdk-check lint golden policy-check sandbox sandbox-down toolchain e2e demo demo-down bench lifecycle
 
 ## test: the third-party files (deps), the unit tier (mocks, golden files, policy), the
 ## NetworkPolicy evaluation, the component provider (schema drift), preflight against the Azure
@@ -115,6 +115,20 @@ e2e: deps
 		echo "e2e: building the component provider into $$bin/pulumi-resource-aksml"; \
 		cd provider && $(GO) build -o "$$bin/pulumi-resource-aksml" ./cmd/pulumi-resource-aksml
 	AKSML_E2E_POLICY_PACK="$${AKSML_E2E_POLICY_PACK:-binary}" $(GO) test -tags e2e ./tests/e2e/ -count=1 -v -timeout 40m
+
+## lifecycle: the day-two tier (issue 27) with the real engine on a sandbox: the local stack
+## deployed with the code and state of the previous release (AKSML_LIFECYCLE_FROM, default
+## 96e524c) then upgraded to this tree (no namespace, claim or quota deleted or replaced, their
+## UIDs kept); refresh then a no-change preview; observability, a team and a pool turned off and
+## on (nothing orphaned, retained claims kept); a second stack on the same cluster. Needs
+## `make toolchain`; not part of `make e2e`.
+lifecycle: deps
+	@missing=""; for b in pulumi pulumi-language-go pulumi-resource-kubernetes; do \
+		[ -x "$${AKSML_BIN:-bin}/$$b" ] || command -v "$$b" >/dev/null 2>&1 || missing="$$missing $$b"; \
+	done; \
+	if [ -n "$$missing" ]; then echo "lifecycle: Pulumi toolchain missing:$$missing (neither in $${AKSML_BIN:-bin}/ nor on PATH): run make toolchain first" >&2; exit 1; fi
+	cd tests/cluster && ./build-assets.sh
+	AKSML_LIFECYCLE=1 $(GO) test -tags e2e ./tests/e2e/ -run TestLifecycle -count=1 -v -timeout 60m
 
 ## bench: benchmarks, not timed tests (minutes, a loaded machine). The cluster tier queues 1000
 ## one-GPU Jobs over a 100-team stack on its simulated nodes (admission and placement

@@ -361,31 +361,6 @@ func TestDashboardJSON(t *testing.T) {
 	assert.Equal(t, "prometheus", d.Templating.List[0].Query)
 }
 
-// promSkipped are the parts of a PromQL expression that hold no metric
-// name: label matchers, grouping lists, ranges and strings.
-var promSkipped = regexp.MustCompile(`\{[^}]*\}|\b(by|on|without|ignoring|group_left|group_right)\s*\([^)]*\)|\[[^\]]*\]|"[^"]*"`)
-
-// promIdent is an identifier in what is left; one followed by "(" is a
-// function, the keywords are operators.
-var promIdent = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*\s*\(?`)
-
-// metricsRead returns the metric names a PromQL expression reads.
-func metricsRead(expr string) []string {
-	var out []string
-	for _, tok := range promIdent.FindAllString(promSkipped.ReplaceAllString(expr, " "), -1) {
-		tok = strings.TrimSpace(tok)
-		if strings.HasSuffix(tok, "(") {
-			continue
-		}
-		switch tok {
-		case "and", "or", "unless", "offset", "bool":
-			continue
-		}
-		out = append(out, tok)
-	}
-	return out
-}
-
 // ingested reports whether the collection aksml configures on AKS ingests
 // metric: the add-on's minimal kube-state-metrics profile plus the keep-list
 // of the settings ConfigMap when one is created, the training PodMonitor's
@@ -414,7 +389,7 @@ func TestEveryRuleReadsIngestedSeries(t *testing.T) {
 	rules := Rules(s, []string{"team-a"}, WorkloadDuration{Namespace: "team-a", Name: "nightly", Expected: time.Hour})
 	var missed []string
 	for _, r := range rules {
-		read := metricsRead(r.Expr)
+		read := MetricsRead(r.Expr)
 		require.NotEmpty(t, read, "%s reads no metric: %s", r.Alert, r.Expr)
 		for _, m := range read {
 			if !ingested(s, settings, m) {
@@ -428,7 +403,7 @@ func TestEveryRuleReadsIngestedSeries(t *testing.T) {
 	assert.Empty(t, missed, "alerts reading series the collection does not ingest")
 
 	assert.False(t, ingested(s, nil, MetricJobFailedPods), "without the settings ConfigMap the minimal profile drops kube_job_status_failed")
-	assert.Equal(t, []string{MetricJobFailedPods}, metricsRead(`sum by (namespace, job_name) (increase(kube_job_status_failed{namespace=~"a|b"}[1h])) >= 3`))
+	assert.Equal(t, []string{MetricJobFailedPods}, MetricsRead(`sum by (namespace, job_name) (increase(kube_job_status_failed{namespace=~"a|b"}[1h])) >= 3`))
 
 	off := false
 	s.ManagedSettingsConfigMap = &off

@@ -360,6 +360,13 @@ func negativeCases() []negativeCase {
 			}},
 		{name: "deployment stack named without its cluster", want: []string{"CONF-ID-003"}, path: "deploymentStackName", message: "azure-monitor-stack",
 			mutate: inputs(prodMonitor, func(in map[string]any) { in["deploymentStackName"] = "azure-monitor-stack" })},
+		{name: "alert on a series the collection drops", want: []string{"CONF-MON-002"}, path: "properties.rules", message: "kube_job_status_failed",
+			mutate: removeResource("observability-ama-settings")},
+		{name: "alert on a series nothing scrapes", want: []string{"CONF-MON-002"}, path: "properties.rules[0]", message: "aksml_never_scraped",
+			mutate: ruleGroup(func(props map[string]any) {
+				rule := mapOf(listOf(props["rules"])[0])
+				rule["expression"] = "aksml_never_scraped > 0"
+			})},
 		{name: "Blob class without an account in aksml's VNet", want: []string{"CONF-STO-002"}, path: "parameters.storageAccount", message: "ml-azureblob-blockcache",
 			mutate: func(t *testing.T, st *rules.Stack) {
 				st.Resources = append(st.Resources, rules.Resource{Type: "kubernetes:storage.k8s.io/v1:StorageClass", Name: "storage-classes-blob-blockcache",
