@@ -323,3 +323,29 @@ func TestProtectCoversTheStorageRoute(t *testing.T) {
 		assert.Equal(t, 9, checked, "2 zones, 2 links, 1 endpoint, 1 zone group, 1 VNet, 2 subnets")
 	}
 }
+
+// TestNodeSubnetCountsOtherAddresses: a private API server's endpoint and
+// the internal load balancer frontends take node subnet addresses, so the
+// created subnet grows and an existing one that cannot hold them is refused.
+func TestNodeSubnetCountsOtherAddresses(t *testing.T) {
+	// needs: 16 nodes + 3 surge + 5 reserved = 24 addresses.
+	private := Needs{Pools: needs.Pools, PrivateAPIServer: true, StorageRoute: RoutePrivateEndpoint}
+	assert.Equal(t, 25, defaulted(Spec{}, private).NodeIPs(private))
+	ilb := 8
+	s := defaulted(Spec{InternalLoadBalancerIPs: &ilb}, private)
+	assert.Equal(t, 33, s.NodeIPs(private))
+	assert.Equal(t, "10.224.0.0/26", s.NodeSubnet.Prefix, "33 addresses need a /26")
+	assert.Equal(t, 19, s.Nodes(private), "the pod range is sized for nodes only")
+
+	p := field.NewPath("aksml:network")
+	tooSmall := defaulted(Spec{InternalLoadBalancerIPs: &ilb, NodeSubnet: Subnet{Prefix: "10.224.0.0/27"}}, private)
+	err := tooSmall.Validate(p, private, overlay).ToAggregate()
+	fieldtest.Equal(t, err, fieldtest.Invalid("aksml:network.nodeSubnet.prefix"))
+	assert.Contains(t, err.Error(), "9 for the private API server endpoint and internal load balancers")
+	fits := defaulted(Spec{InternalLoadBalancerIPs: &ilb, NodeSubnet: Subnet{Prefix: "10.224.0.0/26"}}, private)
+	assert.NoError(t, fits.Validate(p, private, overlay).ToAggregate())
+
+	bad := -1
+	err = defaulted(Spec{InternalLoadBalancerIPs: &bad}, needs).Validate(p, needs, overlay).ToAggregate()
+	fieldtest.Equal(t, err, fieldtest.Invalid("aksml:network.internalLoadBalancerIps"))
+}

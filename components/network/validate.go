@@ -65,6 +65,9 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 	if s.Surge() < 0 || s.Surge() > 100 {
 		errs = append(errs, field.Invalid(path.Child("surgeNodesPerPool"), "%d is out of range; use 0 to 100 extra nodes per pool", s.Surge()))
 	}
+	if n := s.LoadBalancerIPs(); n < 0 || n > MaxInternalLoadBalancerIPs {
+		errs = append(errs, field.Invalid(path.Child("internalLoadBalancerIps"), "%d is out of range; use 0 to %d addresses for internal load balancer frontends", n, MaxInternalLoadBalancerIPs))
+	}
 
 	sp := path.Child("addressSpace")
 	space, spaceOK := parseV4(s.AddressSpace)
@@ -98,8 +101,8 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 			errs = append(errs, field.Required(np, "the node subnet's IPv4 range, so that its capacity can be checked against the pools"))
 		}
 	} else if node, nodeOK = s.checkSubnetPrefix(s.NodeSubnet.Prefix, np, space, spaceOK, &errs); nodeOK && Size(node) < s.NodeIPs(needs) {
-		errs = append(errs, field.Invalid(np, "%s holds %d addresses but the pools need %d (every pool at maxCount, %d surge node(s) per pool, %d addresses Azure reserves); use a /%d or larger, or lower the pools' maxCount",
-			s.NodeSubnet.Prefix, Size(node), s.NodeIPs(needs), s.Surge(), AzureReservedIPsPerSubnet, SubnetBitsFor(s.NodeIPs(needs))))
+		errs = append(errs, field.Invalid(np, "%s holds %d addresses but the cluster needs %d (every pool at its node ceiling (maxCount, or count on a Managed GPU pool), %d surge node(s) per pool, %d for the private API server endpoint and internal load balancers, %d addresses Azure reserves); use a /%d or larger, or lower the pools' maxCount or count",
+			s.NodeSubnet.Prefix, Size(node), s.NodeIPs(needs), s.Surge(), s.OtherIPs(needs), AzureReservedIPsPerSubnet, SubnetBitsFor(s.NodeIPs(needs))))
 	}
 
 	if needs.StorageRoute == RoutePrivateEndpoint && s.PrivateEndpointSubnet.Prefix != "" {
