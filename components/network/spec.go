@@ -68,7 +68,27 @@ type Spec struct {
 	// creates no such Service); set it to the internal load balancers your
 	// workloads add.
 	InternalLoadBalancerIPs *int `json:"internalLoadBalancerIps,omitempty"`
+	// PrivateDNSZones are existing, central privatelink zones to register
+	// the storage private endpoints in, instead of the zones aksml creates
+	// and links to the VNet: an Azure landing zone keeps them in the
+	// connectivity subscription and resolves them for every spoke through
+	// the hub's DNS, and Azure Policy there denies privatelink zones in
+	// spokes. Default none: aksml creates both zones. Set both or neither;
+	// only with the PrivateEndpoint storage route.
+	PrivateDNSZones PrivateDNSZones `json:"privateDnsZones,omitempty"`
 }
+
+// PrivateDNSZones names existing private DNS zones by ARM ID
+// (/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Network/privateDnsZones/<zone>).
+type PrivateDNSZones struct {
+	// File is the privatelink.file.core.windows.net zone.
+	File string `json:"file,omitempty"`
+	// Blob is the privatelink.blob.core.windows.net zone.
+	Blob string `json:"blob,omitempty"`
+}
+
+// Existing reports whether existing zones are named.
+func (z PrivateDNSZones) Existing() bool { return z.File != "" || z.Blob != "" }
 
 // Surge returns SurgeNodesPerPool, or its default.
 func (s Spec) Surge() int {
