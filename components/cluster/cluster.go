@@ -202,6 +202,9 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	if logs.Wanted() {
 		insightsParams[logParamWorkspaceID] = workspaceID
 	}
+	if logs.insights() {
+		insightsParams[logParamDCRLocation] = logs.DCRLocation(spec.Location)
+	}
 	if _, err := armdeploy.NewTemplateStack(ctx, name+"-insights", &armdeploy.Args{
 		ResourceGroupName: rgName,
 		Template:          InsightsTemplate(logs.insights(), logs.audit(), logs.AuditCategories, args.Tags),
