@@ -77,12 +77,13 @@ var goDocs = map[string]goDoc{
 	"cluster.LogsSpec": {
 		Doc: "LogsSpec is `aksml:cluster.logs`: Container Insights and the control plane's audit logs, both to one Log Analytics workspace, created or brought.",
 		Fields: map[string]string{
-			"auditcategories":           "AuditCategories are the control-plane log categories. Default kube-audit-admin and guard; valid: AuditCategories.",
-			"auditlogs":                 "AuditLogs sends AuditCategories to the workspace with a diagnostic setting on the cluster. Default true.",
-			"containerinsights":         "ContainerInsights enables Container Insights (addon omsagent with managed-identity auth, its data collection rule and association). Default true.",
-			"loganalyticsworkspaceid":   "LogAnalyticsWorkspaceID is an existing workspace: /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>. Default none: aksml creates LogAnalyticsWorkspaceName.",
-			"loganalyticsworkspacename": "LogAnalyticsWorkspaceName is the workspace aksml creates in the cluster's resource group and region: 4-63 letters, digits or '-', starting and ending with a letter or digit. Default law-<cluster>.",
-			"retentionindays":           "RetentionInDays is the created workspace's retention, 30-730. Default 30.",
+			"auditcategories":               "AuditCategories are the control-plane log categories. Default kube-audit-admin and guard; valid: AuditCategories.",
+			"auditlogs":                     "AuditLogs sends AuditCategories to the workspace with a diagnostic setting on the cluster. Default true.",
+			"containerinsights":             "ContainerInsights enables Container Insights (addon omsagent with managed-identity auth, its data collection rule and association). Default true.",
+			"loganalyticsworkspaceid":       "LogAnalyticsWorkspaceID is an existing workspace: /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>. Default none: aksml creates LogAnalyticsWorkspaceName.",
+			"loganalyticsworkspacelocation": "LogAnalyticsWorkspaceLocation is the region of the existing workspace LogAnalyticsWorkspaceID: the Container Insights data collection rule is created there, as Microsoft's onboarding template does (parameter workspaceRegion, \"Workspace Region for data collection rule\"). Default: the cluster's region, where a created workspace is. Only with LogAnalyticsWorkspaceID.",
+			"loganalyticsworkspacename":     "LogAnalyticsWorkspaceName is the workspace aksml creates in the cluster's resource group and region: 4-63 letters, digits or '-', starting and ending with a letter or digit. Default law-<cluster>.",
+			"retentionindays":               "RetentionInDays is the created workspace's retention, 30-730. Default 30.",
 		},
 	},
 	"cluster.MaintenanceWindow": {
@@ -449,6 +450,7 @@ var goDocs = map[string]goDoc{
 	"storage.TeamVolumesArgs": {
 		Doc: "TeamVolumesArgs configures NewTeamVolumes.",
 		Fields: map[string]string{
+			"accounts":          "Accounts, when set, makes the claims wait for the CSI identity's role assignments on aksml's storage accounts: on the first up the claims would otherwise be created while the driver cannot yet create a share or container, and provisioning fails until the claim is retried. Default nil (no aksml accounts, or the assignments already exist).",
 			"classes":           "Classes, when set, makes the claims wait for the StorageClasses they name. Default nil (the classes already exist).",
 			"configpath":        "ConfigPath is the root of validation error paths (`<ConfigPath>.volumes`). Default DefaultConfigPath (`storage`).",
 			"namespace":         "Namespace is the team namespace the claims are created in, normally the output of the component that creates the namespace, so that the claims wait for it. Required.",

@@ -198,7 +198,10 @@ func Parse(stack string, raw map[string]string) (*Config, error) {
 		return nil, errs.ToAggregate()
 	}
 	c.Default()
-	if err := append(explicitValuesKept(raw, c), c.Validate()...).ToAggregate(); err != nil {
+	// Validate first: it defaults aksml:network from the resolved pools,
+	// and explicitValuesKept compares what was written with what is used.
+	verrs := c.Validate()
+	if err := append(explicitValuesKept(raw, c), verrs...).ToAggregate(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -235,7 +238,8 @@ func Load(ctx *pulumi.Context) (*Config, error) {
 }
 
 // Default applies the per-environment defaults, then every section's own
-// defaults.
+// defaults, except aksml:network's: its node subnet is sized from the
+// resolved GPU pools, so Validate defaults it once they are resolved.
 func (c *Config) Default() {
 	if c.Environment == "" {
 		c.Environment = EnvDev
@@ -258,9 +262,6 @@ func (c *Config) Default() {
 	}
 	c.GPUStack.Default()
 	c.Storage.Default()
-	if c.Network != nil && c.Cluster != nil {
-		c.Network.Default(c.Cluster.Name, c.Cluster.ResourceGroup.Name, c.networkNeeds())
-	}
 	c.Scheduler.Default()
 	for i := range c.Teams {
 		c.Teams[i].Default()
@@ -273,7 +274,10 @@ func (c *Config) Default() {
 }
 
 // networkNeeds returns what the cluster asks of its network: every pool's
-// maxCount and the route to storage accounts that deny public networks.
+// node ceiling (the system and CPU pools' maxCount, each resolved GPU
+// pool's NodeCeiling: count on a Managed pool), the API server's private
+// endpoint and the route to storage accounts that deny public networks.
+// It reads the GPU pools Validate resolved.
 func (c *Config) networkNeeds() network.Needs {
 	var n network.Needs
 	if c.Cluster != nil {
@@ -281,9 +285,12 @@ func (c *Config) networkNeeds() network.Needs {
 		if !c.Cluster.CPUPool.Disabled {
 			n.Pools = append(n.Pools, c.Cluster.CPUPool.MaxCount)
 		}
+		n.PrivateAPIServer = c.Cluster.APIServer.Private
 	}
-	for _, p := range c.GPUPools {
-		n.Pools = append(n.Pools, p.MaxCount)
+	if c.res != nil {
+		for _, p := range c.res.pools {
+			n.Pools = append(n.Pools, p.MaxNodes())
+		}
 	}
 	if a := c.Storage.Accounts; a != nil {
 		switch a.Route() {

@@ -317,7 +317,7 @@ func TestParseInvalid(t *testing.T) {
 			wantErr: []string{"aksml:cluster.network.dnsServiceIP: 10.0.0.0 is the first address of serviceCidr 10.0.0.0/16", "e.g. 10.0.0.10"}},
 		{name: "node subnet too small", mutate: func(m map[string]any) {
 			m["network"] = map[string]any{"nodeSubnet": map[string]any{"prefix": "10.224.0.0/28"}}
-		}, wantErr: []string{"aksml:network.nodeSubnet.prefix: 10.224.0.0/28 holds 16 addresses but the pools need 23", "use a /27 or larger"}},
+		}, wantErr: []string{"aksml:network.nodeSubnet.prefix: 10.224.0.0/28 holds 16 addresses but the cluster needs 23", "use a /27 or larger"}},
 		{name: "node subnet outside the VNet", mutate: func(m map[string]any) {
 			m["network"] = map[string]any{"nodeSubnet": map[string]any{"prefix": "10.225.0.0/24"}}
 		}, wantErr: []string{"aksml:network.nodeSubnet.prefix: 10.225.0.0/24 is not inside addressSpace 10.224.0.0/16"}},
@@ -528,6 +528,45 @@ func TestRetainTeamDataFollowsProtect(t *testing.T) {
 			c, err := Parse("dev", rawConfig(t, tree))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, c.RetainsTeamData())
+		})
+	}
+}
+
+// TestNodeSubnetCountsEveryAddress: the created node subnet holds a Managed
+// GPU pool's count (it has no maxCount) and a private API server's
+// endpoint, beside the autoscaled pools at maxCount. The base pools need 18
+// nodes with surge plus 5 reserved addresses; a Managed pool of 8 nodes
+// brings that to exactly 32 (a /27), one more address needs a /26.
+func TestNodeSubnetCountsEveryAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		count   int
+		private bool
+		ilb     int
+		want    string
+	}{
+		{"Managed pool of 8: 32 addresses", 8, false, 0, "10.224.0.0/27"},
+		{"Managed pool of 40 counts its count", 40, false, 0, "10.224.0.0/26"},
+		{"private API server endpoint takes a node subnet address", 8, true, 0, "10.224.0.0/26"},
+		{"internal load balancer frontends", 8, false, 1, "10.224.0.0/26"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := baseTree(t)
+			net := map[string]any{}
+			if tc.ilb > 0 {
+				net["internalLoadBalancerIps"] = tc.ilb
+			}
+			tree["network"] = net
+			pools := tree["gpuPools"].([]any)
+			tree["gpuPools"] = append(pools, map[string]any{"name": "t4mgd", "vmSize": "Standard_NC4as_T4_v3", "workload": "batch-inference", "gpuStack": "Managed", "count": tc.count})
+			if tc.private {
+				tree["kubernetesLayer"] = false
+				delete(tree, "teams")
+				at(tree, "cluster")["apiServer"] = map[string]any{"private": true}
+			}
+			c, err := Parse("dev", rawConfig(t, tree))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.Network.NodeSubnet.Prefix)
 		})
 	}
 }

@@ -268,6 +268,7 @@ func (p *platform) queueLayer(ctx *pulumi.Context) error {
 			RetainCheckpoints: p.cfg.Protected(),
 			RetainDatasets:    p.cfg.RetainsTeamData(),
 			Classes:           p.classes,
+			Accounts:          p.accounts,
 		})
 		if err != nil {
 			return err
@@ -403,7 +404,7 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 	// same resources, then the old one is deleted, which detaches rather
 	// than deletes (components/armdeploy, ../shared/NOTES.md).
 	monName, rulesName := stackNames(p.cfg.Cluster.Name)
-	mon, err := observability.NewAzureMonitor(ctx, monName, &observability.AzureMonitorArgs{
+	monArgs := &observability.AzureMonitorArgs{
 		ConfigPath:           key("observability"),
 		ResourceGroupName:    p.cluster.ResourceGroupName,
 		ClusterName:          p.cluster.Name,
@@ -412,7 +413,11 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 		DefaultWorkspaceName: defaultWorkspaceName(p.cfg.Cluster.Name),
 		Spec:                 spec,
 		Tags:                 p.cfg.Tags,
-	}, pulumi.Parent(p.cluster), pulumi.Aliases([]pulumi.Alias{{Name: pulumi.String(legacyMonitorName)}}))
+	}
+	if e := p.cfg.Cluster.EntraID; e != nil {
+		monArgs.GrafanaAdminGroupObjectIDs = e.AdminGroupObjectIDs
+	}
+	mon, err := observability.NewAzureMonitor(ctx, monName, monArgs, pulumi.Parent(p.cluster), pulumi.Aliases([]pulumi.Alias{{Name: pulumi.String(legacyMonitorName)}}))
 	if err != nil {
 		return err
 	}

@@ -47,12 +47,17 @@ type resolution struct {
 
 // resolve resolves the GPU pools, the GPU stack and the queueing layer
 // (each defaulted and validated once, in the component that owns it),
-// keeps the result for Deploy and returns every problem.
+// keeps the result for Deploy, defaults the network from the resolved
+// pools and returns every problem.
 func (c *Config) resolve() field.ErrorList {
 	pools, errs := gpupool.Resolve(c.GPUPools, key("gpuPools"))
 	gs, gerrs := gpustack.Resolve(c.GPUStack, pools, key("gpuStack"), key("gpuPools"))
 	q, qerrs := queues.Resolve(c.Teams, pools, c.Scheduler, queues.Paths{Teams: key("teams"), Pools: key("gpuPools"), Scheduler: key("scheduler")})
 	c.res = &resolution{pools: pools, gpuStack: gs, queues: q}
+	if c.Network != nil && c.Cluster != nil {
+		// The node subnet is sized from the resolved pools (networkNeeds).
+		c.Network.Default(c.Cluster.Name, c.Cluster.ResourceGroup.Name, c.networkNeeds())
+	}
 	return append(append(errs, gerrs...), qerrs...)
 }
 

@@ -202,6 +202,9 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	if logs.Wanted() {
 		insightsParams[logParamWorkspaceID] = workspaceID
 	}
+	if logs.insights() {
+		insightsParams[logParamDCRLocation] = logs.DCRLocation(spec.Location)
+	}
 	if _, err := armdeploy.NewTemplateStack(ctx, name+"-insights", &armdeploy.Args{
 		ResourceGroupName: rgName,
 		Template:          InsightsTemplate(logs.insights(), logs.audit(), logs.AuditCategories, args.Tags),
@@ -344,6 +347,12 @@ func ManagedClusterArgs(s Spec, resourceGroupName pulumi.StringInput, tags map[s
 		api := containerservice.ManagedClusterAPIServerAccessProfileArgs{}
 		if s.APIServer.Private {
 			api.EnablePrivateCluster = enabled
+			// The public FQDN of a private cluster resolves, in Azure public
+			// DNS, to the API server's private IP, so a runner in a peered
+			// VNet (or on premises) reaches it without a link to the private
+			// DNS zone AKS creates for the cluster VNet; the AKS default,
+			// written so that the kubeconfig (PublicFQDN) can rely on it.
+			api.EnablePrivateClusterPublicFQDN = enabled
 		} else {
 			api.AuthorizedIPRanges = pulumi.ToStringArray(s.APIServer.AuthorizedIPRanges)
 		}
@@ -498,7 +507,8 @@ func parseBool(v string) bool {
 
 // userKubeconfig lists the cluster user credentials and returns the first
 // kubeconfig, decoded and secret. Entra ID clusters get the exec format,
-// which runs kubelogin.
+// which runs kubelogin; private clusters get their public FQDN as the
+// server (ServerFQDNPublic).
 func userKubeconfig(ctx *pulumi.Context, s Spec, resourceGroupName, clusterName pulumi.StringInput) pulumi.StringOutput {
 	args := containerservice.ListManagedClusterUserCredentialsOutputArgs{
 		ResourceGroupName: resourceGroupName,
@@ -506,6 +516,9 @@ func userKubeconfig(ctx *pulumi.Context, s Spec, resourceGroupName, clusterName 
 	}
 	if s.EntraID != nil {
 		args.Format = pulumi.String(KubeconfigFormatExec)
+	}
+	if s.APIServer.Private {
+		args.ServerFqdn = pulumi.String(ServerFQDNPublic)
 	}
 	creds := containerservice.ListManagedClusterUserCredentialsOutput(ctx, args)
 	decoded := creds.Kubeconfigs().ApplyT(func(kcs []containerservice.CredentialResultResponse) (string, error) {

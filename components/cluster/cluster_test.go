@@ -426,6 +426,7 @@ func TestProdClusterSecurity(t *testing.T) {
 	api := in["apiServerAccessProfile"].ObjectValue()
 	assert.Equal(t, []string{"203.0.113.0/24"}, stringsOf(api["authorizedIPRanges"]))
 	assert.False(t, api.HasValue("enablePrivateCluster"))
+	assert.False(t, api.HasValue("enablePrivateClusterPublicFQDN"))
 	def := in["securityProfile"].ObjectValue()["defender"].ObjectValue()
 	assert.Equal(t, workspace, def["logAnalyticsWorkspaceResourceId"].StringValue())
 	assert.True(t, def["securityMonitoring"].ObjectValue()["enabled"].BoolValue())
@@ -434,6 +435,7 @@ func TestProdClusterSecurity(t *testing.T) {
 	creds := callsOf(m, "azure-native:containerservice/v20241001:listManagedClusterUserCredentials")
 	require.Len(t, creds, 1)
 	assert.Equal(t, "exec", creds[0].Args["format"].StringValue(), "Entra ID clusters get the kubelogin exec kubeconfig")
+	assert.False(t, creds[0].Args.HasValue("serverFqdn"), "a public cluster's kubeconfig has its only FQDN")
 
 	mcs := m.ByTypeSuffix(":MaintenanceConfiguration")
 	require.Len(t, mcs, 2)
@@ -461,6 +463,10 @@ func TestPrivateClusterAndOverrides(t *testing.T) {
 	require.NoError(t, err)
 	in := m.ByTypeSuffix(":ManagedCluster")[0].Props
 	assert.True(t, in["apiServerAccessProfile"].ObjectValue()["enablePrivateCluster"].BoolValue())
+	assert.True(t, in["apiServerAccessProfile"].ObjectValue()["enablePrivateClusterPublicFQDN"].BoolValue(), "the public FQDN resolves to the private IP from a peered VNet")
+	creds := callsOf(m, "azure-native:containerservice/v20241001:listManagedClusterUserCredentials")
+	require.Len(t, creds, 1)
+	assert.Equal(t, ServerFQDNPublic, creds[0].Args["serverFqdn"].StringValue(), "the kubeconfig names the public FQDN")
 	assert.False(t, in["addonProfiles"].ObjectValue()["azurepolicy"].ObjectValue()["enabled"].BoolValue())
 	assert.Len(t, in["agentPoolProfiles"].ArrayValue(), 1)
 	assert.Equal(t, "1.35", in["kubernetesVersion"].StringValue())

@@ -105,4 +105,16 @@ const (
 	// KubeconfigFormatExec asks AKS for a kubelogin exec kubeconfig on
 	// Entra ID clusters.
 	KubeconfigFormatExec = "exec"
+	// ServerFQDNPublic asks listClusterUserCredential (query parameter
+	// server-fqdn, "server fqdn type for credentials to be returned",
+	// Microsoft.ContainerService 2024-10-01, ../shared/azure-specs) for a
+	// kubeconfig whose server is the private cluster's public FQDN, as
+	// `az aks get-credentials --public-fqdn` does. AKS "creates a private
+	// FQDN with a private DNS zone and an additional public FQDN with a
+	// corresponding A record in Azure public DNS" that points at the private
+	// endpoint ("Create a private Azure Kubernetes Service (AKS) cluster",
+	// https://learn.microsoft.com/azure/aks/private-clusters), so the
+	// kubeconfig resolves from a peered runner VNet, whose DNS does not see
+	// the private zone linked to the cluster VNet only.
+	ServerFQDNPublic = "public"
 )

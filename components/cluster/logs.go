@@ -81,6 +81,13 @@ type LogsSpec struct {
 	// /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>.
 	// Default none: aksml creates LogAnalyticsWorkspaceName.
 	LogAnalyticsWorkspaceID string `json:"logAnalyticsWorkspaceId,omitempty" pulumi:"logAnalyticsWorkspaceId,optional"`
+	// LogAnalyticsWorkspaceLocation is the region of the existing
+	// workspace LogAnalyticsWorkspaceID: the Container Insights data
+	// collection rule is created there, as Microsoft's onboarding template
+	// does (parameter workspaceRegion, "Workspace Region for data collection
+	// rule"). Default: the cluster's region, where a created workspace is.
+	// Only with LogAnalyticsWorkspaceID.
+	LogAnalyticsWorkspaceLocation string `json:"logAnalyticsWorkspaceLocation,omitempty" pulumi:"logAnalyticsWorkspaceLocation,optional"`
 	// LogAnalyticsWorkspaceName is the workspace aksml creates in the
 	// cluster's resource group and region: 4-63 letters, digits or '-',
 	// starting and ending with a letter or digit. Default law-<cluster>.
@@ -115,6 +122,16 @@ func (l *LogsSpec) Default(clusterName string) {
 	}
 }
 
+// DCRLocation returns the region of the Container Insights data collection
+// rule: the workspace's (LogAnalyticsWorkspaceLocation), else
+// clusterLocation.
+func (l LogsSpec) DCRLocation(clusterLocation string) string {
+	if l.LogAnalyticsWorkspaceLocation != "" {
+		return l.LogAnalyticsWorkspaceLocation
+	}
+	return clusterLocation
+}
+
 // Wanted reports whether any log goes to the workspace.
 func (l LogsSpec) Wanted() bool { return l.insights() || l.audit() }
 
@@ -129,6 +146,9 @@ func (l LogsSpec) Validate(path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if id := l.LogAnalyticsWorkspaceID; id != "" && !workspaceRE.MatchString(id) {
 		errs = append(errs, field.Invalid(path.Child("logAnalyticsWorkspaceId"), "%q is not a Log Analytics workspace resource ID; use /subscriptions/<subscription-guid>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>", id))
+	}
+	if l.LogAnalyticsWorkspaceLocation != "" && l.LogAnalyticsWorkspaceID == "" {
+		errs = append(errs, field.Forbidden(path.Child("logAnalyticsWorkspaceLocation"), "is the region of an existing workspace, but logAnalyticsWorkspaceId is unset (a created workspace is in the cluster's region); remove it"))
 	}
 	if n := l.LogAnalyticsWorkspaceName; n != "" {
 		switch {
@@ -169,6 +189,7 @@ func SetContainerInsights(a *containerservice.ManagedClusterArgs, workspaceID pu
 const (
 	logParamWorkspaceName = "workspaceName"
 	logParamLocation      = "location"
+	logParamDCRLocation   = "workspaceLocation"
 	logParamRetention     = "retentionInDays"
 	logParamClusterName   = "clusterName"
 	logParamWorkspaceID   = "workspaceId"
@@ -203,7 +224,8 @@ func WorkspaceTemplate(create bool, tags map[string]string) map[string]any {
 
 // InsightsTemplate is the ARM template of what needs the cluster to exist:
 // with insights, the Container Insights data collection rule
-// MSCI-<location>-<cluster> (cut to 64 characters; ContainerInsights
+// MSCI-<location>-<cluster> in the workspace's region (parameter
+// workspaceLocation, LogsSpec.DCRLocation; cut to 64 characters; ContainerInsights
 // extension data source, stream Microsoft-ContainerInsights-Group-Default,
 // to the workspace) and its association ContainerInsightsExtension on the
 // cluster; with audit, the diagnostic setting aksml-audit on the cluster
@@ -217,7 +239,7 @@ func InsightsTemplate(insights, audit bool, categories []string, tags map[string
 			"type":       ContainerInsightsDCRType,
 			"apiVersion": DataCollectionAPIVersion,
 			"name":       "[" + msciNameExpr + "]",
-			"location":   fmt.Sprintf("[parameters('%s')]", logParamLocation),
+			"location":   fmt.Sprintf("[parameters('%s')]", logParamDCRLocation),
 			"kind":       "Linux",
 			"properties": map[string]any{
 				"description": "aksml: Container Insights logs and inventory of the AKS cluster to its Log Analytics workspace",

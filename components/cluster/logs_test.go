@@ -67,9 +67,26 @@ func TestContainerInsightsAndAuditByDefault(t *testing.T) {
 		`"apiVersion":"2021-05-01-preview"`,
 		`{"category":"kube-audit-admin","enabled":true},{"category":"guard","enabled":true}`,
 		`"logAnalyticsDestinationType":"Dedicated"`,
+		`"location":"[parameters('workspaceLocation')]"`,
 	} {
 		assert.Contains(t, ins, want)
 	}
+	insParams := stackByName(t, m, "aks-insights").Props["parameters"].ObjectValue()
+	assert.Equal(t, "eastus", insParams["workspaceLocation"].ObjectValue()["value"].StringValue(), "a created workspace is in the cluster's region")
+}
+
+// TestContainerInsightsRuleInTheWorkspaceRegion: Microsoft's onboarding
+// template puts the Container Insights rule in the workspace's region
+// (workspaceRegion); an existing workspace elsewhere takes its region.
+func TestContainerInsightsRuleInTheWorkspaceRegion(t *testing.T) {
+	s := devSpec()
+	s.Logs.LogAnalyticsWorkspaceID = testLAW
+	s.Logs.LogAnalyticsWorkspaceLocation = "westeurope"
+	m, _, err := runCluster(t, &ClusterArgs{Spec: s})
+	require.NoError(t, err)
+	insParams := stackByName(t, m, "aks-insights").Props["parameters"].ObjectValue()
+	assert.Equal(t, "westeurope", insParams["workspaceLocation"].ObjectValue()["value"].StringValue())
+	assert.Equal(t, "eastus", insParams["location"].ObjectValue()["value"].StringValue(), "the rule's name keeps the cluster's region")
 }
 
 func TestExistingWorkspaceIsOnlyReferenced(t *testing.T) {
@@ -112,6 +129,11 @@ func TestLogsValidate(t *testing.T) {
 			wantErr: []fieldtest.Want{fieldtest.Invalid("x.logAnalyticsWorkspaceId")}},
 		{name: "name and id", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceID = testLAW },
 			wantErr: []fieldtest.Want{fieldtest.Forbidden("x.logAnalyticsWorkspaceName")}},
+		{name: "existing workspace in another region", mutate: func(l *LogsSpec) {
+			l.LogAnalyticsWorkspaceID, l.LogAnalyticsWorkspaceName, l.LogAnalyticsWorkspaceLocation = testLAW, "", "westeurope"
+		}},
+		{name: "workspace region without workspace", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceLocation = "westeurope" },
+			wantErr: []fieldtest.Want{fieldtest.Forbidden("x.logAnalyticsWorkspaceLocation")}},
 		{name: "bad name", mutate: func(l *LogsSpec) { l.LogAnalyticsWorkspaceName = "-law" }, wantErr: []fieldtest.Want{fieldtest.Invalid("x.logAnalyticsWorkspaceName")}},
 		{name: "retention", mutate: func(l *LogsSpec) { l.RetentionInDays = 7 }, wantErr: []fieldtest.Want{fieldtest.Invalid("x.retentionInDays")}},
 		{name: "categories", mutate: func(l *LogsSpec) { l.AuditCategories = []string{"kube-audit", "audit", "kube-audit"} },

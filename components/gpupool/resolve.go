@@ -50,6 +50,14 @@ type Resolved struct {
 	resolved bool
 }
 
+// NodeCeilingPath returns the config key that sets the pool's node
+// ceiling (NodeCeiling), below the pool's Path: `aksml:gpuPools[1].count`
+// on a Managed pool, `aksml:gpuPools[1].maxCount` otherwise.
+func (r *Resolved) NodeCeilingPath() field.Path {
+	_, k := r.NodeCeiling()
+	return r.Path.Child(k)
+}
+
 // IsResolved reports whether r was made by Resolve.
 func (r *Resolved) IsResolved() bool { return r != nil && r.resolved }
 

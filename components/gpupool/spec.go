@@ -225,12 +225,24 @@ func (s Spec) Min() int {
 }
 
 // MaxNodes returns the most nodes the pool runs: Count on a Managed pool,
-// MaxCount otherwise. Capacity and cost at maximum scale use it.
+// MaxCount otherwise (NodeCeiling). Capacity, cost at maximum scale and the
+// node subnet size use it.
 func (s Spec) MaxNodes() int {
+	n, _ := s.NodeCeiling()
+	return n
+}
+
+// NodeCeiling returns the pool's node-count upper bound and the config key
+// (relative to the pool) that sets it: Count and "count" on a Managed pool,
+// which runs a fixed count without the autoscaler; MaxCount and "maxCount"
+// on DriverOnly and None pools, whose count the autoscaler moves up to
+// MaxCount. It is the one place that decides "count or maxCount": messages
+// that tell the user which key to raise use the key it returns.
+func (s Spec) NodeCeiling() (nodes int, key string) {
 	if s.IsManaged() {
-		return s.Nodes()
+		return s.Nodes(), "count"
 	}
-	return s.MaxCount
+	return s.MaxCount, "maxCount"
 }
 
 // Nodes returns Count, or 0 when unset.

@@ -36,6 +36,16 @@ const (
 	// the AKS default max surge ("IP address planning for your AKS
 	// clusters", upgrading and scaling considerations).
 	DefaultSurgeNodesPerPool = 1
+	// DefaultInternalLoadBalancerIPs keeps no node subnet address for
+	// internal load balancers: aksml's own Kubernetes layer creates no
+	// Service of type LoadBalancer. An internal load balancer's frontend
+	// "is dynamically assigned from the same subnet as the AKS cluster"
+	// ("Use an internal load balancer with Azure Kubernetes Service (AKS)",
+	// https://learn.microsoft.com/azure/aks/internal-lb), so a platform
+	// that adds them raises InternalLoadBalancerIPs.
+	DefaultInternalLoadBalancerIPs = 0
+	// MaxInternalLoadBalancerIPs bounds InternalLoadBalancerIPs.
+	MaxInternalLoadBalancerIPs = 1000
 	// MinSubnetBits is the largest subnet prefix Azure allows (/29).
 	MinSubnetBits = 29
 	// MinServiceCIDRBits: the AKS service range must be smaller than a /12
@@ -48,6 +58,13 @@ const (
 	// AzureReservedIPsPerSubnet are the addresses Azure keeps in every
 	// subnet (network, gateway, two DNS, broadcast).
 	AzureReservedIPsPerSubnet = 5
+	// APIServerPrivateEndpointIPs is the address a private cluster's API
+	// server takes in the node subnet: "a private endpoint exposed on the
+	// subnet of your AKS cluster" ("Create a private Azure Kubernetes
+	// Service (AKS) cluster", https://learn.microsoft.com/azure/aks/private-clusters);
+	// a private endpoint's network interface takes one address of its
+	// subnet.
+	APIServerPrivateEndpointIPs = 1
 	// StorageServiceEndpoint is the service endpoint the storage VNet rule
 	// route needs on the node subnet.
 	StorageServiceEndpoint = "Microsoft.Storage"

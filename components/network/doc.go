@@ -4,7 +4,8 @@
 //
 // Spec is the config-facing description (stack config `aksml:network`);
 // Default fills it from the cluster and what the rest of the stack needs
-// (Needs: every pool's maxCount and the storage route), Validate returns
+// (Needs: every pool's node ceiling, a private API server and the storage
+// route), Validate returns
 // every problem with its config path. NewNetwork registers, as children of
 // one aksml:network:Network:
 //
@@ -18,7 +19,8 @@
 //   - for the private endpoint route: the private DNS zones
 //     privatelink.file.core.windows.net and privatelink.blob.core.windows.net
 //     (`<name>-file-dns`, `<name>-blob-dns`) with a virtual network link to
-//     the VNet each.
+//     the VNet each, unless Spec.PrivateDNSZones names existing central
+//     zones (Azure landing zones), which the endpoints then register in.
 //
 // The VNet is registered without a subnets property and each subnet as its
 // own Subnet resource. A PUT of a VNet without subnets keeps the existing
@@ -71,7 +73,10 @@
 //     of the pod range, so the pod range must hold one /24 per node at
 //     maxCount plus surge (same two pages).
 //   - Node subnet size: with overlay only nodes take subnet addresses; plan
-//     for maxCount plus the upgrade surge (default one node per pool), and
+//     for maxCount (count on a Managed GPU pool) plus the upgrade surge
+//     (default one node per pool), plus the private API server's endpoint
+//     and internal load balancer frontends, which AKS puts in the node
+//     subnet (APIServerPrivateEndpointIPs, InternalLoadBalancerIPs), and
 //     Azure keeps five addresses of every subnet (IP address planning page
 //     above: "n + number-of-additional-scaled-nodes-you-anticipate + max
 //     surge"; Azure Virtual Network FAQ, reserved addresses). A VNet is at

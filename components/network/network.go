@@ -157,7 +157,12 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 		}
 	}
 
-	if route == RoutePrivateEndpoint {
+	if route == RoutePrivateEndpoint && spec.PrivateDNSZones.Existing() {
+		// Central zones (landing zones): the endpoints register there, and
+		// the hub's DNS resolves them for the VNet; nothing to create.
+		n.zones[FileGroupID] = pulumi.String(spec.PrivateDNSZones.File).ToStringOutput()
+		n.zones[BlobGroupID] = pulumi.String(spec.PrivateDNSZones.Blob).ToStringOutput()
+	} else if route == RoutePrivateEndpoint {
 		for _, z := range []struct{ group, zone string }{{FileGroupID, FilePrivateDNSZone}, {BlobGroupID, BlobPrivateDNSZone}} {
 			zone, err := dns.NewPrivateZone(ctx, name+"-"+z.group+"-dns", &dns.PrivateZoneArgs{
 				PrivateZoneName:   pulumi.String(z.zone),

@@ -323,3 +323,69 @@ func TestProtectCoversTheStorageRoute(t *testing.T) {
 		assert.Equal(t, 9, checked, "2 zones, 2 links, 1 endpoint, 1 zone group, 1 VNet, 2 subnets")
 	}
 }
+
+// TestNodeSubnetCountsOtherAddresses: a private API server's endpoint and
+// the internal load balancer frontends take node subnet addresses, so the
+// created subnet grows and an existing one that cannot hold them is refused.
+func TestNodeSubnetCountsOtherAddresses(t *testing.T) {
+	// needs: 16 nodes + 3 surge + 5 reserved = 24 addresses.
+	private := Needs{Pools: needs.Pools, PrivateAPIServer: true, StorageRoute: RoutePrivateEndpoint}
+	assert.Equal(t, 25, defaulted(Spec{}, private).NodeIPs(private))
+	ilb := 8
+	s := defaulted(Spec{InternalLoadBalancerIPs: &ilb}, private)
+	assert.Equal(t, 33, s.NodeIPs(private))
+	assert.Equal(t, "10.224.0.0/26", s.NodeSubnet.Prefix, "33 addresses need a /26")
+	assert.Equal(t, 19, s.Nodes(private), "the pod range is sized for nodes only")
+
+	p := field.NewPath("aksml:network")
+	tooSmall := defaulted(Spec{InternalLoadBalancerIPs: &ilb, NodeSubnet: Subnet{Prefix: "10.224.0.0/27"}}, private)
+	err := tooSmall.Validate(p, private, overlay).ToAggregate()
+	fieldtest.Equal(t, err, fieldtest.Invalid("aksml:network.nodeSubnet.prefix"))
+	assert.Contains(t, err.Error(), "9 for the private API server endpoint and internal load balancers")
+	fits := defaulted(Spec{InternalLoadBalancerIPs: &ilb, NodeSubnet: Subnet{Prefix: "10.224.0.0/26"}}, private)
+	assert.NoError(t, fits.Validate(p, private, overlay).ToAggregate())
+
+	bad := -1
+	err = defaulted(Spec{InternalLoadBalancerIPs: &bad}, needs).Validate(p, needs, overlay).ToAggregate()
+	fieldtest.Equal(t, err, fieldtest.Invalid("aksml:network.internalLoadBalancerIps"))
+}
+
+// TestExistingPrivateDNSZones: with central zones (landing zones) the
+// endpoints register in them and aksml creates no zone and no link;
+// bad, partial or misplaced zone IDs are refused.
+func TestExistingPrivateDNSZones(t *testing.T) {
+	const zones = "/subscriptions/22222222-2222-2222-2222-222222222222/resourceGroups/rg-hub-dns/providers/Microsoft.Network/privateDnsZones/"
+	central := PrivateDNSZones{File: zones + FilePrivateDNSZone, Blob: zones + BlobPrivateDNSZone}
+	m, err := run(t, func(ctx *pulumi.Context) error {
+		n, err := NewNetwork(ctx, "net", &NetworkArgs{Spec: Spec{PrivateDNSZones: central}, ClusterName: "aks", ClusterResourceGroup: "rg-aks", Location: "westeurope", Needs: needs, Overlay: overlay})
+		if err != nil {
+			return err
+		}
+		return n.PrivateEndpoints(ctx, "files", []Target{{Name: "mlfiles", ResourceID: pulumi.String(accountID), GroupIDs: []string{FileGroupID}}})
+	})
+	require.NoError(t, err)
+	assert.Empty(t, m.ByTypeSuffix(":PrivateZone"), "no zone created")
+	assert.Empty(t, m.ByTypeSuffix(":VirtualNetworkLink"), "no link created")
+	groups := m.ByTypeSuffix(":PrivateDnsZoneGroup")
+	require.Len(t, groups, 1)
+	assert.Equal(t, zones+FilePrivateDNSZone, mocktest.Get(groups[0].Inputs, "privateDnsZoneConfigs", 0, "privateDnsZoneId"))
+
+	p := field.NewPath("aksml:network")
+	for _, tc := range []struct {
+		name  string
+		zones PrivateDNSZones
+		needs Needs
+		want  []fieldtest.Want
+	}{
+		{"central zones", central, needs, nil},
+		{"only one", PrivateDNSZones{File: central.File}, needs, []fieldtest.Want{fieldtest.Required("aksml:network.privateDnsZones.blob")}},
+		{"not an ID", PrivateDNSZones{File: "privatelink.file.core.windows.net", Blob: central.Blob}, needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.privateDnsZones.file")}},
+		{"swapped", PrivateDNSZones{File: central.Blob, Blob: central.File}, needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.privateDnsZones.file"), fieldtest.Invalid("aksml:network.privateDnsZones.blob")}},
+		{"without private endpoints", central, Needs{Pools: needs.Pools, StorageRoute: RouteServiceEndpoint}, []fieldtest.Want{fieldtest.Forbidden("aksml:network.privateDnsZones")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := defaulted(Spec{PrivateDNSZones: tc.zones}, tc.needs)
+			fieldtest.Equal(t, s.Validate(p, tc.needs, overlay).ToAggregate(), tc.want...)
+		})
+	}
+}

@@ -60,7 +60,35 @@ type Spec struct {
 	// SurgeNodesPerPool is how many extra nodes one pool may add during an
 	// upgrade (AKS max surge), counted into the node subnet size. Default 1.
 	SurgeNodesPerPool *int `json:"surgeNodesPerPool,omitempty"`
+	// InternalLoadBalancerIPs is how many addresses of the node subnet to
+	// keep for the frontends of internal load balancers (Services of type
+	// LoadBalancer with the azure-load-balancer-internal annotation), which
+	// AKS assigns from the cluster's subnet. Counted into the node subnet
+	// size; 0..1000. Default DefaultInternalLoadBalancerIPs (0: aksml
+	// creates no such Service); set it to the internal load balancers your
+	// workloads add.
+	InternalLoadBalancerIPs *int `json:"internalLoadBalancerIps,omitempty"`
+	// PrivateDNSZones are existing, central privatelink zones to register
+	// the storage private endpoints in, instead of the zones aksml creates
+	// and links to the VNet: an Azure landing zone keeps them in the
+	// connectivity subscription and resolves them for every spoke through
+	// the hub's DNS, and Azure Policy there denies privatelink zones in
+	// spokes. Default none: aksml creates both zones. Set both or neither;
+	// only with the PrivateEndpoint storage route.
+	PrivateDNSZones PrivateDNSZones `json:"privateDnsZones,omitempty"`
 }
+
+// PrivateDNSZones names existing private DNS zones by ARM ID
+// (/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Network/privateDnsZones/<zone>).
+type PrivateDNSZones struct {
+	// File is the privatelink.file.core.windows.net zone.
+	File string `json:"file,omitempty"`
+	// Blob is the privatelink.blob.core.windows.net zone.
+	Blob string `json:"blob,omitempty"`
+}
+
+// Existing reports whether existing zones are named.
+func (z PrivateDNSZones) Existing() bool { return z.File != "" || z.Blob != "" }
 
 // Surge returns SurgeNodesPerPool, or its default.
 func (s Spec) Surge() int {
@@ -68,6 +96,14 @@ func (s Spec) Surge() int {
 		return DefaultSurgeNodesPerPool
 	}
 	return *s.SurgeNodesPerPool
+}
+
+// LoadBalancerIPs returns InternalLoadBalancerIPs, or its default.
+func (s Spec) LoadBalancerIPs() int {
+	if s.InternalLoadBalancerIPs == nil {
+		return DefaultInternalLoadBalancerIPs
+	}
+	return *s.InternalLoadBalancerIPs
 }
 
 // HasServiceEndpoint reports whether the node subnet has (or, when
@@ -85,15 +121,25 @@ func (s Spec) Clone() Spec {
 		v := *s.SurgeNodesPerPool
 		c.SurgeNodesPerPool = &v
 	}
+	if s.InternalLoadBalancerIPs != nil {
+		v := *s.InternalLoadBalancerIPs
+		c.InternalLoadBalancerIPs = &v
+	}
 	return c
 }
 
 // Needs says what the rest of the stack needs from the network: the node
-// count the node subnet must hold and the storage route.
+// count and other addresses the node subnet must hold, and the storage
+// route.
 type Needs struct {
-	// Pools are the maxCount of every node pool in the cluster (system,
-	// CPU, GPU pools).
+	// Pools are the node ceiling of every node pool in the cluster: maxCount
+	// of the system and CPU pools, and each GPU pool's NodeCeiling (count on
+	// a Managed pool, maxCount otherwise).
 	Pools []int
+	// PrivateAPIServer says the cluster's API server is private: its private
+	// endpoint takes one address of the node subnet
+	// (APIServerPrivateEndpointIPs).
+	PrivateAPIServer bool
 	// StorageRoute is how the nodes reach the storage accounts:
 	// RoutePrivateEndpoint, RouteServiceEndpoint, or "" (public, or no
 	// accounts).
@@ -116,17 +162,31 @@ const (
 	RouteServiceEndpoint StorageRoute = "ServiceEndpoint"
 )
 
-// Nodes returns how many nodes the pools can have: every pool at maxCount
-// plus its upgrade surge.
-func (s Spec) Nodes(needs Needs) int { return s.NodeIPs(needs) - AzureReservedIPsPerSubnet }
-
-// NodeIPs returns how many node addresses the node subnet must hold for
-// needs: every pool at maxCount plus the surge of every pool, plus the five
-// addresses Azure reserves in each subnet.
-func (s Spec) NodeIPs(needs Needs) int {
-	n := AzureReservedIPsPerSubnet
+// Nodes returns how many nodes the pools can have: every pool at its node
+// ceiling plus its upgrade surge.
+func (s Spec) Nodes(needs Needs) int {
+	n := 0
 	for _, m := range needs.Pools {
 		n += m + s.Surge()
 	}
 	return n
+}
+
+// OtherIPs returns the node subnet addresses that are not nodes: the API
+// server's private endpoint of a private cluster and the internal load
+// balancer frontends (LoadBalancerIPs).
+func (s Spec) OtherIPs(needs Needs) int {
+	n := s.LoadBalancerIPs()
+	if needs.PrivateAPIServer {
+		n += APIServerPrivateEndpointIPs
+	}
+	return n
+}
+
+// NodeIPs returns how many addresses the node subnet must hold for needs:
+// every pool at its node ceiling plus the surge of every pool, the other
+// addresses (OtherIPs), plus the five addresses Azure reserves in each
+// subnet.
+func (s Spec) NodeIPs(needs Needs) int {
+	return AzureReservedIPsPerSubnet + s.Nodes(needs) + s.OtherIPs(needs)
 }

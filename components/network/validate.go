@@ -9,8 +9,9 @@ import (
 )
 
 var (
-	subnetIDRE = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[^/]+/providers/Microsoft\.Network/virtualNetworks/[^/]+/subnets/[^/]+$`)
-	nameRE     = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
+	dnsZoneIDRE = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[^/]+/providers/Microsoft\.Network/privateDnsZones/([^/]+)$`)
+	subnetIDRE  = regexp.MustCompile(`(?i)^/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/resourceGroups/[^/]+/providers/Microsoft\.Network/virtualNetworks/[^/]+/subnets/[^/]+$`)
+	nameRE      = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
 )
 
 // ForbiddenRanges are the ranges AKS clusters cannot use for the service
@@ -65,6 +66,9 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 	if s.Surge() < 0 || s.Surge() > 100 {
 		errs = append(errs, field.Invalid(path.Child("surgeNodesPerPool"), "%d is out of range; use 0 to 100 extra nodes per pool", s.Surge()))
 	}
+	if n := s.LoadBalancerIPs(); n < 0 || n > MaxInternalLoadBalancerIPs {
+		errs = append(errs, field.Invalid(path.Child("internalLoadBalancerIps"), "%d is out of range; use 0 to %d addresses for internal load balancer frontends", n, MaxInternalLoadBalancerIPs))
+	}
 
 	sp := path.Child("addressSpace")
 	space, spaceOK := parseV4(s.AddressSpace)
@@ -98,9 +102,11 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 			errs = append(errs, field.Required(np, "the node subnet's IPv4 range, so that its capacity can be checked against the pools"))
 		}
 	} else if node, nodeOK = s.checkSubnetPrefix(s.NodeSubnet.Prefix, np, space, spaceOK, &errs); nodeOK && Size(node) < s.NodeIPs(needs) {
-		errs = append(errs, field.Invalid(np, "%s holds %d addresses but the pools need %d (every pool at maxCount, %d surge node(s) per pool, %d addresses Azure reserves); use a /%d or larger, or lower the pools' maxCount",
-			s.NodeSubnet.Prefix, Size(node), s.NodeIPs(needs), s.Surge(), AzureReservedIPsPerSubnet, SubnetBitsFor(s.NodeIPs(needs))))
+		errs = append(errs, field.Invalid(np, "%s holds %d addresses but the cluster needs %d (every pool at its node ceiling (maxCount, or count on a Managed GPU pool), %d surge node(s) per pool, %d for the private API server endpoint and internal load balancers, %d addresses Azure reserves); use a /%d or larger, or lower the pools' maxCount or count",
+			s.NodeSubnet.Prefix, Size(node), s.NodeIPs(needs), s.Surge(), s.OtherIPs(needs), AzureReservedIPsPerSubnet, SubnetBitsFor(s.NodeIPs(needs))))
 	}
+
+	errs = append(errs, s.PrivateDNSZones.validate(path.Child("privateDnsZones"), needs)...)
 
 	if needs.StorageRoute == RoutePrivateEndpoint && s.PrivateEndpointSubnet.Prefix != "" {
 		pp := path.Child("privateEndpointSubnet").Child("prefix")
@@ -265,4 +271,31 @@ func bitsFor(n int) int {
 		b++
 	}
 	return b
+}
+
+// validate checks existing private DNS zones: only with the private
+// endpoint route, both or neither, each the ARM ID of the zone its
+// sub-resource needs ("Azure Private Endpoint private DNS zone values",
+// https://learn.microsoft.com/azure/private-link/private-endpoint-dns).
+func (z PrivateDNSZones) validate(path field.Path, needs Needs) field.ErrorList {
+	if !z.Existing() {
+		return nil
+	}
+	if needs.StorageRoute != RoutePrivateEndpoint {
+		return field.ErrorList{field.Forbidden(path, "names zones for storage private endpoints, but storage is not reached through private endpoints (storage.accounts.nodeAccess PrivateEndpoint with accounts that deny public networks); remove it")}
+	}
+	var errs field.ErrorList
+	for _, c := range []struct{ key, id, zone string }{{"file", z.File, FilePrivateDNSZone}, {"blob", z.Blob, BlobPrivateDNSZone}} {
+		p := path.Child(c.key)
+		m := dnsZoneIDRE.FindStringSubmatch(c.id)
+		switch {
+		case c.id == "":
+			errs = append(errs, field.Required(p, "the ARM ID of the existing "+c.zone+" zone: set both zones or neither (aksml then creates both)"))
+		case m == nil:
+			errs = append(errs, field.Invalid(p, "%q is not a private DNS zone resource ID; write /subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Network/privateDnsZones/%s", c.id, c.zone))
+		case !strings.EqualFold(m[1], c.zone):
+			errs = append(errs, field.Invalid(p, "names zone %q, but %s private endpoints resolve through %s; point it at that zone", m[1], c.key, c.zone))
+		}
+	}
+	return errs
 }

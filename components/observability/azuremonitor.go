@@ -53,6 +53,14 @@ const (
 	// Reader", which lets Grafana's identity query the Azure Monitor
 	// workspace (prometheus-collector AddonArmTemplate README).
 	MonitoringDataReaderRoleID = "b0d8363b-8ddd-447d-831f-62ca05bff136"
+	// GrafanaAdminRoleID is the built-in role "Grafana Admin" ("Azure
+	// built-in roles for Monitor",
+	// https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/monitor).
+	// Signing in to Azure Managed Grafana needs one of the Grafana Admin,
+	// Editor or Viewer roles on it ("How to share access to Azure Managed
+	// Grafana", https://learn.microsoft.com/azure/managed-grafana/how-to-share-grafana-workspace),
+	// and a Grafana created from a template has no assignment.
+	GrafanaAdminRoleID = "22926164-76b3-42b3-bc55-97df8dab3e41"
 	// DefaultGrafanaSKU is the Azure Managed Grafana SKU.
 	DefaultGrafanaSKU = "Standard"
 )
@@ -101,6 +109,11 @@ type AzureMonitorArgs struct {
 	ConfigPath field.Path
 	// Tags are put on every resource of the template and on the stack.
 	Tags map[string]string
+	// GrafanaAdminGroupObjectIDs are the Entra groups (object IDs) that get
+	// Grafana Admin on the Grafana: without a Grafana role nobody can sign
+	// in. Default none; the aksml stack passes
+	// aksml:cluster.entraID.adminGroupObjectIDs.
+	GrafanaAdminGroupObjectIDs []string
 }
 
 // AzureMonitor is the Azure Monitor side of managed Prometheus for one AKS
@@ -377,6 +390,22 @@ func NewAzureMonitor(ctx *pulumi.Context, name string, args *AzureMonitorArgs, o
 		}, pulumi.Parent(c), pulumi.DependsOn([]pulumi.Resource{stack}))
 		if err != nil {
 			return nil, err
+		}
+		grafanaID := a.ClusterResourceID.ToStringOutput().ApplyT(func(clusterID string) string {
+			return resourceGroupID(clusterID) + "/providers/" + GrafanaResourceType + "/" + spec.Grafana.Name
+		}).(pulumi.StringOutput)
+		for _, group := range a.GrafanaAdminGroupObjectIDs {
+			// Named by the group, so reordering the list changes nothing.
+			_, err := authorization.NewRoleAssignment(ctx, name+"-grafana-admin-"+group, &authorization.RoleAssignmentArgs{
+				PrincipalId:      pulumi.String(group),
+				PrincipalType:    pulumi.String("Group"),
+				RoleDefinitionId: grafanaID.ApplyT(func(id string) string { return armdeploy.RoleDefinitionID(id, GrafanaAdminRoleID) }).(pulumi.StringOutput),
+				Scope:            grafanaID,
+				Description:      pulumi.String("aksml: the cluster's admin groups administer its Azure Managed Grafana"),
+			}, pulumi.Parent(c), pulumi.DependsOn([]pulumi.Resource{stack}))
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{

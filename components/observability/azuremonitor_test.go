@@ -2,6 +2,7 @@ package observability
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -234,4 +235,43 @@ func TestTemplatesMatchThePublishedSpecs(t *testing.T) {
 		assert.Empty(t, def.spec.CheckResource(def.definition, r, PrometheusStream), typ)
 	}
 	assert.Len(t, seen, len(byType), "every resource type was checked")
+}
+
+// TestGrafanaAdminsCanSignIn: a Grafana created from a template has no
+// Grafana role assignment, so nobody could sign in; each admin group gets
+// Grafana Admin on it, and nothing is assigned without Grafana.
+func TestGrafanaAdminsCanSignIn(t *testing.T) {
+	const groupA, groupB = "0a0a0a0a-1111-4111-8111-000000000001", "0b0b0b0b-2222-4222-8222-000000000002"
+	off := false
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		want bool
+	}{
+		{"with Grafana", Spec{Grafana: &GrafanaSpec{Enabled: true, Name: "amg-ml"}}, true},
+		{"without Grafana", Spec{}, false},
+		{"observability off", Spec{Enabled: &off, Grafana: &GrafanaSpec{Enabled: true, Name: "amg-ml"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := run(t, func(ctx *pulumi.Context) error {
+				args := monitorArgs(tc.spec)
+				args.GrafanaAdminGroupObjectIDs = []string{groupA, groupB}
+				_, err := NewAzureMonitor(ctx, "mon", args)
+				return err
+			})
+			require.NoError(t, err)
+			res := m.Names()
+			for _, g := range []string{groupA, groupB} {
+				admin, ok := res["mon-grafana-admin-"+g]
+				require.Equal(t, tc.want, ok, "Grafana Admin for %s", g)
+				if !ok {
+					continue
+				}
+				assert.Equal(t, g, admin.Inputs["principalId"])
+				assert.Equal(t, "Group", admin.Inputs["principalType"])
+				assert.True(t, strings.HasSuffix(admin.Inputs["scope"].(string), "/resourceGroups/rg-aksml/providers/Microsoft.Dashboard/grafana/amg-ml"), admin.Inputs["scope"])
+				assert.True(t, strings.HasSuffix(admin.Inputs["roleDefinitionId"].(string), "/providers/Microsoft.Authorization/roleDefinitions/"+GrafanaAdminRoleID))
+			}
+		})
+	}
 }

@@ -321,6 +321,7 @@ func CheckCapacity(teams []Team, lenders []Lender, pools []gpupool.Spec, overcom
 			continue
 		}
 		holds := describeCapacity(p)
+		_, ceilingKey := p.NodeCeiling()
 		fix := "or set"
 		if overcommitRatio > 1 {
 			holds += fmt.Sprintf(" and overcommitRatio %v allows %d", overcommitRatio, allowed)
@@ -329,7 +330,7 @@ func CheckCapacity(teams []Team, lenders []Lender, pools []gpupool.Spec, overcom
 		errs = append(errs, field.Invalid(paths.Teams,
 			"nominal %s quota on pool %q is %d (%s) but the pool holds %s; lower the quotas, raise %s, %s %s",
 			GPUResourceName(p), p.Name, total, strings.Join(parts, ", "), holds,
-			paths.Pools.Index(i).Child(capacityKey(p)), fix, paths.Scheduler.Child("overcommitRatio")))
+			paths.Pools.Index(i).Child(ceilingKey), fix, paths.Scheduler.Child("overcommitRatio")))
 	}
 	return errs
 }
@@ -338,21 +339,13 @@ func CheckCapacity(teams []Team, lenders []Lender, pools []gpupool.Spec, overcom
 // A Managed pool holds count nodes (no autoscaler): "8 GPUs (count 8 × 1)".
 func describeCapacity(p gpupool.Spec) string {
 	sku, _ := p.SKU()
-	nodes := fmt.Sprintf("%s %d", capacityKey(p), p.MaxNodes())
+	n, k := p.NodeCeiling()
+	nodes := fmt.Sprintf("%s %d", k, n)
 	if p.MIGEnabled() {
 		device, perGPU := p.MIGDevicesPerGPU()
 		return fmt.Sprintf("%d MIG instances (%s × %d GPUs × %d %s)", PoolCapacity(p), nodes, sku.GPUsPerNode, perGPU, device)
 	}
 	return fmt.Sprintf("%d GPUs (%s × %d)", PoolCapacity(p), nodes, sku.GPUsPerNode)
-}
-
-// capacityKey is the pool config key that sets its node ceiling: count on
-// a Managed pool, maxCount otherwise.
-func capacityKey(p gpupool.Spec) string {
-	if p.IsManaged() {
-		return "count"
-	}
-	return "maxCount"
 }
 
 func sortedKeys(m map[string]int) []string {

@@ -72,6 +72,9 @@ type StorageAccounts struct {
 
 	resourceGroupName pulumi.StringInput
 	blobNFS           bool
+	// csiGrants are the CSI identity's role assignments on the accounts
+	// (grantCSI): claims wait for them (TeamVolumesArgs.Accounts).
+	csiGrants []pulumi.Resource
 }
 
 // NewStorageAccounts creates the storage accounts with secure defaults:
@@ -109,7 +112,7 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 	}
 	c.FilesAccountName = files.Name
 	c.FilesAccountResourceID = files.ID().ToStringOutput()
-	if err := grantCSI(ctx, name+"-files-csi", files, args.CSIPrincipalID, c); err != nil {
+	if err := c.grantCSI(ctx, name+"-files-csi", files, args.CSIPrincipalID); err != nil {
 		return nil, err
 	}
 	c.BlobAccountName = pulumi.String("").ToStringOutput()
@@ -124,7 +127,7 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 		}
 		c.BlobAccountName = blob.Name
 		c.BlobAccountResourceID = blob.ID().ToStringOutput()
-		if err := grantCSI(ctx, name+"-blob-csi", blob, args.CSIPrincipalID, c); err != nil {
+		if err := c.grantCSI(ctx, name+"-blob-csi", blob, args.CSIPrincipalID); err != nil {
 			return nil, err
 		}
 	}
@@ -141,9 +144,9 @@ func NewStorageAccounts(ctx *pulumi.Context, name string, args *StorageAccountsA
 }
 
 // grantCSI assigns Storage Account Contributor on account to the CSI
-// identity, when one is given. The role definition ID is built from the
-// account's own subscription.
-func grantCSI(ctx *pulumi.Context, name string, account *azstorage.StorageAccount, principal pulumi.StringInput, parent pulumi.Resource) error {
+// identity, when one is given, and keeps the assignment in c.csiGrants. The
+// role definition ID is built from the account's own subscription.
+func (c *StorageAccounts) grantCSI(ctx *pulumi.Context, name string, account *azstorage.StorageAccount, principal pulumi.StringInput) error {
 	if principal == nil {
 		return nil
 	}
@@ -151,14 +154,18 @@ func grantCSI(ctx *pulumi.Context, name string, account *azstorage.StorageAccoun
 		sub := strings.SplitN(strings.TrimPrefix(id, "/subscriptions/"), "/", 2)[0]
 		return "/subscriptions/" + sub + "/providers/Microsoft.Authorization/roleDefinitions/" + StorageAccountContributorRoleID
 	}).(pulumi.StringOutput)
-	_, err := authorization.NewRoleAssignment(ctx, name, &authorization.RoleAssignmentArgs{
+	ra, err := authorization.NewRoleAssignment(ctx, name, &authorization.RoleAssignmentArgs{
 		PrincipalId:      principal,
 		PrincipalType:    pulumi.String("ServicePrincipal"),
 		RoleDefinitionId: roleID,
 		Scope:            account.ID().ToStringOutput(),
 		Description:      pulumi.String("aksml: the AKS CSI drivers provision volumes on this account"),
-	}, pulumi.Parent(parent))
-	return err
+	}, pulumi.Parent(c))
+	if err != nil {
+		return err
+	}
+	c.csiGrants = append(c.csiGrants, ra)
+	return nil
 }
 
 // ClassAccounts returns the references that point the StorageClasses at

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -663,4 +664,38 @@ func TestInvalidScratchDiskSKURegistersNothing(t *testing.T) {
 	})
 	fieldtest.Equal(t, err, fieldtest.NotSupported("storage.scratchDiskSku"))
 	assert.Empty(t, m.All(), "nothing is registered when the SKU is invalid")
+}
+
+// TestTeamClaimsWaitForTheCSIGrants: on the first up the claims must not be
+// created before the CSI identity may create shares and containers on
+// aksml's accounts; given the accounts, every claim depends on every grant.
+func TestTeamClaimsWaitForTheCSIGrants(t *testing.T) {
+	const roleToken = "azure-native:authorization:RoleAssignment"
+	for _, withAccounts := range []bool{true, false} {
+		m, err := run(t, func(ctx *pulumi.Context) error {
+			acc, err := NewStorageAccounts(ctx, "ml", &StorageAccountsArgs{
+				ResourceGroupName: pulumi.String("rg-ml"),
+				Spec:              AccountsSpec{NamePrefix: "mlprod", BlobNFS: true, AllowedSubnetIDs: []string{subnetID}},
+				CSIPrincipalID:    pulumi.String("00000000-0000-0000-0000-0000000000aa"),
+			})
+			if err != nil {
+				return err
+			}
+			args := &TeamVolumesArgs{Namespace: pulumi.String("team-a")}
+			if withAccounts {
+				args.Accounts = acc
+			}
+			_, err = NewTeamVolumes(ctx, "team-a", args)
+			return err
+		})
+		require.NoError(t, err)
+		grants := m.ByType(roleToken)
+		require.Len(t, grants, 2)
+		for _, claim := range m.ByType(tokenPVC) {
+			for _, g := range grants {
+				waits := slices.ContainsFunc(claim.Deps, func(urn string) bool { return strings.HasSuffix(urn, roleToken+"::"+g.Name) })
+				assert.Equal(t, withAccounts, waits, "claim %s waits for grant %s: %v", claim.Name, g.Name, withAccounts)
+			}
+		}
+	}
 }

@@ -40,6 +40,12 @@ type TeamVolumesArgs struct {
 	// Classes, when set, makes the claims wait for the StorageClasses they
 	// name. Default nil (the classes already exist).
 	Classes *StorageClasses
+	// Accounts, when set, makes the claims wait for the CSI identity's role
+	// assignments on aksml's storage accounts: on the first up the claims
+	// would otherwise be created while the driver cannot yet create a share
+	// or container, and provisioning fails until the claim is retried.
+	// Default nil (no aksml accounts, or the assignments already exist).
+	Accounts *StorageAccounts
 }
 
 // TeamVolumes is the shared datasets claim and the checkpoints claim of one
@@ -100,6 +106,9 @@ func NewTeamVolumes(ctx *pulumi.Context, name string, args *TeamVolumesArgs, opt
 		// expands a component in DependsOn to the children it has
 		// registered so far, which varies from run to run.
 		childOpts = append(childOpts, pulumi.DependsOn(args.Classes.classes))
+	}
+	if args.Accounts != nil && len(args.Accounts.csiGrants) > 0 {
+		childOpts = append(childOpts, pulumi.DependsOn(args.Accounts.csiGrants))
 	}
 	datasetOpts := append(slices.Clone(childOpts), pulumi.RetainOnDelete(args.RetainDatasets))
 	datasets, err := corev1.NewPersistentVolumeClaim(ctx, name+"-datasets",

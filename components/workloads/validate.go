@@ -297,11 +297,8 @@ func validateGang(pool *gpupool.Resolved, units int, what string, p field.Path) 
 	if !pool.IsResolved() || !pool.Sized || units <= pool.Capacity {
 		return nil
 	}
-	ceiling := "maxCount"
-	if pool.IsManaged() {
-		ceiling = "count"
-	}
-	return field.ErrorList{field.Invalid(p, "%s = %d %s at once, but pool %q holds %d at most (%s %d); lower the replicas or GPUs, or raise %s.%s", what, units, pool.GPUResource, pool.Name, pool.Capacity, ceiling, pool.MaxNodes(), pool.Path, ceiling)}
+	nodes, ceiling := pool.NodeCeiling()
+	return field.ErrorList{field.Invalid(p, "%s = %d %s at once, but pool %q holds %d at most (%s %d); lower the replicas or GPUs, or raise %s", what, units, pool.GPUResource, pool.Name, pool.Capacity, ceiling, nodes, pool.NodeCeilingPath())}
 }
 
 // validateExitCodes checks declared non-retryable exit codes: 1..255,
