@@ -61,7 +61,7 @@ test-preflight:
 test-cluster: deps
 	cd tests/cluster && ./build-assets.sh && $(GO) test ./... -count=1 -timeout 20m
 
-## lint: gofmt and go vet over the main module (.ci/run also vets the other three modules and runs staticcheck).
+## lint: gofmt and go vet over the main module (.ci/run also vets the other four modules and runs staticcheck).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
