@@ -32,8 +32,14 @@
 //     best practices autoscaler profile (scan-interval 20s, scale-down-unneeded-time
 //     10m, scale-down-delay-after-add 15m, max-graceful-termination-sec
 //     120), overridable per key; and, when set, Entra ID with Azure RBAC
-//     and local accounts off, authorised IP ranges or a private API server,
-//     and Defender for Containers;
+//     and local accounts off, authorised IP ranges or a private API server
+//     (with apiServerAccessProfile.enablePrivateClusterPublicFQDN true, the
+//     AKS default, written out, and the kubeconfig read with
+//     listClusterUserCredential's server-fqdn=public, both in the 2024-10-01
+//     spec; the public FQDN's A record points at the private endpoint,
+//     "Create a private Azure Kubernetes Service (AKS) cluster",
+//     https://learn.microsoft.com/azure/aks/private-clusters), and Defender
+//     for Containers;
 //   - when maintenanceWindow is set, the maintenance configurations
 //     aksManagedAutoUpgradeSchedule and aksManagedNodeOSUpgradeSchedule with
 //     the same weekly window, so neither channel upgrades outside it;
@@ -90,7 +96,10 @@
 //     The rule (Microsoft.Insights 2024-03-11 dataCollection.json:
 //     dataSources.extensions with extensionName ContainerInsights, stream
 //     Microsoft-ContainerInsights-Group-Default, destinations.logAnalytics)
-//     and the association are in the stack `<name>-insights`, registered
+//     and the association are in the stack `<name>-insights`; the rule's
+//     location is the Log Analytics workspace's region
+//     (logs.logAnalyticsWorkspaceLocation, default the cluster's), as that
+//     template places it; the stack is registered
 //     after the cluster, as `az aks create --enable-addons monitoring`
 //     creates them after the cluster.
 //   - Audit: a diagnostic setting `aksml-audit` on the cluster

@@ -52,8 +52,11 @@
 //     authorization) giving its identity "Monitoring Data Reader"
 //     (b0d8363b-8ddd-447d-831f-62ca05bff136) on the workspace, which
 //     Grafana needs to query it. People still need a Grafana role on the
-//     Grafana resource (Grafana Admin, Editor or Viewer) to sign in; aksml
-//     does not assign those.
+//     Grafana resource (Grafana Admin, Editor or Viewer) to sign in: aksml
+//     gives each of the cluster's Entra ID admin groups Grafana Admin
+//     (22926164-76b3-42b3-bc55-97df8dab3e41, "Azure built-in roles"), one
+//     assignment per group, scoped to the Grafana; others are granted by
+//     hand.
 //
 // The aksml dashboard is NOT imported into Grafana: Grafana dashboards are
 // Grafana's own HTTP API (data plane), not an ARM resource of
