@@ -601,7 +601,9 @@ func (f *attackFixture) quotaBounds(t *testing.T) {
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		c := cronJobOf(f.job(attackerTeam, "cron", nil))
 		err = m.Create(f.ctx, c, client.DryRunAll)
-		assert.Error(ct, err, "CronJob %d is refused", limit.Value()+1)
+		now := f.teamQuota(t, attackerTeam)
+		used := now.Status.Used["count/cronjobs.batch"]
+		assert.Error(ct, err, "CronJob %d is refused (the quota counts %s of %s)", limit.Value()+1, used.String(), limit.String())
 	}, attackTimeout, scenarioPoll)
 	requireRefused(t, err, "one CronJob more than the quota", "exceeded quota: "+tenancy.TeamQuotaName, "count/cronjobs.batch")
 

@@ -25,11 +25,14 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
@@ -237,7 +240,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 
-	if e.Client, err = client.New(e.Config, client.Options{Scheme: e.Scheme}); err != nil {
+	if e.Client, err = NewClient(e.Config, client.Options{Scheme: e.Scheme}); err != nil {
 		return nil, err
 	}
 
@@ -295,6 +298,16 @@ func (e *Env) logFile(name string) (*os.File, error) {
 // clients to protect.
 const ControllerManagerQPS = 200
 
+// ResourceQuotaSyncPeriod is kube-controller-manager's --resource-quota-sync-period
+// (default 5m). The ResourceQuota controller recomputes a quota's usage from its own
+// informer cache when a tracked object is deleted or changed, and writes that figure
+// over the one admission keeps: when its cache lags the creations admission has just
+// counted (a burst of creates right after deletions), the quota undercounts until the
+// next full resync, and one object more than the quota is admitted. AKS runs the
+// default; a test that fills a quota to its bound and expects the next object refused
+// would wait up to five minutes for the correction, so the sandbox resyncs often.
+const ResourceQuotaSyncPeriod = 10 * time.Second
+
 // startControllerManager runs kube-controller-manager with the admin kubeconfig.
 func (e *Env) startControllerManager(path string) (err error) {
 	e.kcm, err = e.startProcess("kube-controller-manager", path,
@@ -307,6 +320,7 @@ func (e *Env) startControllerManager(path string) (err error) {
 		"--secure-port=0",
 		fmt.Sprintf("--kube-api-qps=%d", ControllerManagerQPS),
 		fmt.Sprintf("--kube-api-burst=%d", 2*ControllerManagerQPS),
+		"--resource-quota-sync-period="+ResourceQuotaSyncPeriod.String(),
 	)
 	return err
 }
@@ -341,6 +355,35 @@ func (e *Env) Stop() error {
 func (e *Env) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
 	return e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj),
 		client.FieldOwner(FieldManager), client.ForceOwnership)
+}
+
+// NewClient is client.New whose creates and applies are sent again when the API
+// server answers with a ResourceQuota Conflict: in a namespace with a quota, admission
+// updates the quota's usage with optimistic concurrency and, when its own three
+// attempts lose to the ResourceQuota controller, answers the write with "Operation
+// cannot be fulfilled on resourcequotas", which asks the client to send it again. The
+// object itself was not written; any other error is returned at once.
+func NewClient(cfg *rest.Config, opts client.Options) (client.Client, error) {
+	c, err := client.NewWithWatch(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return interceptor.NewClient(c, interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			return retryOnQuotaConflict(func() error { return c.Create(ctx, obj, opts...) })
+		},
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			return retryOnQuotaConflict(func() error { return c.Apply(ctx, obj, opts...) })
+		},
+	}), nil
+}
+
+// retryOnQuotaConflict runs write again, with client-go's default backoff (four
+// attempts over about 1.5 s), while it fails with a Conflict on a ResourceQuota.
+func retryOnQuotaConflict(write func() error) error {
+	return retry.OnError(retry.DefaultBackoff, func(err error) bool {
+		return apierrors.IsConflict(err) && strings.Contains(err.Error(), "resourcequotas")
+	}, write)
 }
 
 // LogTail returns the last n lines of the named component log in Dir (for example

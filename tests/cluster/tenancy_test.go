@@ -150,7 +150,7 @@ func impersonate(t *testing.T, env *Env, user, group string) client.Client {
 	t.Helper()
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{group, "system:authenticated"}}
-	c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: env.Client.RESTMapper()})
+	c, err := NewClient(cfg, client.Options{Scheme: env.Scheme, Mapper: env.Client.RESTMapper()})
 	require.NoError(t, err)
 	return c
 }
