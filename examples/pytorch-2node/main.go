@@ -52,7 +52,11 @@ func program(ctx *pulumi.Context) error {
 		if err != nil {
 			return err
 		}
-		opts = append(opts, pulumi.DependsOn([]pulumi.Resource{op}))
+		// The operator's resources, not the component: the Go SDK expands
+		// a component in DependsOn to the children registered so far, which
+		// races with their registration, so the job could be sent before
+		// the CRDs exist (TrainingOperator.Resources).
+		opts = append(opts, pulumi.DependsOn(op.Resources()))
 	}
 	namespace := orDefault(cfg.Get("namespace"), defaultNamespace)
 	// The workload takes a resolved pool: gpupool.ResolveOne defaults and
