@@ -90,6 +90,7 @@ func TestDocumentExamples(t *testing.T) {
 		t.Run("training Job", f.docTrainingJob)
 		t.Run("Kueue's two-worker Job", f.docQueuedJob)
 		t.Run("spot Job", f.docSpotJob)
+		t.Run("checkpointed Job", f.docCheckpointJob)
 		t.Run("PyTorchJob", func(t *testing.T) { f.docKubeflowJob(t, "pytorchjob") })
 		t.Run("TFJob", func(t *testing.T) { f.docKubeflowJob(t, "tfjob") })
 		t.Run("inference server", f.docInference)
@@ -374,6 +375,21 @@ func (f *attackFixture) docTrainingJob(t *testing.T) {
 func (f *attackFixture) docSpotJob(t *testing.T) {
 	f.submitDocumentJob(t, "spot-job", attackerTeam)
 	f.submitAksmlJob(t, "spot-job", attackerTeam, docSpotPool)
+}
+
+// docCheckpointJob: the document's checkpointing Job asks for no GPU and
+// mounts the claim aksml gives every team under the document's name; its
+// partial securityContext (runAsUser without runAsNonRoot) is still refused.
+func (f *attackFixture) docCheckpointJob(t *testing.T) {
+	f.submitDocumentJob(t, "checkpoint-job", attackerTeam)
+	cpuPool := ""
+	for _, p := range f.pools {
+		if p.Mode == "User" && !p.GPU {
+			cpuPool = p.Name
+		}
+	}
+	require.NotEmpty(t, cpuPool, "stack %s has a CPU pool", attackStack)
+	f.submitAksmlJob(t, "checkpoint-job", attackerTeam, cpuPool)
 }
 
 func (f *attackFixture) docMIGJob(t *testing.T) {
