@@ -46,8 +46,9 @@ const (
 // ephemeral volume and ResourceQuota controllers, the scheduler).
 const attackTimeout = 60 * time.Second
 
-// attackFixture is the attack suite's cluster: the whole attackStack
-// applied (its Roles and RoleBindings, ValidatingAdmissionPolicies and
+// attackFixture is a cluster to act on as team members (the attack suite's
+// runs attackStack; TestDocumentExamples' also dev): a whole stack applied
+// but its example workloads (its Roles and RoleBindings, ValidatingAdmissionPolicies and
 // bindings, ResourceQuotas, LimitRanges, PriorityClasses, StorageClasses,
 // NetworkPolicies, Kueue flavors and queues), with simulated nodes of its
 // pools, the real kube-scheduler, and Kueue running with the configuration
@@ -57,7 +58,9 @@ type attackFixture struct {
 	ctx    context.Context
 	groups map[string]string
 	pools  []NodePool
-	n      int
+	// applied are the stack's objects applied, in apply order.
+	applied []stackObject
+	n       int
 }
 
 // TestAttack acts as a member of one team of the prod stack (impersonation
@@ -95,16 +98,24 @@ func TestAttack(t *testing.T) {
 	t.Run("ExecAttachPortForwardRefused", f.execRefused)
 }
 
-// newAttackFixture deploys attackStack with its nodes and registers the
-// clean-up.
+// newAttackFixture starts the node simulation and deploys attackStack.
 func newAttackFixture(ctx context.Context, t *testing.T, env *Env) *attackFixture {
-	f := &attackFixture{env: env, ctx: ctx, groups: map[string]string{}}
-	s := desiredState(t, attackStack)
-	pools, err := StackNodePools(s, parsedConfig(t, attackStack))
-	require.NoError(t, err)
-	f.pools = pools
 	require.NoError(t, env.StartNodeSimulation(ctx), "logs in %s", env.Dir)
 	t.Cleanup(env.StopNodeSimulation)
+	return deployTeamStack(ctx, t, env, attackStack, attackerTeam, servingTeam)
+}
+
+// deployTeamStack applies every object of stack but its example workloads,
+// creates the nodes of its pools (the node simulation must be running),
+// binds claims as the Azure CSI provisioners would, waits for the teams'
+// quotas to be counted, and registers the clean-up with t. teams are the
+// teams the caller acts as: each must have an Entra group.
+func deployTeamStack(ctx context.Context, t *testing.T, env *Env, stack string, teams ...string) *attackFixture {
+	f := &attackFixture{env: env, ctx: ctx, groups: map[string]string{}}
+	s := desiredState(t, stack)
+	pools, err := StackNodePools(s, parsedConfig(t, stack))
+	require.NoError(t, err)
+	f.pools = pools
 	t.Cleanup(func() { deleteNodes(t, env) })
 	require.NoError(t, env.CreateNodes(ctx, pools))
 	pctx, pcancel := context.WithCancel(ctx)
@@ -119,27 +130,29 @@ func newAttackFixture(ctx context.Context, t *testing.T, env *Env) *attackFixtur
 	require.NoError(t, err)
 	objs, err = applyOrder(s, objs, env.Client.RESTMapper())
 	require.NoError(t, err)
-	var applied []stackObject
 	t.Cleanup(func() {
 		dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer dcancel()
-		require.NoError(t, deleteObjects(dctx, env.Client, applied), "clean up stack %s", attackStack)
+		require.NoError(t, deleteObjects(dctx, env.Client, f.applied), "clean up stack %s", stack)
 	})
 	for _, o := range objs {
+		if isExampleWorkload(o) {
+			continue
+		}
 		require.NoError(t, env.Apply(ctx, o.obj.DeepCopy()), "apply %s", o)
-		applied = append(applied, o)
+		f.applied = append(f.applied, o)
 		if o.obj.GetKind() == "Role" && o.obj.GetName() == tenancy.MemberRoleName {
 			f.groups[o.obj.GetNamespace()] = strings.Split(o.obj.GetAnnotations()[tenancy.GroupsAnnotation], ",")[0]
 		}
 	}
-	for _, team := range []string{attackerTeam, servingTeam} {
-		require.NotEmpty(t, f.groups[team], "stack %s gives team %s an Entra group", attackStack, team)
+	for _, team := range teams {
+		require.NotEmpty(t, f.groups[team], "stack %s gives team %s an Entra group", stack, team)
 	}
 
 	// The quota admission plugin counts against status.used, which the
 	// ResourceQuota controller fills in first.
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		for _, team := range []string{attackerTeam, servingTeam} {
+		for _, team := range teams {
 			q := &corev1.ResourceQuota{}
 			if assert.NoError(ct, env.Client.Get(ctx, types.NamespacedName{Namespace: team, Name: tenancy.TeamQuotaName}, q)) {
 				assert.NotEmpty(ct, q.Status.Used, "quota %s/%s has no usage yet", team, q.Name)
@@ -149,13 +162,13 @@ func newAttackFixture(ctx context.Context, t *testing.T, env *Env) *attackFixtur
 
 	// The shared environment runs Kueue with the dev stack's configuration
 	// (DeployedKueueStack); the settings that decide whether a Job without a
-	// queue label runs are the same in the stack attacked here.
-	cfg, _, ok, err := StackKueueConfig(env.Scheme, attackStack)
+	// queue label runs must be the same in the stack deployed here.
+	cfg, _, ok, err := StackKueueConfig(env.Scheme, stack)
 	require.NoError(t, err)
-	require.True(t, ok, "stack %s installs Kueue", attackStack)
+	require.True(t, ok, "stack %s installs Kueue", stack)
 	require.Equal(t, cfg.ManageJobsWithoutQueueName, env.KueueConfig.ManageJobsWithoutQueueName)
 	require.Equal(t, cfg.ManagedJobsNamespaceSelector, env.KueueConfig.ManagedJobsNamespaceSelector)
-	require.True(t, env.KueueConfig.ManageJobsWithoutQueueName, "stack %s: Kueue manages Jobs without the queue label", attackStack)
+	require.True(t, env.KueueConfig.ManageJobsWithoutQueueName, "stack %s: Kueue manages Jobs without the queue label", stack)
 	return f
 }
 

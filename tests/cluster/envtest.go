@@ -56,6 +56,8 @@ const FieldManager = "aksml"
 // The ephemeral volume controller creates the claim of a pod's generic ephemeral volume,
 // which the namespace's ResourceQuota counts like any other claim ("Ephemeral Volumes",
 // https://kubernetes.io/docs/concepts/storage/ephemeral-volumes/#generic-ephemeral-volumes).
+// The Deployment and ReplicaSet controllers turn a Deployment (a model server the
+// platform deploys in a team namespace) into its pods.
 var ControllerManagerControllers = []string{
 	"namespace-controller",
 	"job-controller",
@@ -71,6 +73,8 @@ var ControllerManagerControllers = []string{
 	"persistentvolume-binder-controller",
 	"pod-garbage-collector-controller",
 	"ephemeral-volume-controller",
+	"deployment-controller",
+	"replicaset-controller",
 }
 
 // Options configures Start. The zero value starts etcd and kube-apiserver with all CRDs.
