@@ -337,7 +337,7 @@ func TestArgsCoverTheGoArgs(t *testing.T) {
 		{FineTuningWorkspaceArgs{}, []any{workloads.FineTuningWorkspaceArgs{}}, []string{"Provider"}},
 		{InferenceServerArgs{}, []any{workloads.InferenceServerArgs{}}, []string{"Provider"}},
 		{Team{}, []any{queues.Team{}}, nil},
-		{TenancyArgs{}, []any{tenancy.TenancyArgs{}}, []string{"Provider", "ConfigPath", "Azure", "QueuesName"}},
+		{TenancyArgs{}, []any{tenancy.TenancyArgs{}}, []string{"Provider", "ConfigPath", "Azure", "IdentityClientIDs", "QueuesName"}},
 		{Preemption{}, []any{queues.Preemption{}}, nil},
 		{MonitorsArgs{}, []any{observability.MonitorsArgs{}}, []string{"Provider", "DependsOn", "ConfigPath"}},
 		{WorkloadDuration{}, []any{observability.WorkloadDuration{}}, nil},

@@ -479,13 +479,14 @@ var goDocs = map[string]goDoc{
 	"tenancy.TenancyArgs": {
 		Doc: "TenancyArgs configures NewTenancy.",
 		Fields: map[string]string{
-			"azure":            "Azure adds the Azure side (identities, role assignments, data containers). nil: Kubernetes objects only (existing clusters).",
-			"configpath":       "ConfigPath is the config key of Teams in error messages. Default \"teams\"; the aksml stacks pass `aksml:teams`.",
-			"excludedcidrs":    "ExcludedCIDRs are the cluster's pod and service ranges, excluded from the external HTTPS egress allowance so it never opens another namespace. Default DefaultExcludedCIDRs.",
-			"provider":         "Provider is the Kubernetes provider of the cluster. nil: the ambient default provider.",
-			"queuesname":       "QueuesName is, for a stack that components/queues' Queues component served before the team namespaces and ResourceQuotas moved here, the name that stack gave NewQueues (the aksml stacks: \"queues\"). Each namespace and quota then carries an alias to its old name (`<QueuesName>-ns-<team>`, `<QueuesName>-quota-<team>`) under that Queues component, registered at the stack's root, so the engine keeps the objects instead of deleting and recreating them (deleting a namespace deletes the claims in it). Default \"\": no aliases, for stacks that never ran the old layout.",
-			"retainnamespaces": "RetainNamespaces keeps the team namespaces in the cluster when they are removed from the stack or the stack is destroyed (RetainOnDelete), so that the checkpoint claims inside them survive: deleting a namespace deletes its claims. Default false; set it wherever checkpoints must survive a destroy (prod).",
-			"teams":            "Teams are the tenants: a namespace each, with its ResourceQuota, access and isolation. Default none.",
+			"azure":             "Azure adds the Azure side (identities, role assignments, data containers). nil: Kubernetes objects only (existing clusters), or the identities another stack created (IdentityClientIDs).",
+			"configpath":        "ConfigPath is the config key of Teams in error messages. Default \"teams\"; the aksml stacks pass `aksml:teams`.",
+			"excludedcidrs":     "ExcludedCIDRs are the cluster's pod and service ranges, excluded from the external HTTPS egress allowance so it never opens another namespace. Default DefaultExcludedCIDRs.",
+			"identityclientids": "IdentityClientIDs are the client IDs, by team name, of team identities another stack created with NewTeamIdentities (the aksml Kubernetes-layer stack reads them from its Azure-layer stack's `teamIdentities` output): each team gets the training ServiceAccount annotated with its client ID, as with Azure. Every team needs one. Default none. Not with Azure.",
+			"provider":          "Provider is the Kubernetes provider of the cluster. nil: the ambient default provider.",
+			"queuesname":        "QueuesName is, for a stack that components/queues' Queues component served before the team namespaces and ResourceQuotas moved here, the name that stack gave NewQueues (the aksml stacks: \"queues\"). Each namespace and quota then carries an alias to its old name (`<QueuesName>-ns-<team>`, `<QueuesName>-quota-<team>`) under that Queues component, registered at the stack's root, so the engine keeps the objects instead of deleting and recreating them (deleting a namespace deletes the claims in it). Default \"\": no aliases, for stacks that never ran the old layout.",
+			"retainnamespaces":  "RetainNamespaces keeps the team namespaces in the cluster when they are removed from the stack or the stack is destroyed (RetainOnDelete), so that the checkpoint claims inside them survive: deleting a namespace deletes its claims. Default false; set it wherever checkpoints must survive a destroy (prod).",
+			"teams":             "Teams are the tenants: a namespace each, with its ResourceQuota, access and isolation. Default none.",
 		},
 	},
 	"workloads.CheckpointedJob": {

@@ -264,13 +264,19 @@ func (c *Config) Default() {
 	c.Storage.Default()
 	c.Scheduler.Default()
 	for i := range c.Teams {
-		c.Teams[i].Default()
-		if c.Teams[i].PodSecurity == "" {
-			// The namespace's level, components/tenancy's default.
-			c.Teams[i].PodSecurity = tenancy.DefaultPodSecurity
-		}
+		c.Teams[i] = defaultTeam(c.Teams[i])
 	}
 	c.Observability.Default()
+}
+
+// defaultTeam is t with the defaults of queues and of components/tenancy.
+func defaultTeam(t queues.Team) queues.Team {
+	t.Default()
+	if t.PodSecurity == "" {
+		// The namespace's level, components/tenancy's default.
+		t.PodSecurity = tenancy.DefaultPodSecurity
+	}
+	return t
 }
 
 // networkNeeds returns what the cluster asks of its network: every pool's

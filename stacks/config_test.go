@@ -371,7 +371,7 @@ func TestParseInvalid(t *testing.T) {
 		{name: "Azure-layer stack with Kubernetes-layer settings", mutate: func(m map[string]any) {
 			m["kubernetesLayer"] = "false"
 			m["trainingOperator"] = map[string]any{"enabled": true}
-		}, wantErr: []string{"aksml:teams: is deployed by the Kubernetes layer", "aksml:trainingOperator.enabled: is deployed by the Kubernetes layer", "move it there"}},
+		}, wantErr: []string{"aksml:teams[0]: an Azure-layer stack (aksml:kubernetesLayer: false) reads only a team's name and groups", "set the team's quotas, egress, priorities and the rest in the Kubernetes-layer stack's aksml:teams", "aksml:trainingOperator.enabled: is deployed by the Kubernetes layer", "move it there"}},
 		{name: "Azure-layer stack without a cluster", mutate: func(m map[string]any) {
 			delete(m, "cluster")
 			delete(m, "teams")

@@ -52,14 +52,18 @@ type platform struct {
 	// azureStack is the Azure-layer stack an existing-cluster stack reads
 	// (aksml:existingCluster.stackReference), nil otherwise.
 	azureStack *pulumi.StackReference
-	cluster    *cluster.Cluster
-	gpustack   *gpustack.GPUStack
-	accounts   *storage.StorageAccounts
-	classes    *storage.StorageClasses
-	queues     *queues.Queues
-	tenancy    *tenancy.Tenancy
-	operator   *workloads.TrainingOperator
-	outputs    map[string]pulumi.Input
+	// teamClientIDs are the team identities' client IDs the Azure-layer
+	// stack exports (TeamIdentitiesOutput), read by an existing-cluster
+	// stack with a stack reference; nil otherwise.
+	teamClientIDs map[string]string
+	cluster       *cluster.Cluster
+	gpustack      *gpustack.GPUStack
+	accounts      *storage.StorageAccounts
+	classes       *storage.StorageClasses
+	queues        *queues.Queues
+	tenancy       *tenancy.Tenancy
+	operator      *workloads.TrainingOperator
+	outputs       map[string]pulumi.Input
 }
 
 // Deploy wires the components for a parsed, valid Config: the Azure layer
@@ -78,7 +82,7 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.platformIsolation, p.workloads,
 	}
 	if !cfg.KubernetesLayerOn() {
-		steps = []func(*pulumi.Context) error{p.azure, p.azureMonitor}
+		steps = []func(*pulumi.Context) error{p.azure, p.teamIdentities, p.azureMonitor}
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
@@ -106,7 +110,15 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 			return err
 		}
 		p.provider, p.azureStack = prov, ref
-		return nil
+		if ref == nil || len(cfg.Teams) == 0 {
+			return nil
+		}
+		// Read before any Kubernetes object is registered, so that a team
+		// the Azure-layer stack does not know fails the preview and an
+		// `up` registers nothing.
+		ids, err := readTeamIdentities(ref, cfg.ExistingCluster.StackReference, cfg.Teams)
+		p.teamClientIDs = ids
+		return err
 	}
 	var net *network.Network
 	var nodeSubnet pulumi.StringInput
@@ -296,25 +308,11 @@ func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 		RetainNamespaces: p.cfg.Protected(),
 		QueuesName:       queuesName,
 	}
-	if cl := p.cfg.Cluster; cl != nil {
-		authz := tenancy.AuthorizationKubernetesRBAC
-		if cl.EntraID != nil {
-			authz = tenancy.AuthorizationAzureRBAC
-		}
-		args.Azure = &tenancy.AzureArgs{
-			Authorization:      authz,
-			ClusterResourceID:  p.cluster.ResourceID,
-			ResourceGroupName:  p.cluster.ResourceGroupName,
-			Location:           cl.Location,
-			OIDCIssuerURL:      p.cluster.OIDCIssuerURL,
-			IdentityNamePrefix: cl.Name,
-			RetainContainers:   p.cfg.RetainsTeamData(),
-			Tags:               p.cfg.Tags,
-		}
-		if p.accounts != nil && p.cfg.Storage.Accounts.BlobNFS {
-			args.Azure.BlobAccountName = p.accounts.BlobAccountName
-			args.Azure.BlobAccountResourceID = p.accounts.BlobAccountResourceID
-		}
+	switch {
+	case p.cfg.Cluster != nil:
+		args.Azure = p.tenancyAzure()
+	case p.teamClientIDs != nil:
+		args.IdentityClientIDs = p.teamClientIDs
 	}
 	t, err := tenancy.NewTenancy(ctx, "tenancy", args)
 	if err != nil {
@@ -325,6 +323,63 @@ func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 	if args.Azure != nil {
 		p.outputs["teamIdentityClientIds"] = t.IdentityClientIDs
 	}
+	return nil
+}
+
+// tenancyAzure is the Azure side of tenancy on the cluster this stack
+// creates: identities in its resource group trusted by its OIDC issuer, the
+// groups' roles through Azure RBAC when the cluster uses Entra ID, and a
+// container per team in the Blob account.
+func (p *platform) tenancyAzure() *tenancy.AzureArgs {
+	cl := p.cfg.Cluster
+	authz := tenancy.AuthorizationKubernetesRBAC
+	if cl.EntraID != nil {
+		authz = tenancy.AuthorizationAzureRBAC
+	}
+	az := &tenancy.AzureArgs{
+		Authorization:      authz,
+		ClusterResourceID:  p.cluster.ResourceID,
+		ResourceGroupName:  p.cluster.ResourceGroupName,
+		Location:           cl.Location,
+		OIDCIssuerURL:      p.cluster.OIDCIssuerURL,
+		IdentityNamePrefix: cl.Name,
+		RetainContainers:   p.cfg.RetainsTeamData(),
+		Tags:               p.cfg.Tags,
+	}
+	if p.accounts != nil && p.cfg.Storage.Accounts.BlobNFS {
+		az.BlobAccountName = p.accounts.BlobAccountName
+		az.BlobAccountResourceID = p.accounts.BlobAccountResourceID
+	}
+	return az
+}
+
+// teamIdentities is the Azure-layer stack's share of tenancy: each team's
+// identity, its groups' roles and its container (tenancy.NewTeamIdentities),
+// exported as TeamIdentitiesOutput for the Kubernetes-layer stack, which
+// creates the namespaces and annotates each team's training ServiceAccount
+// with the client ID.
+func (p *platform) teamIdentities(ctx *pulumi.Context) error {
+	if len(p.cfg.Teams) == 0 {
+		return nil
+	}
+	teams := make([]tenancy.Team, len(p.cfg.Teams))
+	for i, t := range p.cfg.Teams {
+		teams[i] = tenancy.Team{Name: t.Name, Groups: t.Groups}
+	}
+	ids, err := tenancy.NewTeamIdentities(ctx, "team-identities", &tenancy.TeamIdentitiesArgs{
+		Teams: teams, ConfigPath: key("teams"), Azure: p.tenancyAzure(),
+	})
+	if err != nil {
+		return err
+	}
+	export := pulumi.Map{}
+	for _, t := range teams {
+		export[t.Name] = pulumi.Map{
+			"clientId": ids.ClientIDs.MapIndex(pulumi.String(t.Name)),
+			"groups":   pulumi.ToStringArray(slices.Clone(t.Groups)),
+		}
+	}
+	p.outputs[TeamIdentitiesOutput] = export
 	return nil
 }
 

@@ -2,6 +2,7 @@ package stacks
 
 import (
 	"net/netip"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -52,7 +53,14 @@ type resolution struct {
 func (c *Config) resolve() field.ErrorList {
 	pools, errs := gpupool.Resolve(c.GPUPools, key("gpuPools"))
 	gs, gerrs := gpustack.Resolve(c.GPUStack, pools, key("gpuStack"), key("gpuPools"))
-	q, qerrs := queues.Resolve(c.Teams, pools, c.Scheduler, queues.Paths{Teams: key("teams"), Pools: key("gpuPools"), Scheduler: key("scheduler")})
+	teams := c.Teams
+	if !c.KubernetesLayerOn() {
+		// An Azure-layer stack reads only its teams' names and groups
+		// (validateAzureLayerOnly); queues and namespaces are the
+		// Kubernetes-layer stack's.
+		teams = nil
+	}
+	q, qerrs := queues.Resolve(teams, pools, c.Scheduler, queues.Paths{Teams: key("teams"), Pools: key("gpuPools"), Scheduler: key("scheduler")})
 	c.res = &resolution{pools: pools, gpuStack: gs, queues: q}
 	if c.Network != nil && c.Cluster != nil {
 		// The node subnet is sized from the resolved pools (networkNeeds).
@@ -258,9 +266,15 @@ func (c *Config) validateAzureLayerOnly() field.ErrorList {
 	if c.Cluster == nil {
 		errs = append(errs, field.Invalid(k, "false deploys only the Azure layer, which needs aksml:cluster; remove it in existing-cluster mode"))
 	}
-	if len(c.Teams) > 0 {
-		errs = append(errs, field.Invalid(key("teams"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
+	teams := make([]tenancy.Team, len(c.Teams))
+	for i, t := range c.Teams {
+		teams[i] = tenancy.Team{Name: t.Name, Groups: t.Groups}
+		if !reflect.DeepEqual(t, defaultTeam(queues.Team{Name: t.Name, Groups: t.Groups})) {
+			errs = append(errs, field.Invalid(key("teams").Index(i), "an Azure-layer stack (aksml:kubernetesLayer: false) reads only a team's name and groups: it creates the team's managed identity and its groups' Azure roles, and exports them as %s; set the team's quotas, egress, priorities and the rest in the Kubernetes-layer stack's aksml:teams", TeamIdentitiesOutput))
+		}
 	}
+	errs = append(errs, tenancy.ValidateNames(teams, key("teams"))...)
+	errs = append(errs, tenancy.ValidateIdentityTeams(teams, key("teams"))...)
 	if len(c.Workloads) > 0 {
 		errs = append(errs, field.Invalid(key("workloads"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
 	}

@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
 	"github.com/aksml/aksml/tests/synth"
@@ -321,19 +323,30 @@ func TestExistingClusterMode(t *testing.T) {
 func str(v any) string { s, _ := v.(string); return s }
 
 // TestTwoStackShapeForAPrivateAPIServer: an Azure-layer stack may have a
-// private API server and registers no Kubernetes object; a Kubernetes-layer
-// stack reads its kubeconfig and storage account through a StackReference.
+// private API server and registers no Kubernetes object; it creates its
+// teams' Azure side (identities, federated credentials, group roles) and
+// exports it; a Kubernetes-layer stack reads its kubeconfig, storage account
+// and team identities through a StackReference and creates no Azure
+// resource.
 func TestTwoStackShapeForAPrivateAPIServer(t *testing.T) {
 	cfg, err := synth.ReadStackConfig(projectDir, "prod")
 	require.NoError(t, err)
-	for _, k := range []string{"aksml:teams", "aksml:trainingOperator"} {
-		delete(cfg, k)
+	delete(cfg, "aksml:trainingOperator")
+	// The Azure layer reads each team's name and groups only.
+	var teams []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(cfg["aksml:teams"]), &teams))
+	var azureTeams []map[string]any
+	for _, tm := range teams {
+		azureTeams = append(azureTeams, map[string]any{"name": tm["name"], "groups": tm["groups"]})
 	}
+	raw, err := json.Marshal(azureTeams)
+	require.NoError(t, err)
+	cfg["aksml:teams"] = string(raw)
 	cfg["aksml:kubernetesLayer"] = "false"
 	var cl map[string]any
 	require.NoError(t, json.Unmarshal([]byte(cfg["aksml:cluster"]), &cl))
 	cl["apiServer"] = map[string]any{"private": true}
-	raw, err := json.Marshal(cl)
+	raw, err = json.Marshal(cl)
 	require.NoError(t, err)
 	cfg["aksml:cluster"] = string(raw)
 	azure, err := synth.Run("prod-azure", "prod", cfg, stacks.Program)
@@ -344,15 +357,47 @@ func TestTwoStackShapeForAPrivateAPIServer(t *testing.T) {
 	clusters := byType(azure, ":ManagedCluster")
 	require.Len(t, clusters, 1)
 	assert.Equal(t, true, clusters[0].Get("apiServerAccessProfile.enablePrivateCluster"))
-	for _, out := range []string{"kubeconfig", "clusterResourceId", "resourceGroupName", "filesStorageAccount"} {
+	for _, out := range []string{"kubeconfig", "clusterResourceId", "resourceGroupName", "filesStorageAccount", stacks.TeamIdentitiesOutput} {
 		assert.Contains(t, azure.Outputs, out, "the Kubernetes-layer stack reads %s", out)
 	}
 	assert.Empty(t, rules.MandatoryOnly(rules.Check(azure)), "a private API server without Kubernetes objects passes the guardrails")
 
+	// The teams' Azure side: one identities stack with an identity and a
+	// federated credential per team, and each team group's Cluster User and
+	// namespace roles on the cluster.
+	identities := byType(azure, tenancy.TeamIdentitiesType)
+	require.Len(t, identities, 1)
+	var stack *rules.Resource
+	for i, r := range azure.Resources {
+		if strings.HasSuffix(r.Name, "-identities") && strings.HasSuffix(r.Type, ":DeploymentStackAtResourceGroup") {
+			stack = &azure.Resources[i]
+		}
+	}
+	require.NotNil(t, stack, "the team identities deployment stack")
+	assert.Equal(t, identities[0].URN, stack.Parent, "the identities belong to TeamIdentities")
+	exported, _ := azure.Outputs[stacks.TeamIdentitiesOutput].Value.(map[string]any)
+	require.Len(t, exported, len(teams))
+	assignments := byType(azure, ":RoleAssignment")
+	for _, tm := range teams {
+		name := tm["name"].(string)
+		entry, _ := exported[name].(map[string]any)
+		assert.NotEmpty(t, entry["clientId"], "team %s's client ID is exported", name)
+		assert.Equal(t, tm["groups"], entry["groups"], "team %s's groups are exported", name)
+		for _, g := range tm["groups"].([]any) {
+			var roles []string
+			for _, a := range assignments {
+				if a.Inputs["principalId"] == g && a.Parent == identities[0].URN {
+					roles = append(roles, path.Base(str(a.Inputs["roleDefinitionId"])))
+				}
+			}
+			assert.ElementsMatch(t, []string{tenancy.ClusterUserRoleID, tenancy.NamespaceRoleID}, roles, "team %s group %s", name, g)
+		}
+	}
+
 	k8s, err := synth.Run("prod-k8s", "prod", map[string]string{
 		"aksml:existingCluster": `{"stackReference":"organization/aksml/prod-azure"}`,
 		"aksml:gpuPools":        `[{"name":"a100","vmSize":"Standard_NC24ads_A100_v4","workload":"training","maxCount":2,"zones":["1"]}]`,
-		"aksml:teams":           `[{"name":"team-a","gpuQuota":{"a100":2},"cpu":"16","memory":"64Gi"}]`,
+		"aksml:teams":           `[{"name":"team-a","groups":["` + synth.ReferencedTeamGroup + `"],"gpuQuota":{"a100":2},"cpu":"16","memory":"64Gi"}]`,
 	}, stacks.Program)
 	require.NoError(t, err)
 	for _, r := range k8s.Resources {
@@ -370,6 +415,51 @@ func TestTwoStackShapeForAPrivateAPIServer(t *testing.T) {
 	providers := byType(k8s, "pulumi:providers:kubernetes")
 	require.Len(t, providers, 1)
 	assert.Contains(t, providers[0].SecretInputs, "kubeconfig")
+	// The team's training ServiceAccount carries the identity the Azure
+	// layer created, so workload identity works in existing-cluster mode.
+	var sas []rules.Resource
+	for _, sa := range byType(k8s, "kubernetes:core/v1:ServiceAccount") {
+		if sa.Get("metadata.namespace") == "team-a" {
+			sas = append(sas, sa)
+		}
+	}
+	require.Len(t, sas, 1)
+	assert.Equal(t, tenancy.TrainingServiceAccount, sas[0].Get("metadata.name"))
+	annotations, _ := sas[0].Get("metadata.annotations").(map[string]any)
+	assert.Equal(t, synth.ReferencedTeamClientID, annotations[tenancy.ClientIDAnnotation])
+}
+
+// TestKubernetesLayerTeamsMatchTheAzureLayer: a Kubernetes-layer team the
+// referenced Azure-layer stack does not export, or whose groups differ from
+// the ones given Azure roles there, fails before anything but the reference
+// and the provider is registered, naming the key.
+func TestKubernetesLayerTeamsMatchTheAzureLayer(t *testing.T) {
+	for _, tc := range []struct{ name, teams, want string }{
+		{"team unknown to the Azure layer", `[{"name":"team-b","groups":["` + synth.ReferencedTeamGroup + `"],"cpu":"16","memory":"64Gi"}]`,
+			`aksml:teams[0].name: team "team-b" has no identity in stack organization/aksml/prod-azure (output teamIdentities)`},
+		{"other groups", `[{"name":"team-a","groups":["3a3a3a3a-3333-4333-8333-0000000000ff"],"cpu":"16","memory":"64Gi"}]`,
+			`aksml:teams[0].groups: [3a3a3a3a-3333-4333-8333-0000000000ff] differ from the groups stack organization/aksml/prod-azure gives team "team-a" Azure roles`},
+		{"no groups", `[{"name":"team-a","cpu":"16","memory":"64Gi"}]`,
+			`aksml:teams[0].groups: [] differ from the groups`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := synth.Run("prod-k8s", "dev", map[string]string{
+				"aksml:existingCluster": `{"stackReference":"organization/aksml/prod-azure"}`,
+				"aksml:teams":           tc.teams,
+			}, stacks.Program)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			for _, r := range st.Resources {
+				assert.Contains(t, []string{"pulumi:pulumi:StackReference", "pulumi:providers:kubernetes"}, r.Type, "%s registered before the teams were checked", r.URN)
+			}
+		})
+	}
+	// The same groups in another order and case are the same team.
+	_, err := synth.Run("prod-k8s", "dev", map[string]string{
+		"aksml:existingCluster": `{"stackReference":"organization/aksml/prod-azure"}`,
+		"aksml:teams":           `[{"name":"team-a","groups":["` + strings.ToUpper(synth.ReferencedTeamGroup) + `"],"cpu":"16","memory":"64Gi"}]`,
+	}, stacks.Program)
+	require.NoError(t, err)
 }
 
 // TestInvalidNetworkConfigsRegisterNothing runs the prod stack with one

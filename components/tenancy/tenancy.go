@@ -47,8 +47,16 @@ type TenancyArgs struct {
 	// namespace. Default DefaultExcludedCIDRs.
 	ExcludedCIDRs []string
 	// Azure adds the Azure side (identities, role assignments, data
-	// containers). nil: Kubernetes objects only (existing clusters).
+	// containers). nil: Kubernetes objects only (existing clusters), or
+	// the identities another stack created (IdentityClientIDs).
 	Azure *AzureArgs
+	// IdentityClientIDs are the client IDs, by team name, of team
+	// identities another stack created with NewTeamIdentities (the aksml
+	// Kubernetes-layer stack reads them from its Azure-layer stack's
+	// `teamIdentities` output): each team gets the training ServiceAccount
+	// annotated with its client ID, as with Azure. Every team needs one.
+	// Default none. Not with Azure.
+	IdentityClientIDs map[string]string
 	// RetainNamespaces keeps the team namespaces in the cluster when they
 	// are removed from the stack or the stack is destroyed
 	// (RetainOnDelete), so that the checkpoint claims inside them survive:
@@ -133,11 +141,25 @@ var identityPrefixRE = regexp.MustCompile(`^[A-Za-z0-9][-\w]{0,90}$`)
 // Validate checks defaulted args; every problem is returned at once.
 func (a *TenancyArgs) Validate() field.ErrorList {
 	errs := append(ValidateNames(a.Teams, a.ConfigPath), ValidateTeams(a.Teams, a.ConfigPath)...)
+	if a.IdentityClientIDs != nil {
+		if a.Azure != nil {
+			errs = append(errs, field.Forbidden(field.NewPath("tenancy.identityClientIds"), "and azure are mutually exclusive: the identities are created here (azure) or by another stack (identityClientIds); remove one"))
+		}
+		for i, t := range a.Teams {
+			if a.IdentityClientIDs[t.Name] == "" {
+				errs = append(errs, field.Invalid(a.ConfigPath.Index(i).Child("name"), "team %q has no identity client ID in identityClientIds; create its identity with NewTeamIdentities first", t.Name))
+			}
+		}
+	}
 	if a.Azure == nil {
 		return errs
 	}
-	az := a.Azure
-	p := field.NewPath("tenancy.azure")
+	return append(errs, a.Azure.validate(field.NewPath("tenancy.azure"))...)
+}
+
+// validate checks the Azure side's args under path.
+func (az *AzureArgs) validate(p field.Path) field.ErrorList {
+	var errs field.ErrorList
 	if !slices.Contains([]Authorization{AuthorizationAzureRBAC, AuthorizationKubernetesRBAC}, az.Authorization) {
 		errs = append(errs, field.NotSupported(p.Child("authorization"), az.Authorization, []Authorization{AuthorizationAzureRBAC, AuthorizationKubernetesRBAC}))
 	}
@@ -215,14 +237,33 @@ func NewTenancy(ctx *pulumi.Context, name string, args *TenancyArgs, opts ...pul
 		}
 	}
 	clientIDs := pulumi.StringMap{}
-	if a.Azure != nil {
+	switch {
+	case a.Azure != nil:
 		var err error
-		if clientIDs, err = registerAzure(ctx, name, &a, namespaces, c, kopts); err != nil {
+		if clientIDs, err = registerIdentities(ctx, name, a.Teams, a.Azure, c); err != nil {
 			return nil, err
 		}
+	case a.IdentityClientIDs != nil:
 		for _, t := range a.Teams {
-			c.ServiceAccounts[t.Name] = TrainingServiceAccount
+			clientIDs[t.Name] = pulumi.String(a.IdentityClientIDs[t.Name])
 		}
+	}
+	for _, t := range a.Teams {
+		id, ok := clientIDs[t.Name]
+		if !ok {
+			continue
+		}
+		if _, err := corev1.NewServiceAccount(ctx, name+"-"+t.Name+"-sa", &corev1.ServiceAccountArgs{
+			Metadata: metav1.ObjectMetaArgs{
+				Name:        pulumi.String(TrainingServiceAccount),
+				Namespace:   namespaces[t.Name],
+				Labels:      pulumi.ToStringMap(teamLabels(t)),
+				Annotations: pulumi.StringMap{ClientIDAnnotation: id},
+			},
+		}, kopts...); err != nil {
+			return nil, err
+		}
+		c.ServiceAccounts[t.Name] = TrainingServiceAccount
 	}
 	c.IdentityClientIDs = clientIDs.ToStringMapOutput()
 	c.Namespaces = names.ToStringMapOutput()
@@ -259,19 +300,18 @@ func registerTeam(ctx *pulumi.Context, name string, t Team, ns pulumi.StringInpu
 	return nil
 }
 
-// registerAzure deploys the identities stack and, per team, the training
-// ServiceAccount, the group role assignments (Azure RBAC) and the data
-// container and role.
-func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, namespaces map[string]pulumi.StringInput, c *Tenancy, kopts []pulumi.ResourceOption) (pulumi.StringMap, error) {
-	az := a.Azure
+// registerIdentities deploys, under parent, the identities stack and, per
+// team, the group role assignments (Azure RBAC) and the data container and
+// role; it returns the identities' client IDs by team name.
+func registerIdentities(ctx *pulumi.Context, name string, teams []Team, az *AzureArgs, parent pulumi.Resource) (pulumi.StringMap, error) {
 	stack, err := armdeploy.NewTemplateStack(ctx, name+"-identities", &armdeploy.Args{
 		ResourceGroupName: az.ResourceGroupName,
 		StackName:         az.IdentityNamePrefix + "-team-identities",
-		Template:          IdentitiesTemplate(az.IdentityNamePrefix, a.Teams, az.Tags),
+		Template:          IdentitiesTemplate(az.IdentityNamePrefix, teams, az.Tags),
 		Parameters:        map[string]any{IssuerParameter: az.OIDCIssuerURL, LocationParameter: az.Location},
 		Description:       "aksml: team managed identities and their federated credentials for workload identity",
 		Tags:              az.Tags,
-	}, pulumi.Parent(c))
+	}, pulumi.Parent(parent))
 	if err != nil {
 		return nil, err
 	}
@@ -280,30 +320,19 @@ func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, namespaces 
 		return clusterID.ApplyT(func(id string) string { return RoleDefinitionID(id, roleID) }).(pulumi.StringOutput)
 	}
 	clientIDs := pulumi.StringMap{}
-	for i, t := range a.Teams {
+	for i, t := range teams {
 		tn := name + "-" + t.Name
-		clientID := armdeploy.OutputString(stack, clientIDOutput(i))
 		principalID := armdeploy.OutputString(stack, principalIDOutput(i))
-		clientIDs[t.Name] = clientID
-		if _, err := corev1.NewServiceAccount(ctx, tn+"-sa", &corev1.ServiceAccountArgs{
-			Metadata: metav1.ObjectMetaArgs{
-				Name:        pulumi.String(TrainingServiceAccount),
-				Namespace:   namespaces[t.Name],
-				Labels:      pulumi.ToStringMap(teamLabels(t)),
-				Annotations: pulumi.StringMap{ClientIDAnnotation: clientID},
-			},
-		}, kopts...); err != nil {
-			return nil, err
-		}
+		clientIDs[t.Name] = armdeploy.OutputString(stack, clientIDOutput(i))
 		if az.Authorization == AuthorizationAzureRBAC {
 			for _, g := range sortedGroups(t) {
 				if _, err := authorization.NewRoleAssignment(ctx, tn+"-"+g+"-cluster-user", groupAssignment(g, roleDef(ClusterUserRoleID), clusterID,
-					"aksml: team "+t.Name+" members download the cluster user kubeconfig"), pulumi.Parent(c)); err != nil {
+					"aksml: team "+t.Name+" members download the cluster user kubeconfig"), pulumi.Parent(parent)); err != nil {
 					return nil, err
 				}
 				nsScope := clusterID.ApplyT(func(id string) string { return NamespaceScope(id, t.Name) }).(pulumi.StringOutput)
 				if _, err := authorization.NewRoleAssignment(ctx, tn+"-"+g+"-namespace-reader", groupAssignment(g, roleDef(NamespaceRoleID), nsScope,
-					"aksml: team "+t.Name+" members read their namespace through Azure RBAC"), pulumi.Parent(c)); err != nil {
+					"aksml: team "+t.Name+" members read their namespace through Azure RBAC"), pulumi.Parent(parent)); err != nil {
 					return nil, err
 				}
 			}
@@ -316,7 +345,7 @@ func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, namespaces 
 			ResourceGroupName: az.ResourceGroupName,
 			ContainerName:     pulumi.String(t.Name),
 			PublicAccess:      azstorage.PublicAccessNone,
-		}, pulumi.Parent(c), pulumi.RetainOnDelete(az.RetainContainers))
+		}, pulumi.Parent(parent), pulumi.RetainOnDelete(az.RetainContainers))
 		if err != nil {
 			return nil, err
 		}
@@ -327,7 +356,7 @@ func registerAzure(ctx *pulumi.Context, name string, a *TenancyArgs, namespaces 
 			RoleDefinitionId: roleDef(StorageBlobDataContributorRoleID),
 			Scope:            scope,
 			Description:      pulumi.String("aksml: team " + t.Name + " workloads read and write their own container with workload identity"),
-		}, pulumi.Parent(c)); err != nil {
+		}, pulumi.Parent(parent)); err != nil {
 			return nil, err
 		}
 	}

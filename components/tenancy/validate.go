@@ -47,9 +47,7 @@ func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range teams {
 		p := path.Index(i)
-		if owner := vocab.PlatformNamespaceOwner(t.Name); owner != "" {
-			errs = append(errs, field.Forbidden(p.Child("name"), "%q is a system namespace (owned by %s); choose another team name (a team name is its namespace, and may not be %s)", t.Name, owner, strings.Join(vocab.ReservedNamespaceNames(), ", ")))
-		}
+		errs = append(errs, validateNotReserved(t.Name, p.Child("name"))...)
 		if !slices.Contains(PodSecurityLevels, t.PodSecurity) {
 			errs = append(errs, field.NotSupported(p.Child("podSecurity"), t.PodSecurity, PodSecurityLevels))
 		}
@@ -60,21 +58,50 @@ func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 				errs = append(errs, field.Forbidden(p.Child("priorities").Index(j), "%q: system-* priority classes are the platform's; a team's pods never run at them", pc))
 			}
 		}
-		seen := map[string]int{}
-		for j, g := range t.Groups {
-			gp := p.Child("groups").Index(j)
-			if !guidRE.MatchString(g) {
-				errs = append(errs, field.Invalid(gp, "%q is not a Microsoft Entra group object ID (a GUID such as 00000000-0000-0000-0000-000000000000); copy the group's Object ID from Entra ID", g))
-				continue
-			}
-			if k, dup := seen[normalGUID(g)]; dup {
-				errs = append(errs, field.Duplicate(gp, "%q is already listed at %s; list each group once", g, p.Child("groups").Index(k)))
-			}
-			seen[normalGUID(g)] = j
-		}
+		errs = append(errs, validateGroups(t.Groups, p.Child("groups"))...)
 		if !slices.Contains(Egresses, t.Egress) {
 			errs = append(errs, field.NotSupported(p.Child("egress"), t.Egress, Egresses))
 		}
+	}
+	return errs
+}
+
+// ValidateIdentityTeams checks what NewTeamIdentities reads of each team
+// beyond a valid name: a namespace name the platform does not reserve (the
+// federated credential's subject) and its Entra groups.
+func ValidateIdentityTeams(teams []Team, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range teams {
+		errs = append(errs, validateNotReserved(t.Name, path.Index(i).Child("name"))...)
+		errs = append(errs, validateGroups(t.Groups, path.Index(i).Child("groups"))...)
+	}
+	return errs
+}
+
+// validateNotReserved refuses a team name that is a namespace the platform
+// owns.
+func validateNotReserved(name string, p field.Path) field.ErrorList {
+	if owner := vocab.PlatformNamespaceOwner(name); owner != "" {
+		return field.ErrorList{field.Forbidden(p, "%q is a system namespace (owned by %s); choose another team name (a team name is its namespace, and may not be %s)", name, owner, strings.Join(vocab.ReservedNamespaceNames(), ", "))}
+	}
+	return nil
+}
+
+// validateGroups checks Entra group object IDs listed under p: GUIDs, each
+// once.
+func validateGroups(groups []string, p field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]int{}
+	for j, g := range groups {
+		gp := p.Index(j)
+		if !guidRE.MatchString(g) {
+			errs = append(errs, field.Invalid(gp, "%q is not a Microsoft Entra group object ID (a GUID such as 00000000-0000-0000-0000-000000000000); copy the group's Object ID from Entra ID", g))
+			continue
+		}
+		if k, dup := seen[normalGUID(g)]; dup {
+			errs = append(errs, field.Duplicate(gp, "%q is already listed at %s; list each group once", g, p.Index(k)))
+		}
+		seen[normalGUID(g)] = j
 	}
 	return errs
 }

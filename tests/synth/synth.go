@@ -162,7 +162,20 @@ var StackReferenceOutputs = resource.PropertyMap{
 	"clusterResourceId":   resource.NewProperty("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-azure/providers/Microsoft.ContainerService/managedClusters/aks-azure"),
 	"resourceGroupName":   resource.NewProperty("rg-azure"),
 	"filesStorageAccount": resource.NewProperty("azurefiles"),
+	"teamIdentities": resource.NewProperty(resource.PropertyMap{
+		"team-a": resource.NewProperty(resource.PropertyMap{
+			"clientId": resource.NewProperty(ReferencedTeamClientID),
+			"groups":   resource.NewProperty([]resource.PropertyValue{resource.NewProperty(ReferencedTeamGroup)}),
+		}),
+	}),
 }
+
+// ReferencedTeamClientID and ReferencedTeamGroup are team-a's identity
+// client ID and Entra group in StackReferenceOutputs' teamIdentities.
+const (
+	ReferencedTeamClientID = "11111111-2222-4333-8444-555555555555"
+	ReferencedTeamGroup    = "3a3a3a3a-3333-4333-8333-00000000000a"
+)
 
 // stackOutputs simulates the outputs of an ARM deployment stack: each output
 // the template declares, with its ARM expression as the string value.
