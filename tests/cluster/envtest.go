@@ -57,7 +57,10 @@ const FieldManager = "aksml"
 // which the namespace's ResourceQuota counts like any other claim ("Ephemeral Volumes",
 // https://kubernetes.io/docs/concepts/storage/ephemeral-volumes/#generic-ephemeral-volumes).
 // The Deployment and ReplicaSet controllers turn a Deployment (a model server the
-// platform deploys in a team namespace) into its pods.
+// platform deploys in a team namespace) into its pods; the disruption controller keeps
+// its PodDisruptionBudget's status, which the Eviction API reads when a node is drained
+// ("Specifying a Disruption Budget for your Application",
+// https://kubernetes.io/docs/tasks/run-application/configure-pdb/).
 var ControllerManagerControllers = []string{
 	"namespace-controller",
 	"job-controller",
@@ -75,6 +78,7 @@ var ControllerManagerControllers = []string{
 	"ephemeral-volume-controller",
 	"deployment-controller",
 	"replicaset-controller",
+	"disruption-controller",
 }
 
 // Options configures Start. The zero value starts etcd and kube-apiserver with all CRDs.

@@ -165,6 +165,9 @@ func placeStack(ctx context.Context, t *testing.T, env *Env, stack string) {
 			}()
 		}
 	})
+	t.Run("inference servers stay on their pool through a drain", func(t *testing.T) {
+		requireServingDrain(ctx, t, env, cfg, examples, byName)
+	})
 	if stack == spotEvictionStack {
 		t.Run("a spot node evicted as AKS does it", func(t *testing.T) {
 			requireSpotEviction(ctx, t, env, cfg, examples, byName)
@@ -180,6 +183,8 @@ func notPlacedReason(o stackObject) string {
 		return "the Kubeflow Training Operator, which creates its pods, does not run in this tier (its Kueue admission is tested in kueue_scenarios_test.go)"
 	case "Workspace":
 		return "KAITO, which creates the fine-tuning pods, does not run in this tier"
+	case "Deployment":
+		return "an InferenceServer: placed and drained by the subtest \"inference servers stay on their pool through a drain\""
 	}
 	return "it creates no pods"
 }
