@@ -1,5 +1,7 @@
 package stacks_test
 
+import "strings"
+
 // Round two of the adversarial table (issue 33): configs aimed at the areas
 // added since round one (network, tenancy, registry and logs, Kueue policy,
 // workload durations, GPU-stack images, OS SKUs, prod promises). Classes:
@@ -87,6 +89,59 @@ func round2Cases() []adversarialCase {
 	}), "aksml:cluster.registry", "set name (to create one) or id")
 	add(agree, "prod image from Docker Hub", "prod", prod(set("workloads.0.image", "ubuntu"+digest)), "aksml:workloads[0].image", "push it there and write aksmladvreg.azurecr.io/")
 	add(agree, "prod image from another registry", "prod", prod(set("workloads.0.image", "other.azurecr.io/ubuntu"+digest)), "aksml:workloads[0].image", "is not in the stack's registry")
+
+	// derived: sizes aksml derives must leave room for an upgrade (AKS
+	// surges 10% of a pool without maxSurge, at least one node).
+	const derived = "derived"
+	add(derived, "no surge node", "", set("network.surgeNodesPerPool", 0), "aksml:network.surgeNodesPerPool", "AKS adds at least 1 node per pool while upgrading it")
+	add(derived, "surge above 100", "", set("network.surgeNodesPerPool", 101), "aksml:network.surgeNodesPerPool", "use 1 to 100")
+	add(derived, "a pool of 41 in a /26 without its 5 surge nodes", "", then(set("gpuPools.0.maxCount", 41), set("teams.0.gpuQuota.t4", 1),
+		set("network", map[string]any{"addressSpace": "10.224.0.0/26", "nodeSubnet": map[string]any{"prefix": "10.224.0.0/26"}})),
+		"aksml:network.nodeSubnet.prefix", "or the 10% AKS surges a pool above ten nodes")
+	add(derived, "pod range without the surge of a pool of 46", "", then(set("gpuPools.0.maxCount", 46), set("cluster.network", map[string]any{"podCidr": "10.244.0.0/18"})),
+		"aksml:cluster.network.podCidr", "")
+	add(derived, "serving above batch training, reversed", "", set("scheduler.priorities", []any{
+		map[string]any{"name": "training-batch", "value": 100000}, map[string]any{"name": "inference-critical", "value": 10000, "preemptionPolicy": "PreemptLowerPriority"}}),
+		"aksml:scheduler.priorities[1].value", "give it the higher value")
+
+	// inert: a key switched off by another is refused, never ignored.
+	const inert = "inert"
+	obsOff := func(k string, v any) func(c config) {
+		return set("observability", map[string]any{"enabled": false, k: v})
+	}
+	add(inert, "RPO with observability off", "", obsOff("rpo", "1h"), "aksml:observability.rpo", "aksml:observability.enabled is false")
+	add(inert, "Grafana with observability off", "", obsOff("grafana", map[string]any{"enabled": true, "name": "graf-adv"}), "aksml:observability.grafana", "turn the section on")
+	add(inert, "action groups with observability off", "", obsOff("actionGroupIds", []any{actionGroupID}), "aksml:observability.actionGroupIds", "remove actionGroupIds")
+	add(inert, "GPU idle threshold with observability off", "", obsOff("gpuIdleThresholdPercent", 10), "aksml:observability.gpuIdleThresholdPercent", "remove it")
+	add(inert, "Grafana name with Grafana off", "", set("observability.grafana", map[string]any{"enabled": false, "name": "graf-adv"}), "aksml:observability.grafana.name", "no Grafana is created")
+	add(inert, "retention with both log routes off", "", set("cluster.logs", map[string]any{"containerInsights": false, "auditLogs": false, "retentionInDays": 90}),
+		"aksml:cluster.logs.retentionInDays", "no Log Analytics workspace is created")
+	add(inert, "workspace name with both log routes off", "", set("cluster.logs", map[string]any{"containerInsights": false, "auditLogs": false, "logAnalyticsWorkspaceName": "law-adv"}),
+		"aksml:cluster.logs.logAnalyticsWorkspaceName", "remove it")
+	add(inert, "audit categories with audit logs off", "", set("cluster.logs", map[string]any{"auditLogs": false, "auditCategories": []any{"kube-audit"}}),
+		"aksml:cluster.logs.auditCategories", "set auditLogs: true")
+	add(inert, "Defender workspace with Defender off", "", set("cluster.defender", map[string]any{"enabled": false, "logAnalyticsWorkspaceId": workspaceLogID}),
+		"aksml:cluster.defender.logAnalyticsWorkspaceId", "Defender reports to no workspace")
+	add(inert, "DCGM exporter image with the exporter off", "", set("gpuStack", map[string]any{"dcgmExporter": false, "dcgmExporterImage": "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04"}),
+		"aksml:gpuStack.dcgmExporterImage", "set dcgmExporter: true")
+	add(inert, "maintenance window with both channels off", "", then(set("cluster.upgradeChannel", "none"), set("cluster.nodeOSUpgradeChannel", "None"),
+		set("cluster.maintenanceWindow", map[string]any{"dayOfWeek": "Sunday", "startTime": "02:00", "durationHours": 4})), "aksml:cluster.maintenanceWindow", "turn a channel on")
+	add(inert, "private endpoint subnet with public storage", "", set("network.privateEndpointSubnet", map[string]any{"prefix": "10.224.200.0/24"}),
+		"aksml:network.privateEndpointSubnet", "would hold nothing")
+	add(inert, "IP rules on public storage", "", set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "allowedIpRanges": []any{"203.0.113.0/24"}}),
+		"aksml:storage.accounts.allowedIpRanges", "every address is already allowed")
+	add(inert, "borrowing with no cohort peer", "", then(set("teams", []any{map[string]any{"name": "solo", "gpuQuota": map[string]any{"t4": 2, "t4spot": 4}, "cpu": "16", "memory": "64Gi", "borrowingLimit": 2}}),
+		set("workloads.0.team", "solo")), "aksml:teams[0].borrowingLimit", "has no one to borrow from")
+	add(inert, "lending with no cohort peer", "", then(set("teams", []any{map[string]any{"name": "solo", "gpuQuota": map[string]any{"t4": 2, "t4spot": 4}, "cpu": "16", "memory": "64Gi", "lendingLimit": 2}}),
+		set("workloads.0.team", "solo")), "aksml:teams[0].lendingLimit", "has no one to lend to")
+	add(inert, "weight without fair sharing", "", then(set("scheduler.fairSharing", false), set("teams.0.weight", 3)), "aksml:teams[0].weight", "turn fairSharing on")
+	add(inert, "expected duration past the scoring deadline", "", set("workloads.0.expectedDuration", "7h"), "aksml:workloads[0].expectedDuration", "set expectedDuration below 6h")
+	add(inert, "expected duration at the job deadline", "", withWorkload(gpuJob("team-a", "t4", 1), func(w map[string]any) { w["expectedDuration"] = "24h" }),
+		"aksml:workloads[0].expectedDuration", "set expectedDuration below 24h")
+	add(inert, "expected duration with observability off", "", then(set("observability", map[string]any{"enabled": false}), set("workloads.0.expectedDuration", "1h")),
+		"aksml:workloads[0].expectedDuration", "has nowhere to alert")
+	add(inert, "GPU stack in an Azure-layer stack", "", then(del("teams"), del("workloads"), set("kubernetesLayer", false), set("gpuStack", map[string]any{"dcgmExporter": false})),
+		"aksml:gpuStack", "move it there")
 	return all
 }
 
@@ -122,5 +177,30 @@ func round2Accepted() []acceptedCase {
 	add(agree, "prod with an existing registry", "prod", prod(func(c config) {
 		c.set("cluster.registry", map[string]any{"id": "/subscriptions/" + testGUID + "/resourceGroups/rg/providers/Microsoft.ContainerRegistry/registries/" + registryName})
 	}), "")
+
+	const derived = "derived"
+	add(derived, "cluster name of 63 characters", "", set("cluster.name", strings.Repeat("a", 60)+"adv"), "")
+	add(derived, "cluster name with underscores", "", set("cluster.name", "aks_ml_adv"), "")
+	add(derived, "resource group of 90 characters", "", set("cluster.resourceGroup.name", "rg-"+strings.Repeat("x", 87)), "")
+	add(derived, "resource group of 90 non-ASCII letters", "", set("cluster.resourceGroup.name", strings.Repeat("ü", 90)), "")
+	add(derived, "a pool of 40 exactly fills a /26 with its 4 surge nodes", "", then(set("gpuPools.0.maxCount", 40), set("teams.0.gpuQuota.t4", 1),
+		set("network", map[string]any{"addressSpace": "10.224.0.0/26", "nodeSubnet": map[string]any{"prefix": "10.224.0.0/26"}})), "")
+	add(derived, "two surge nodes per pool", "", set("network.surgeNodesPerPool", 2), "")
+	add(derived, "serving above batch training, custom values", "", set("scheduler.priorities", []any{
+		map[string]any{"name": "training-batch", "value": 10, "preemptionPolicy": "Never"}, map[string]any{"name": "inference-critical", "value": 20, "preemptionPolicy": "PreemptLowerPriority"}}), "")
+
+	const inert = "inert"
+	add(inert, "observability off and nothing else", "", set("observability", map[string]any{"enabled": false}), "")
+	add(inert, "Grafana off with no name", "", set("observability.grafana", map[string]any{"enabled": false}), "")
+	add(inert, "audit logs only, with categories", "", set("cluster.logs", map[string]any{"containerInsights": false, "auditCategories": []any{"kube-audit"}}), "")
+	add(inert, "maintenance window with only the node OS channel", "", then(set("cluster.upgradeChannel", "none"),
+		set("cluster.maintenanceWindow", map[string]any{"dayOfWeek": "Sunday", "startTime": "02:00", "durationHours": 4})), "")
+	add(inert, "IP rules on private storage", "", set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true, "allowedIpRanges": []any{"203.0.113.0/24"}}), "")
+	add(inert, "weight under fair sharing", "", set("teams.0.weight", 3), "")
+	add(inert, "expected duration under the scoring deadline", "", set("workloads.0.expectedDuration", "5h"), "")
+	add(inert, "borrowing from a lender with one team", "", then(
+		set("teams", []any{map[string]any{"name": "solo", "gpuQuota": map[string]any{"t4": 1, "t4spot": 2}, "cpu": "16", "memory": "64Gi", "borrowingLimit": 1}}),
+		set("scheduler.lenders", []any{map[string]any{"name": "pool-reserve", "gpuQuota": map[string]any{"t4": 1}}}),
+		set("workloads.0.team", "solo")), "")
 	return all
 }

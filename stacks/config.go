@@ -206,6 +206,7 @@ func Parse(stack string, raw map[string]string) (*Config, error) {
 	// Validate first: it defaults aksml:network from the resolved pools,
 	// and explicitValuesKept compares what was written with what is used.
 	verrs := c.Validate()
+	verrs = append(verrs, inertSettings(raw, c)...)
 	if err := append(explicitValuesKept(raw, c), verrs...).ToAggregate(); err != nil {
 		return nil, err
 	}

@@ -380,7 +380,7 @@ func TestParseInvalid(t *testing.T) {
 		{name: "Azure-layer stack with Kubernetes-layer settings", mutate: func(m map[string]any) {
 			m["kubernetesLayer"] = "false"
 			m["trainingOperator"] = map[string]any{"enabled": true}
-		}, wantErr: []string{"aksml:teams: is deployed by the Kubernetes layer", "aksml:trainingOperator.enabled: is deployed by the Kubernetes layer", "move it there"}},
+		}, wantErr: []string{"aksml:teams: is deployed by the Kubernetes layer", "aksml:trainingOperator: is deployed by the Kubernetes layer", "move it there"}},
 		{name: "Azure-layer stack without a cluster", mutate: func(m map[string]any) {
 			delete(m, "cluster")
 			delete(m, "teams")
@@ -554,7 +554,7 @@ func TestNodeSubnetCountsEveryAddress(t *testing.T) {
 		want    string
 	}{
 		{"pool of 8: 32 addresses", 8, false, 0, "10.224.0.0/27"},
-		{"pool of 40 counts its maxCount", 40, false, 0, "10.224.0.0/26"},
+		{"pool of 40 counts its maxCount and the 4 nodes AKS surges", 40, false, 0, "10.224.0.0/25"},
 		{"private API server endpoint takes a node subnet address", 8, true, 0, "10.224.0.0/26"},
 		{"internal load balancer frontends", 8, false, 1, "10.224.0.0/26"},
 	} {

@@ -255,9 +255,6 @@ func (c *Config) validateAzureLayerOnly() field.ErrorList {
 	if len(c.Workloads) > 0 {
 		errs = append(errs, field.Invalid(key("workloads"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
 	}
-	if c.TrainingOperator.Enabled {
-		errs = append(errs, field.Invalid(key("trainingOperator").Child("enabled"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
-	}
 	return errs
 }
 

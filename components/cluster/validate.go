@@ -96,6 +96,14 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateAutoscaler(s.AutoscalerProfile, path.Child("autoscalerProfile"))...)
+	if s.MaintenanceWindow != nil && s.UpgradeChannel == "none" && s.NodeOSUpgradeChannel == "None" {
+		// The window is the schedule of aksManagedAutoUpgradeSchedule and
+		// aksManagedNodeOSUpgradeSchedule ("Use Planned Maintenance to
+		// schedule and control upgrades for your AKS cluster",
+		// https://learn.microsoft.com/azure/aks/planned-maintenance), which
+		// only the two auto-upgrade channels use.
+		errs = append(errs, field.Invalid(path.Child("maintenanceWindow"), "schedules nothing: upgradeChannel is none and nodeOSUpgradeChannel is None, and the window only schedules those two auto-upgrades; remove it, or turn a channel on (nodeOSUpgradeChannel: NodeImage keeps node images patched)"))
+	}
 	if s.MaintenanceWindow != nil {
 		errs = append(errs, validateMaintenance(*s.MaintenanceWindow, path.Child("maintenanceWindow"))...)
 	}
