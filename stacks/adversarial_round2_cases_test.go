@@ -100,12 +100,18 @@ func round2Cases() []adversarialCase {
 		"aksml:network.nodeSubnet.prefix", "or the 10% AKS surges a pool above ten nodes")
 	add(derived, "pod range without the surge of a pool of 46", "", then(set("gpuPools.0.maxCount", 46), set("cluster.network", map[string]any{"podCidr": "10.244.0.0/18"})),
 		"aksml:cluster.network.podCidr", "")
-	add(derived, "serving above batch training, reversed", "", set("scheduler.priorities", []any{
-		map[string]any{"name": "training-batch", "value": 100000}, map[string]any{"name": "inference-critical", "value": 10000, "preemptionPolicy": "PreemptLowerPriority"}}),
-		"aksml:scheduler.priorities[1].value", "give it the higher value")
+	add(derived, "negative surge", "", set("network.surgeNodesPerPool", -1), "aksml:network.surgeNodesPerPool", "leaves no room for an upgrade")
+	add(derived, "three surge nodes per pool over a /26", "", then(set("gpuPools.0.maxCount", 40), set("teams.0.gpuQuota.t4", 1),
+		set("network", map[string]any{"addressSpace": "10.224.0.0/26", "nodeSubnet": map[string]any{"prefix": "10.224.0.0/26"}, "surgeNodesPerPool": 3})),
+		"aksml:network.nodeSubnet.prefix", "use a /25 or larger")
+	add(derived, "a pool of 1000 with its 100 surge nodes over the default pod range", "", set("gpuPools.0.maxCount", 1000),
+		"aksml:cluster.network.podCidr", "the pools can have 1115 nodes with upgrade surge")
 
 	// inert: a key switched off by another is refused, never ignored.
 	const inert = "inert"
+	add(inert, "serving below batch training, against their names", "", set("scheduler.priorities", []any{
+		map[string]any{"name": "training-batch", "value": 100000}, map[string]any{"name": "inference-critical", "value": 10000, "preemptionPolicy": "PreemptLowerPriority"}}),
+		"aksml:scheduler.priorities[1].value", "give it the higher value")
 	obsOff := func(k string, v any) func(c config) {
 		return set("observability", map[string]any{"enabled": false, k: v})
 	}
@@ -142,6 +148,58 @@ func round2Cases() []adversarialCase {
 		"aksml:workloads[0].expectedDuration", "has nowhere to alert")
 	add(inert, "GPU stack in an Azure-layer stack", "", then(del("teams"), del("workloads"), set("kubernetesLayer", false), set("gpuStack", map[string]any{"dcgmExporter": false})),
 		"aksml:gpuStack", "move it there")
+
+	// identity: IDs and names Entra, Azure or the container runtime would
+	// refuse or misroute.
+	const identity = "identity"
+	add(identity, "nil GUID as a team group", "", withEntra(testGUID, groupB), "aksml:teams[0].groups[0]", "the nil GUID")
+	add(identity, "nil GUID as the admin group", "", set("cluster.entraID", map[string]any{"adminGroupObjectIDs": []any{testGUID}}),
+		"aksml:cluster.entraID.adminGroupObjectIDs[0]", "copy the admin group's Object ID")
+	add(identity, "one group in two teams", "", withEntra(groupA, groupA), "aksml:teams[1].groups[0]", "give each team its own group")
+	add(identity, "one group in two teams, differing in case", "", withEntra(groupA, strings.ToUpper(groupA)), "aksml:teams[1].groups[0]", "would be one security boundary")
+	add(identity, "the admin group as a team group", "", withEntra(adminGroup, groupB), "aksml:teams[0].groups[0]", "give the team a group of its own")
+	blob := set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "blobNfs": true})
+	add(identity, "two-letter team with a Blob container", "", then(blob, withTeam("ab")), "aksml:teams[0].name", "choose a team name of 3 or more characters")
+	add(identity, "team name with -- and a Blob container", "", then(blob, withTeam("team--a")), "aksml:teams[0].name", "without '--'")
+	add(identity, "image with an uppercase repository", "", set("workloads.0.image", "Ubuntu:24.04"), "aksml:workloads[0].image", "repository names are lowercase")
+	add(identity, "image with an empty tag", "", set("workloads.0.image", "ubuntu:"), "aksml:workloads[0].image", "write registry/repository:tag")
+	add(identity, "image with a short digest", "", set("workloads.0.image", "ubuntu@sha256:abc"), "aksml:workloads[0].image", "is not sha256: followed by 64 lowercase hex digits")
+	add(identity, "image with a tag starting with '-'", "", set("workloads.0.image", "ubuntu:-rc1"), "aksml:workloads[0].image", "the tag")
+	add(identity, "device plugin image with an uppercase repository", "", set("gpuStack.devicePluginImage", "nvcr.io/NVIDIA/k8s-device-plugin:v0.17.0"),
+		"aksml:gpuStack.devicePluginImage", "repository names are lowercase")
+	add(identity, "device plugin in Kueue's namespace", "", set("gpuStack.devicePluginNamespace", "kueue-system"), "aksml:gpuStack.devicePluginNamespace", "is the namespace of Kueue")
+	add(identity, "device plugin in Gatekeeper's namespace", "", set("gpuStack.devicePluginNamespace", "gatekeeper-system"), "aksml:gpuStack.devicePluginNamespace", "use kube-system")
+	add(identity, "device plugin in a namespace nobody creates", "", set("gpuStack.devicePluginNamespace", "gpu-dp"), "aksml:gpuStack.devicePluginNamespace", "does not exist on the cluster aksml creates")
+
+	// prod-promise: one key must not break a README promise of prod.
+	const promise = "prod-promise"
+	add(promise, "prod without monitoring", "prod", prod(set("observability.enabled", false)), "aksml:observability.enabled", "must be true in prod")
+	add(promise, "prod without audit logs", "prod", prod(set("cluster.logs", map[string]any{"auditLogs": false})), "aksml:cluster.logs.auditLogs", "audit log")
+	add(promise, "prod without Azure Policy", "prod", prod(set("cluster.azurePolicy", false)), "aksml:cluster.azurePolicy", "must be true in prod")
+	add(promise, "prod on the Free tier", "prod", prod(set("cluster.tier", "Free")), "aksml:cluster.tier", "use Standard or Premium")
+	add(promise, "prod without Kubernetes upgrades", "prod", prod(set("cluster.upgradeChannel", "none")), "aksml:cluster.upgradeChannel", "use patch or stable")
+	add(promise, "prod without node OS patches", "prod", prod(set("cluster.nodeOSUpgradeChannel", "None")), "aksml:cluster.nodeOSUpgradeChannel", "use NodeImage or SecurityPatch")
+	add(promise, "prod with unmanaged node OS patches", "prod", prod(set("cluster.nodeOSUpgradeChannel", "Unmanaged")), "aksml:cluster.nodeOSUpgradeChannel", "without managed security patches")
+	add(promise, "prod without tenancy", "prod", prod(set("tenancyEnforced", false)), "aksml:tenancyEnforced", "must be true in prod")
+	add(promise, "prod with public storage", "prod", prod(set("storage.accounts", map[string]any{"namePrefix": "aksmladv"})), "aksml:storage.accounts.privateNetwork", "must be true in prod")
+	add(promise, "prod with tag-only images", "prod", prod(set("requireImageDigest", false)), "aksml:requireImageDigest", "must be true in prod")
+	add(promise, "prod unprotected", "prod", prod(set("protect", false)), "aksml:protect", "must be true in prod")
+
+	// impossible: well-formed values that cannot mean what was intended.
+	const impossible = "impossible"
+	for _, r := range []string{"10.0.0.0/16", "192.168.0.0/24", "100.64.0.0/10", "127.0.0.1/32"} {
+		add(impossible, "API server range "+r, "", set("cluster.apiServer.authorizedIPRanges", []any{r}), "aksml:cluster.apiServer.authorizedIPRanges[0]", "lets nobody in")
+	}
+	add(impossible, "team memory without a unit", "", set("teams.0.memory", "64"), "aksml:teams[0].memory", "did you leave off the unit")
+	add(impossible, "team memory of one byte", "", set("teams.0.memory", "1"), "aksml:teams[0].memory", "holds no container")
+	add(impossible, "workload memory without a unit", "", then(set("workloads.0.resources.memory", "2"), set("workloads.0.shmSize", "0")), "aksml:workloads[0].resources.memory", "did you leave off the unit")
+	add(impossible, "workload memory of 1Ki", "", then(set("workloads.0.resources.memory", "1Ki"), set("workloads.0.shmSize", "0")), "aksml:workloads[0].resources.memory", "below the 6Mi a container needs")
+	add(impossible, "pod range over the default VNet", "", then(del("network"), set("cluster.network", map[string]any{"podCidr": "10.224.0.0/16"})),
+		"aksml:cluster.network.podCidr", "the VNet aksml creates by default")
+	add(impossible, "service range over the default VNet", "", then(del("network"), set("cluster.network", map[string]any{"serviceCidr": "10.224.0.0/16", "dnsServiceIP": "10.224.0.10"})),
+		"aksml:cluster.network.serviceCidr", "or set aksml:network.addressSpace")
+	add(impossible, "VNet over the default service range", "", set("network.addressSpace", "10.0.0.0/16"), "aksml:network.addressSpace", "overlaps the service range 10.0.0.0/16")
+	add(impossible, "service range without the default DNS address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16"}), "aksml:cluster.network.dnsServiceIP", "use an address in it")
 	return all
 }
 
@@ -179,6 +237,7 @@ func round2Accepted() []acceptedCase {
 	}), "")
 
 	const derived = "derived"
+	const inert = "inert"
 	add(derived, "cluster name of 63 characters", "", set("cluster.name", strings.Repeat("a", 60)+"adv"), "")
 	add(derived, "cluster name with underscores", "", set("cluster.name", "aks_ml_adv"), "")
 	add(derived, "resource group of 90 characters", "", set("cluster.resourceGroup.name", "rg-"+strings.Repeat("x", 87)), "")
@@ -186,10 +245,9 @@ func round2Accepted() []acceptedCase {
 	add(derived, "a pool of 40 exactly fills a /26 with its 4 surge nodes", "", then(set("gpuPools.0.maxCount", 40), set("teams.0.gpuQuota.t4", 1),
 		set("network", map[string]any{"addressSpace": "10.224.0.0/26", "nodeSubnet": map[string]any{"prefix": "10.224.0.0/26"}})), "")
 	add(derived, "two surge nodes per pool", "", set("network.surgeNodesPerPool", 2), "")
-	add(derived, "serving above batch training, custom values", "", set("scheduler.priorities", []any{
+	add(inert, "serving above batch training, custom values", "", set("scheduler.priorities", []any{
 		map[string]any{"name": "training-batch", "value": 10, "preemptionPolicy": "Never"}, map[string]any{"name": "inference-critical", "value": 20, "preemptionPolicy": "PreemptLowerPriority"}}), "")
 
-	const inert = "inert"
 	add(inert, "observability off and nothing else", "", set("observability", map[string]any{"enabled": false}), "")
 	add(inert, "Grafana off with no name", "", set("observability.grafana", map[string]any{"enabled": false}), "")
 	add(inert, "audit logs only, with categories", "", set("cluster.logs", map[string]any{"containerInsights": false, "auditCategories": []any{"kube-audit"}}), "")
@@ -202,5 +260,27 @@ func round2Accepted() []acceptedCase {
 		set("teams", []any{map[string]any{"name": "solo", "gpuQuota": map[string]any{"t4": 1, "t4spot": 2}, "cpu": "16", "memory": "64Gi", "borrowingLimit": 1}}),
 		set("scheduler.lenders", []any{map[string]any{"name": "pool-reserve", "gpuQuota": map[string]any{"t4": 1}}}),
 		set("workloads.0.team", "solo")), "")
+
+	const identity = "identity"
+	add(identity, "two teams with their own groups, mixed case", "", withEntra(strings.ToUpper(groupA), groupB), "")
+	add(identity, "three-letter team with a Blob container", "", then(set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "blobNfs": true}), withTeam("abc")), "")
+	add(identity, "image from a registry host with uppercase and a port", "", set("workloads.0.image", "MyRegistry.azurecr.io:443/team/score__v2:1.0"), "")
+	add(identity, "image pinned by tag and digest", "", set("workloads.0.image", "ubuntu:24.04"+digest), "")
+	add(identity, "device plugin in the GPU stack's namespace", "", set("gpuStack.devicePluginNamespace", "gpu-operator"), "")
+	add(identity, "device plugin in kube-system, written", "", set("gpuStack.devicePluginNamespace", "kube-system"), "")
+
+	const promise = "prod-promise"
+	add(promise, "prod that deletes team data with the team", "prod", prod(set("retainTeamData", false)), "AKSML-STO-004")
+	add(promise, "prod team with Unrestricted egress", "prod", prod(set("teams.0.egress", "Unrestricted")), "AKSML-TEN-013")
+	add(promise, "prod on the Premium tier", "prod", prod(set("cluster.tier", "Premium")), "")
+	add(promise, "prod with security patches only", "prod", prod(set("cluster.nodeOSUpgradeChannel", "SecurityPatch")), "")
+	add(promise, "prod with private storage", "prod", prod(set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true})), "")
+
+	const impossible = "impossible"
+	add(impossible, "public API server ranges, one a single address", "", set("cluster.apiServer.authorizedIPRanges", []any{"203.0.113.0/24", "198.51.100.7/32"}), "")
+	add(impossible, "team memory with a unit", "", set("teams.0.memory", "64Gi"), "")
+	add(impossible, "workload memory of exactly 6Mi", "", then(set("workloads.0.resources.memory", "6Mi"), set("workloads.0.shmSize", "0")), "")
+	add(impossible, "pod range clear of the default VNet", "", then(del("network"), set("cluster.network", map[string]any{"podCidr": "10.128.0.0/16"})), "")
+	add(impossible, "service range with its own DNS address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16", "dnsServiceIP": "10.1.0.10"}), "")
 	return all
 }

@@ -112,6 +112,9 @@ type Config struct {
 
 	// res is the configuration resolved by Validate.
 	res *resolution `key:"-"`
+	// addressSpaceDefaulted says aksml:network.addressSpace was not written
+	// (Validate defaults it), so overlaps are reported on the overlay keys.
+	addressSpaceDefaulted bool `key:"-"`
 }
 
 // TrainingOperatorSpec is `aksml:trainingOperator`.
@@ -319,5 +322,6 @@ func (c *Config) networkOverlay() network.Overlay {
 	return network.Overlay{
 		PodCIDR: c.Cluster.Network.PodCIDR, ServiceCIDR: c.Cluster.Network.ServiceCIDR,
 		PodPath: np.Child("podCidr"), ServicePath: np.Child("serviceCidr"),
+		SpaceDefaulted: c.addressSpaceDefaulted,
 	}
 }

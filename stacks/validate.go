@@ -55,6 +55,7 @@ func (c *Config) resolve() field.ErrorList {
 	q, qerrs := queues.Resolve(c.Teams, pools, c.Scheduler, queues.Paths{Teams: key("teams"), Pools: key("gpuPools"), Scheduler: key("scheduler")})
 	c.res = &resolution{pools: pools, gpuStack: gs, queues: q}
 	if c.Network != nil && c.Cluster != nil {
+		c.addressSpaceDefaulted = c.Network.AddressSpace == "" && !c.Network.Existing
 		// The node subnet is sized from the resolved pools (networkNeeds).
 		c.Network.Default(c.Cluster.Name, c.Cluster.ResourceGroup.Name, c.networkNeeds())
 	}
@@ -114,9 +115,11 @@ func (c *Config) Validate() field.ErrorList {
 	}
 	if c.IsProd() {
 		errs = append(errs, c.validateProd()...)
+		errs = append(errs, c.validateProdPromises()...)
 	}
 	errs = append(errs, c.validateDatasetsClass()...)
 	errs = append(errs, c.validatePackAgreement()...)
+	errs = append(errs, c.validateIdentities()...)
 	return errs
 }
 

@@ -44,6 +44,10 @@ type Overlay struct {
 	PodCIDR, ServiceCIDR string
 	// PodPath and ServicePath name the keys they come from.
 	PodPath, ServicePath field.Path
+	// SpaceDefaulted says the VNet's address space was not written but
+	// defaulted (DefaultAddressSpace): an overlap is then reported on the
+	// pod or service key the user wrote, not on a key they never wrote.
+	SpaceDefaulted bool
 }
 
 // parseV4 parses an IPv4 CIDR with its host bits zero.
@@ -206,6 +210,10 @@ func overlayOverlaps(space netip.Prefix, path field.Path, o Overlay) field.Error
 	}{{"pod", o.PodCIDR, o.PodPath}, {"service", o.ServiceCIDR, o.ServicePath}} {
 		p, err := netip.ParsePrefix(r.cidr)
 		if err != nil || !p.Overlaps(space) {
+			continue
+		}
+		if o.SpaceDefaulted {
+			errs = append(errs, field.Invalid(r.key, "%s overlaps %s, the address space of the VNet aksml creates by default; with Azure CNI overlay the VNet, pod and service ranges must be disjoint, so choose another %s range, or set %s to a range clear of it", r.cidr, space, r.what, path))
 			continue
 		}
 		errs = append(errs, field.Invalid(path, "%s overlaps the %s range %s (%s); with Azure CNI overlay the VNet, pod and service ranges must be disjoint, so change one of them", space, r.what, r.cidr, r.key))

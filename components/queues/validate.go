@@ -274,6 +274,8 @@ func validateMemory(q string, path field.Path) field.ErrorList {
 	errs := validateQuantity(q, "memory", `"256Gi"`, path)
 	if strings.HasSuffix(q, "m") {
 		errs = append(errs, field.Invalid(path, "%q is in millibytes; use a binary suffix such as Mi or Gi", q))
+	} else if v, ok := field.ParseQuantity(q); ok && v < field.MinContainerMemory {
+		errs = append(errs, field.Invalid(path, "%q bytes holds no container (each needs at least %s to start), so the team could run nothing; did you leave off the unit? write e.g. \"256Gi\"", q, field.MinContainerMemoryText))
 	}
 	return errs
 }

@@ -45,6 +45,10 @@ func ValidateNames(teams []Team, path field.Path) field.ErrorList {
 // problem is returned at once.
 func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 	var errs field.ErrorList
+	// owner maps a group to the first team listing it: a group in two
+	// teams gives its members both namespaces, which makes the two teams
+	// one security boundary.
+	owner := map[string]int{}
 	for i, t := range teams {
 		p := path.Index(i)
 		if owner := vocab.PlatformNamespaceOwner(t.Name); owner != "" {
@@ -67,8 +71,16 @@ func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 				errs = append(errs, field.Invalid(gp, "%q is not a Microsoft Entra group object ID (a GUID such as 00000000-0000-0000-0000-000000000000); copy the group's Object ID from Entra ID", g))
 				continue
 			}
+			if normalGUID(g) == field.NilGUID {
+				errs = append(errs, field.Invalid(gp, "%q is the nil GUID, which no Entra group has (a placeholder from an example); copy the group's Object ID from Entra ID", g))
+				continue
+			}
 			if k, dup := seen[normalGUID(g)]; dup {
 				errs = append(errs, field.Duplicate(gp, "%q is already listed at %s; list each group once", g, p.Child("groups").Index(k)))
+			} else if k, other := owner[normalGUID(g)]; other && k != i {
+				errs = append(errs, field.Duplicate(gp, "%q is also a group of team %q (%s): its members would hold both namespaces, so the two teams would be one security boundary; give each team its own group", g, teams[k].Name, path.Index(k).Child("groups")))
+			} else {
+				owner[normalGUID(g)] = i
 			}
 			seen[normalGUID(g)] = j
 		}
