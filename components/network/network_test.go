@@ -127,6 +127,8 @@ func TestValidate(t *testing.T) {
 		{"subnet ID without existing", created(func(s *Spec) { s.NodeSubnet.ID = nodeSubnetID }), needs,
 			[]fieldtest.Want{fieldtest.Forbidden("aksml:network.nodeSubnet.id")}, `set existing: true`},
 		{"bad VNet name", created(func(s *Spec) { s.Name = "-bad" }), needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.name")}, ""},
+		{"private endpoint subnet with nothing to serve", created(func(s *Spec) { s.PrivateEndpointSubnet.Prefix = "10.224.1.0/27" }),
+			Needs{Pools: needs.Pools, StorageRoute: RouteServiceEndpoint}, []fieldtest.Want{fieldtest.Forbidden("aksml:network.privateEndpointSubnet")}, "would hold nothing"},
 		{"negative surge", created(func(s *Spec) { v := -1; s.SurgeNodesPerPool = &v }), needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.surgeNodesPerPool")}, ""},
 		{"no surge", created(func(s *Spec) { v := 0; s.SurgeNodesPerPool = &v }), needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.surgeNodesPerPool")}, "leaves no room for an upgrade"},
 		{"existing without node subnet ID", existing(func(s *Spec) { s.NodeSubnet.ID = "" }), needs,
