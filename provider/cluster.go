@@ -37,6 +37,7 @@ type ClusterArgs struct {
 	Protect              *bool                      `pulumi:"protect,optional"`
 	DeleteUnreachable    *bool                      `pulumi:"deleteUnreachable,optional"`
 	NodeSubnetID         pulumi.StringInput         `pulumi:"nodeSubnetId,optional"`
+	ManagedPrometheusOff *bool                      `pulumi:"managedPrometheusOff,optional"`
 }
 
 // NewCluster constructs cluster.Cluster.
@@ -64,9 +65,10 @@ func NewCluster(ctx *pulumi.Context, name string, args ClusterArgs, opts ...pulu
 			Logs:                 deref(args.Logs),
 			Registry:             args.Registry,
 		},
-		Tags:              args.Tags,
-		Protect:           deref(args.Protect),
-		DeleteUnreachable: deref(args.DeleteUnreachable),
-		NodeSubnetID:      args.NodeSubnetID,
+		Tags:                 args.Tags,
+		Protect:              deref(args.Protect),
+		DeleteUnreachable:    deref(args.DeleteUnreachable),
+		NodeSubnetID:         args.NodeSubnetID,
+		ManagedPrometheusOff: deref(args.ManagedPrometheusOff),
 	}, opts...)
 }

@@ -42,13 +42,14 @@ var goDocs = map[string]goDoc{
 	"cluster.ClusterArgs": {
 		Doc: "ClusterArgs configures the cluster.",
 		Fields: map[string]string{
-			"configpath":        "ConfigPath is the config key Spec was read from, used in validation errors. Default DefaultConfigPath (`cluster`).",
-			"deleteunreachable": "DeleteUnreachable lets the Kubernetes provider drop resources from state when the cluster is gone, so a destroy after the cluster was deleted can finish. Default false.",
-			"nodesubnetid":      "NodeSubnetID is the subnet (ARM ID) the system and CPU pools join (vnetSubnetID), e.g. network.Network.NodeSubnetID. Default nil: AKS generates a VNet and subnet, which nothing else can reference.",
-			"protect":           "Protect marks the resource group and the cluster protected, so that Pulumi refuses to delete them (prod, SPEC C9). Default false.",
-			"spec":              "Spec is the cluster; Default is applied to a copy, then Validate. Required.",
-			"tags":              "Tags are put on the resource group (when created) and the cluster.",
-			"transform":         "Transform may change the provider arguments of the managed cluster before it is registered (escape hatch).",
+			"configpath":           "ConfigPath is the config key Spec was read from, used in validation errors. Default DefaultConfigPath (`cluster`).",
+			"deleteunreachable":    "DeleteUnreachable lets the Kubernetes provider drop resources from state when the cluster is gone, so a destroy after the cluster was deleted can finish. Default false.",
+			"managedprometheusoff": "ManagedPrometheusOff turns off the managed Prometheus metrics add-on (azureMonitorProfile.metrics). Default false: the add-on runs and needs the data collection rule and association that observability.NewAzureMonitor deploys; without them it scrapes into nowhere (guardrail AKSML-MON-001; \"Enable monitoring for AKS clusters\", https://learn.microsoft.com/azure/azure-monitor/containers/kubernetes-monitoring-enable). Set true when the stack deploys no Azure Monitor side (observability off).",
+			"nodesubnetid":         "NodeSubnetID is the subnet (ARM ID) the system and CPU pools join (vnetSubnetID), e.g. network.Network.NodeSubnetID. Default nil: AKS generates a VNet and subnet, which nothing else can reference.",
+			"protect":              "Protect marks the resource group and the cluster protected, so that Pulumi refuses to delete them (prod, SPEC C9). Default false.",
+			"spec":                 "Spec is the cluster; Default is applied to a copy, then Validate. Required.",
+			"tags":                 "Tags are put on the resource group (when created) and the cluster.",
+			"transform":            "Transform may change the provider arguments of the managed cluster before it is registered (escape hatch).",
 		},
 	},
 	"cluster.Defender": {

@@ -67,11 +67,15 @@ type adversarialCase struct {
 }
 
 // acceptedCase is an unusual config aksml must accept: it synthesises and
-// passes the mandatory guardrails.
+// passes the mandatory guardrails. class (optional) groups it with the
+// refused cases of its class; advisory, when set, is a guardrail that must
+// report on it (a prod that differs by policy says so at preview).
 type acceptedCase struct {
-	name   string
-	stack  string
-	mutate func(c config)
+	name     string
+	class    string
+	stack    string
+	mutate   func(c config)
+	advisory string
 }
 
 func baseConfig(t *testing.T) config {
@@ -168,10 +172,11 @@ func runAdversarial(t *testing.T, cases []adversarialCase) {
 	}
 }
 
-// runAccepted synthesises each case and checks the mandatory guardrails.
+// runAccepted synthesises each case and checks the mandatory guardrails:
+// the program and the policy pack agree on every accepted case.
 func runAccepted(t *testing.T, cases []acceptedCase) {
 	for _, tc := range cases {
-		t.Run("accepted/"+tc.name, func(t *testing.T) {
+		t.Run("accepted/"+tc.class+"/"+tc.name, func(t *testing.T) {
 			c := baseConfig(t)
 			tc.mutate(c)
 			st, err := synthesise(t, tc.stack, c)
@@ -179,17 +184,24 @@ func runAccepted(t *testing.T, cases []acceptedCase) {
 			assert.NotEmpty(t, st.Resources)
 			assert.True(t, slices.ContainsFunc(st.Resources, func(r rules.Resource) bool { return strings.HasSuffix(r.Type, ":ManagedCluster") }),
 				"the stack declares its cluster, so the schedulability guardrails (AKSML-SCH-*, AKSML-QUE-005/006) judge it")
-			assert.Empty(t, rules.MandatoryOnly(rules.Check(st)), "an accepted config passes the guardrails")
+			found := rules.Check(st)
+			assert.Empty(t, rules.MandatoryOnly(found), "an accepted config passes the guardrails")
+			if tc.advisory != "" {
+				assert.True(t, slices.ContainsFunc(found, func(v rules.Violation) bool { return v.RuleID == tc.advisory }),
+					"advisory guardrail %s reports this config at preview", tc.advisory)
+			}
 		})
 	}
 }
 
 func TestAdversarialConfigs(t *testing.T) {
-	runAdversarial(t, append(append(adversarialCases(), schedulabilityCases()...), explicitCases()...))
+	runAdversarial(t, slices.Concat(adversarialCases(), schedulabilityCases(), explicitCases(), round2Cases()))
 }
 
+// TestAdversarialAccepted runs every accepted case of every class through
+// the program and the policy pack's mandatory guardrails.
 func TestAdversarialAccepted(t *testing.T) {
-	runAccepted(t, append(append(acceptedCases(), schedulableCases()...), explicitAccepted()...))
+	runAccepted(t, slices.Concat(acceptedCases(), schedulableCases(), explicitAccepted(), round2Accepted()))
 }
 
 // cases builds one case per value of a table that only changes one key.

@@ -53,8 +53,13 @@ type Config struct {
 	// not create; no Azure resource is registered (SPEC C1.8).
 	ExistingCluster *cluster.ExistingClusterSpec `key:"existingCluster"`
 	// Network is the VNet the cluster's nodes join, created or brought
-	// (C1.4). Default none: AKS generates a VNet nothing else can name, so
-	// private storage is rejected without it. Required in prod.
+	// (C1.4). Default with aksml:cluster: a VNet aksml creates
+	// (network.DefaultAddressSpace), because a pool without vnetSubnetID
+	// lands in a VNet AKS generates, which nothing else can name and the
+	// mandatory guardrail AKSML-NET-003 refuses (AgentPool vnetSubnetID, "If
+	// this is not specified, a VNET and subnet will be generated and used",
+	// azure-specs aks/stable/2024-10-01/managedClusters.json). Not
+	// allowed with aksml:existingCluster.
 	Network *network.Spec `key:"network"`
 	// GPUPools are the GPU node pools (C2). With ExistingCluster they
 	// describe the existing cluster's pools (for flavors, quotas and the
@@ -107,6 +112,9 @@ type Config struct {
 
 	// res is the configuration resolved by Validate.
 	res *resolution `key:"-"`
+	// addressSpaceDefaulted says aksml:network.addressSpace was not written
+	// (Validate defaults it), so overlaps are reported on the overlay keys.
+	addressSpaceDefaulted bool `key:"-"`
 }
 
 // TrainingOperatorSpec is `aksml:trainingOperator`.
@@ -201,6 +209,7 @@ func Parse(stack string, raw map[string]string) (*Config, error) {
 	// Validate first: it defaults aksml:network from the resolved pools,
 	// and explicitValuesKept compares what was written with what is used.
 	verrs := c.Validate()
+	verrs = append(verrs, inertSettings(raw, c)...)
 	if err := append(explicitValuesKept(raw, c), verrs...).ToAggregate(); err != nil {
 		return nil, err
 	}
@@ -256,6 +265,10 @@ func (c *Config) Default() {
 	}
 	if c.Cluster != nil {
 		c.Cluster.Default()
+		if c.Network == nil {
+			// Defaulted further by Validate, once the pools are resolved.
+			c.Network = &network.Spec{}
+		}
 	}
 	for i := range c.GPUPools {
 		c.GPUPools[i].DefaultForEnvironment(prod)
@@ -315,5 +328,6 @@ func (c *Config) networkOverlay() network.Overlay {
 	return network.Overlay{
 		PodCIDR: c.Cluster.Network.PodCIDR, ServiceCIDR: c.Cluster.Network.ServiceCIDR,
 		PodPath: np.Child("podCidr"), ServicePath: np.Child("serviceCidr"),
+		SpaceDefaulted: c.addressSpaceDefaulted,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/aksml/aksml/components/network"
 	"github.com/aksml/aksml/components/observability"
 )
 
@@ -105,6 +106,20 @@ func TestParseAzureLinuxDriverOnlyPool(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "AzureLinux", string(c.GPUPools[0].OS()))
 	assert.Equal(t, "Ubuntu", string(c.GPUPools[1].OS()), "Ubuntu by default")
+}
+
+// A cluster without aksml:network gets a VNet aksml creates, so its pools
+// name their subnet (AKSML-NET-003) and private storage has a route.
+func TestClusterGetsAVNetByDefault(t *testing.T) {
+	tree := baseTree(t)
+	delete(tree, "network")
+	tree["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true}}
+	c, err := Parse("dev", rawConfig(t, tree))
+	require.NoError(t, err)
+	require.NotNil(t, c.Network)
+	assert.False(t, c.Network.Existing)
+	assert.Equal(t, network.DefaultAddressSpace, c.Network.AddressSpace)
+	assert.NotEmpty(t, c.Network.NodeSubnet.Prefix, "sized from the pools")
 }
 
 func TestEnvironmentDefaultsFromStackName(t *testing.T) {
@@ -338,12 +353,6 @@ func TestParseInvalid(t *testing.T) {
 			m["network"] = map[string]any{"existing": true, "addressSpace": "10.10.0.0/16", "nodeSubnet": map[string]any{"id": testSubnetID, "prefix": "10.10.0.0/24"}}
 			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true}}
 		}, wantErr: []string{"aksml:network.privateEndpointSubnet.id: is required"}},
-		{name: "private storage without a VNet", mutate: func(m map[string]any) {
-			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true}}
-		}, wantErr: []string{"aksml:storage.accounts.privateNetwork: the accounts deny public networks, but without aksml:network", "add aksml:network"}},
-		{name: "private storage with IP rules only", mutate: func(m map[string]any) {
-			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true, "allowedIpRanges": []any{"203.0.113.0/24"}}}
-		}, wantErr: []string{"aksml:storage.accounts.privateNetwork", "IP rules do not match same-region traffic"}},
 		{name: "storage rule for a subnet the nodes are not in", mutate: func(m map[string]any) {
 			m["network"] = map[string]any{}
 			m["storage"] = map[string]any{"accounts": map[string]any{"namePrefix": "aksmltest", "privateNetwork": true, "allowedSubnetIds": []any{testSubnetID}}}
@@ -371,7 +380,7 @@ func TestParseInvalid(t *testing.T) {
 		{name: "Azure-layer stack with Kubernetes-layer settings", mutate: func(m map[string]any) {
 			m["kubernetesLayer"] = "false"
 			m["trainingOperator"] = map[string]any{"enabled": true}
-		}, wantErr: []string{"aksml:teams[0]: an Azure-layer stack (aksml:kubernetesLayer: false) reads only a team's name and groups", "set the team's quotas, egress, priorities and the rest in the Kubernetes-layer stack's aksml:teams", "aksml:trainingOperator.enabled: is deployed by the Kubernetes layer", "move it there"}},
+		}, wantErr: []string{"aksml:teams[0]: an Azure-layer stack (aksml:kubernetesLayer: false) reads only a team's name and groups", "set the team's quotas, egress, priorities and the rest in the Kubernetes-layer stack's aksml:teams", "aksml:trainingOperator: is deployed by the Kubernetes layer", "move it there"}},
 		{name: "Azure-layer stack without a cluster", mutate: func(m map[string]any) {
 			delete(m, "cluster")
 			delete(m, "teams")
@@ -386,8 +395,6 @@ func TestParseInvalid(t *testing.T) {
 			delete(m, "cluster")
 			m["existingCluster"] = map[string]any{"stackReference": "org//prod"}
 		}, wantErr: []string{`aksml:existingCluster.stackReference: "org//prod" is not a stack name`}},
-		{name: "prod without its own VNet", stack: "prod", mutate: func(m map[string]any) { m["environment"] = "prod" },
-			wantErr: []string{"aksml:network: is required: prod puts the cluster in its own VNet"}},
 	}
 	require.GreaterOrEqual(t, len(cases), 40)
 	for _, tc := range cases {
@@ -532,11 +539,12 @@ func TestRetainTeamDataFollowsProtect(t *testing.T) {
 	}
 }
 
-// TestNodeSubnetCountsEveryAddress: the created node subnet holds a Managed
-// GPU pool's count (it has no maxCount) and a private API server's
-// endpoint, beside the autoscaled pools at maxCount. The base pools need 18
-// nodes with surge plus 5 reserved addresses; a Managed pool of 8 nodes
-// brings that to exactly 32 (a /27), one more address needs a /26.
+// TestNodeSubnetCountsEveryAddress: the created node subnet holds every
+// pool at maxCount with its surge, a private API server's endpoint and the
+// internal load balancer frontends. The base pools need 18 nodes with surge
+// plus 5 reserved addresses; a pool of 8 nodes (and 1 surge) brings that to
+// exactly 32 (a /27), one more address needs a /26. (A Managed pool counts
+// its count the same way; in dev that count is 0, AKSML-GPU-002.)
 func TestNodeSubnetCountsEveryAddress(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -545,8 +553,8 @@ func TestNodeSubnetCountsEveryAddress(t *testing.T) {
 		ilb     int
 		want    string
 	}{
-		{"Managed pool of 8: 32 addresses", 8, false, 0, "10.224.0.0/27"},
-		{"Managed pool of 40 counts its count", 40, false, 0, "10.224.0.0/26"},
+		{"pool of 8: 32 addresses", 8, false, 0, "10.224.0.0/27"},
+		{"pool of 40 counts its maxCount and the 4 nodes AKS surges", 40, false, 0, "10.224.0.0/25"},
 		{"private API server endpoint takes a node subnet address", 8, true, 0, "10.224.0.0/26"},
 		{"internal load balancer frontends", 8, false, 1, "10.224.0.0/26"},
 	} {
@@ -558,7 +566,9 @@ func TestNodeSubnetCountsEveryAddress(t *testing.T) {
 			}
 			tree["network"] = net
 			pools := tree["gpuPools"].([]any)
-			tree["gpuPools"] = append(pools, map[string]any{"name": "t4mgd", "vmSize": "Standard_NC4as_T4_v3", "workload": "batch-inference", "gpuStack": "Managed", "count": tc.count})
+			// A dev Managed pool runs count 0 (AKSML-GPU-002): the ceiling
+			// is an autoscaled pool's maxCount.
+			tree["gpuPools"] = append(pools, map[string]any{"name": "t4b", "vmSize": "Standard_NC4as_T4_v3", "workload": "batch-inference", "maxCount": tc.count})
 			if tc.private {
 				tree["kubernetesLayer"] = false
 				delete(tree, "teams")

@@ -120,40 +120,37 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 		p.teamClientIDs = ids
 		return err
 	}
-	var net *network.Network
-	var nodeSubnet pulumi.StringInput
-	if cfg.Network != nil {
-		n, err := network.NewNetwork(ctx, "network", &network.NetworkArgs{
-			Spec:                 *cfg.Network,
-			ConfigPath:           key("network"),
-			ClusterName:          cfg.Cluster.Name,
-			ClusterResourceGroup: cfg.Cluster.ResourceGroup.Name,
-			Location:             cfg.Cluster.Location,
-			Needs:                cfg.networkNeeds(),
-			Overlay:              cfg.networkOverlay(),
-			Tags:                 cfg.Tags,
-			Protect:              cfg.Protected(),
-		})
-		if err != nil {
-			return err
-		}
-		net, nodeSubnet = n, n.NodeSubnetID
-		p.outputs["nodeSubnetId"] = n.NodeSubnetID
+	// Default gives every stack with aksml:cluster a network.
+	net, err := network.NewNetwork(ctx, "network", &network.NetworkArgs{
+		Spec:                 *cfg.Network,
+		ConfigPath:           key("network"),
+		ClusterName:          cfg.Cluster.Name,
+		ClusterResourceGroup: cfg.Cluster.ResourceGroup.Name,
+		Location:             cfg.Cluster.Location,
+		Needs:                cfg.networkNeeds(),
+		Overlay:              cfg.networkOverlay(),
+		Tags:                 cfg.Tags,
+		Protect:              cfg.Protected(),
+	})
+	if err != nil {
+		return err
 	}
+	p.outputs["nodeSubnetId"] = net.NodeSubnetID
 	cl, err := cluster.NewCluster(ctx, cfg.Cluster.Name, &cluster.ClusterArgs{
 		Spec:         *cfg.Cluster,
 		ConfigPath:   key("cluster"),
 		Tags:         cfg.Tags,
 		Protect:      cfg.Protected(),
-		NodeSubnetID: nodeSubnet,
+		NodeSubnetID: net.NodeSubnetID,
+		// Observability off deploys no data collection rule for the
+		// metrics add-on to write to (azureMonitor).
+		ManagedPrometheusOff: !cfg.Observability.IsEnabled(),
 	})
 	if err != nil {
 		return err
 	}
-	if net != nil {
-		if _, err := net.GrantNodeSubnet(ctx, cfg.Cluster.Name+"-node-subnet-access", cl.IdentityPrincipalID); err != nil {
-			return err
-		}
+	if _, err := net.GrantNodeSubnet(ctx, cfg.Cluster.Name+"-node-subnet-access", cl.IdentityPrincipalID); err != nil {
+		return err
 	}
 	p.cluster, p.provider = cl, cl.Provider
 	p.outputs["clusterName"] = cl.Name
@@ -177,7 +174,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 		ResourceGroupName: cl.ResourceGroupName,
 		ClusterName:       cl.Name,
 		Tags:              cfg.Tags,
-		NodeSubnetID:      nodeSubnet,
+		NodeSubnetID:      net.NodeSubnetID,
 	}, pulumi.Parent(cl))
 	if err != nil {
 		return err
@@ -206,14 +203,14 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 			Protect:           cfg.Protected(),
 			Tags:              cfg.Tags,
 			CSIPrincipalID:    cl.IdentityPrincipalID,
-			NodeSubnetID:      nodeSubnet,
-			PrivateEndpoints:  net != nil,
+			NodeSubnetID:      net.NodeSubnetID,
+			PrivateEndpoints:  true,
 		})
 		if err != nil {
 			return err
 		}
 		p.accounts = acc
-		if net != nil && cfg.Storage.Accounts.Route() == storage.NodeAccessPrivateEndpoint {
+		if cfg.Storage.Accounts.Route() == storage.NodeAccessPrivateEndpoint {
 			targets := []network.Target{{Name: "files", ResourceID: acc.FilesAccountResourceID, GroupIDs: []string{network.FileGroupID}}}
 			if cfg.Storage.Accounts.BlobNFS {
 				targets = append(targets, network.Target{Name: "blob", ResourceID: acc.BlobAccountResourceID, GroupIDs: []string{network.BlobGroupID}})

@@ -63,6 +63,7 @@ func (c *Config) resolve() field.ErrorList {
 	q, qerrs := queues.Resolve(teams, pools, c.Scheduler, queues.Paths{Teams: key("teams"), Pools: key("gpuPools"), Scheduler: key("scheduler")})
 	c.res = &resolution{pools: pools, gpuStack: gs, queues: q}
 	if c.Network != nil && c.Cluster != nil {
+		c.addressSpaceDefaulted = c.Network.AddressSpace == "" && !c.Network.Existing
 		// The node subnet is sized from the resolved pools (networkNeeds).
 		c.Network.Default(c.Cluster.Name, c.Cluster.ResourceGroup.Name, c.networkNeeds())
 	}
@@ -122,17 +123,20 @@ func (c *Config) Validate() field.ErrorList {
 	}
 	if c.IsProd() {
 		errs = append(errs, c.validateProd()...)
+		errs = append(errs, c.validateProdPromises()...)
 	}
 	errs = append(errs, c.validateDatasetsClass()...)
+	errs = append(errs, c.validatePackAgreement()...)
+	errs = append(errs, c.validateIdentities()...)
 	return errs
 }
 
 // driverBlobAccountsAllowed reports whether the Blob CSI driver may back a
 // class with a storage account of its own choice (storage.StorageClassesArgs
 // PinnedBlobOnly): never in prod (also on an existing cluster), and not on
-// an AKS cluster in a VNet aksml owns.
+// an AKS cluster, which is always in a VNet aksml owns (aksml:network).
 func (c *Config) driverBlobAccountsAllowed() bool {
-	return !c.IsProd() && (c.Cluster == nil || c.Network == nil)
+	return !c.IsProd() && c.Cluster == nil
 }
 
 // validateDatasetsClass refuses a datasets class that the stack does not
@@ -142,7 +146,7 @@ func (c *Config) validateDatasetsClass() field.ErrorList {
 		return nil
 	}
 	path := key("storage").Child("volumes").Child("datasetsClass")
-	why := "aksml:network is set"
+	why := "the cluster's nodes are in aksml:network"
 	if c.IsProd() {
 		why = "this is prod"
 	}
@@ -232,22 +236,12 @@ func (c *Config) validateExistingCluster() field.ErrorList {
 // denies public networks, no storage rule naming a subnet the nodes are not
 // in, and an API server this stack's Kubernetes layer can reach.
 func (c *Config) validateNetwork() field.ErrorList {
-	var errs field.ErrorList
-	if c.Network != nil {
-		errs = append(errs, c.Network.Validate(key("network"), c.networkNeeds(), c.networkOverlay())...)
-	}
-	nodes := network.Spec{}.Nodes(c.networkNeeds())
-	if c.Network != nil {
-		nodes = c.Network.Nodes(c.networkNeeds())
-	}
-	errs = append(errs, network.ValidatePodCapacity(c.Cluster.Network.PodCIDR, nodes, key("cluster").Child("network").Child("podCidr"))...)
+	// Default gives every stack with aksml:cluster a network.
+	errs := c.Network.Validate(key("network"), c.networkNeeds(), c.networkOverlay())
+	errs = append(errs, network.ValidatePodCapacity(c.Cluster.Network.PodCIDR, c.Network.Nodes(c.networkNeeds()), key("cluster").Child("network").Child("podCidr"))...)
 	if a := c.Storage.Accounts; a != nil {
 		ap := key("storage").Child("accounts")
-		if c.Network == nil && a.NeedsRoute() {
-			errs = append(errs, field.Invalid(ap.Child("privateNetwork"), "the accounts deny public networks, but without aksml:network the nodes are in the VNet AKS generates, which no storage rule or private endpoint can name, and IP rules do not match same-region traffic: the nodes would have no route; add aksml:network (created or existing), or set privateNetwork: false"))
-		} else if c.Network != nil {
-			errs = append(errs, a.ValidateRoute(ap, key("network"), true, true)...)
-		}
+		errs = append(errs, a.ValidateRoute(ap, key("network"), true, true)...)
 		for i, id := range a.AllowedSubnetIDs {
 			errs = append(errs, field.Invalid(ap.Child("allowedSubnetIds").Index(i), "%q is a subnet the cluster's nodes are not in (they are in aksml:network's node subnet, whose rule aksml adds itself with nodeAccess ServiceEndpoint); remove it", id))
 		}
@@ -278,9 +272,6 @@ func (c *Config) validateAzureLayerOnly() field.ErrorList {
 	if len(c.Workloads) > 0 {
 		errs = append(errs, field.Invalid(key("workloads"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
 	}
-	if c.TrainingOperator.Enabled {
-		errs = append(errs, field.Invalid(key("trainingOperator").Child("enabled"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
-	}
 	return errs
 }
 
@@ -299,9 +290,6 @@ func (c *Config) validateProd() field.ErrorList {
 	cl := key("cluster")
 	if !c.Cluster.APIServer.Private {
 		errs = append(errs, validateProdRanges(c.Cluster.APIServer.AuthorizedIPRanges, cl.Child("apiServer").Child("authorizedIPRanges"))...)
-	}
-	if c.Network == nil {
-		errs = append(errs, field.Required(key("network"), "prod puts the cluster in its own VNet (created, or existing subnets) so that storage is reached privately; add aksml:network"))
 	}
 	if !c.Cluster.LocalAccountsDisabled() {
 		errs = append(errs, field.Invalid(cl.Child("entraID").Child("disableLocalAccounts"), "prod needs local accounts off and Entra ID RBAC; set entraID.adminGroupObjectIDs and leave disableLocalAccounts unset or true"))

@@ -416,6 +416,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		args := c.buildWorkload(w, pulumi.String(w.Team), nil)
 		errs = append(errs, args.Validate(p)...)
 		errs = append(errs, c.validateSchedulable(w, args, p)...)
+		errs = append(errs, c.validateDurationReachable(w, args, p.Child("expectedDuration"))...)
 	}
 	if c.TrainingOperator.Enabled && c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator) {
 		errs = append(errs, field.Forbidden(key("trainingOperator").Child("enabled"), "aksml:existingCluster.installed says the cluster already runs the Training Operator; two installs would fight over its CRDs and webhook, so set enabled: false or remove trainingOperator from installed"))

@@ -79,6 +79,7 @@ func TestKueuePolicyKeys(t *testing.T) {
 			team(m, 0)["cpuBorrowingLimit"], team(m, 0)["cpuLendingLimit"] = "8", "16"
 			team(m, 0)["memoryBorrowingLimit"], team(m, 0)["memoryLendingLimit"] = "32Gi", "64Gi"
 			scheduler(m)["fairSharing"] = false
+			delete(team(m, 0), "weight") // Kueue reads the weight only under fair sharing
 			scheduler(m)["priorities"] = []any{
 				map[string]any{"name": "training-batch", "value": 10000, "preemptionPolicy": "Never"},
 				map[string]any{"name": "research-high", "value": 50000},

@@ -12,21 +12,22 @@ import (
 	"github.com/aksml/aksml/tests/synth"
 )
 
-// TestRulesNameManagedAndNonePools runs the guardrails over a dev stack whose
-// GPU pools are Managed and None (created through the ARM deployment stack,
-// where the pool name is a literal inside a format() expression next to the
-// cluster-name parameter): AKSML-GPU-002 must name the pool with the wrong
-// minCount, never the cluster, and AKSML-QUE-002 must find each flavor's pool.
+// TestRulesNameManagedAndNonePools: a Managed pool (no autoscaler, count
+// nodes) and a None pool in the dev stack. At count 0 the program and
+// AKSML-GPU-002 agree it bills nothing while idle, and every flavor selects
+// a pool of the stack; at count 2 the program refuses it by key before any
+// guardrail runs (issue 33: never the pack alone).
 func TestRulesNameManagedAndNonePools(t *testing.T) {
 	tree := devTree(t)
 	pools := tree["aksml:gpuPools"].([]any)
 	t4 := pools[0].(map[string]any)
-	// A Managed pool runs exactly count nodes (no autoscaler): 2 T4 GPUs
-	// for the teams' quota, and above the intermittent-stack minimum.
-	t4["gpuStack"], t4["count"] = "Managed", 2
+	t4["gpuStack"], t4["count"] = "Managed", 0
 	delete(t4, "minCount")
 	delete(t4, "maxCount")
 	pools[1].(map[string]any)["gpuStack"] = "None"
+	for _, tm := range tree["aksml:teams"].([]any) {
+		delete(tm.(map[string]any)["gpuQuota"].(map[string]any), "t4") // no GPUs at count 0
+	}
 	st, err := synth.Run("dev", "dev", encode(t, tree), stacks.Program)
 	require.NoError(t, err)
 
@@ -39,8 +40,12 @@ func TestRulesNameManagedAndNonePools(t *testing.T) {
 			que002 = append(que002, v)
 		}
 	}
-	require.Len(t, gpu002, 1, "only t4 keeps nodes while idle")
-	assert.Contains(t, gpu002[0].Message, "pool t4 ")
-	assert.False(t, strings.Contains(gpu002[0].Message, "pool aksml-dev"), "the cluster name is not a pool: %s", gpu002[0].Message)
-	assert.Empty(t, que002, "every flavor selects a pool of the stack (gpu-t4, gpu-t4spot, gpu-a100mig)")
+	assert.Empty(t, gpu002, "a Managed pool at count 0 bills nothing while idle")
+	assert.Empty(t, que002, "every flavor selects a pool of the stack (gpu-t4spot, gpu-a100mig, ...)")
+
+	t4["count"] = 2
+	_, err = synth.Run("dev", "dev", encode(t, tree), stacks.Program)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aksml:gpuPools[0].count: 2 keeps GPU nodes billing while idle")
+	assert.False(t, strings.Contains(err.Error(), "aksml-dev"), "the cluster name is not a pool: %s", err)
 }

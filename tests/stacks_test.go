@@ -472,7 +472,6 @@ func TestInvalidNetworkConfigsRegisterNothing(t *testing.T) {
 		{"API server open to the internet", "aksml:cluster", `"apiServer":{"authorizedIPRanges":["0.0.0.0/0"]}`, "aksml:cluster.apiServer.authorizedIPRanges[0]: 0.0.0.0/0 allows every address"},
 		{"private API server with the Kubernetes layer", "aksml:cluster", `"apiServer":{"private":true}`, "aksml:cluster.apiServer.private"},
 		{"VNet overlapping the service range", "aksml:network", `"addressSpace":"10.0.0.0/16"`, "aksml:network.addressSpace: 10.0.0.0/16 overlaps the service range"},
-		{"private storage without a VNet", "aksml:network", "", "aksml:storage.accounts.privateNetwork: the accounts deny public networks, but without aksml:network"},
 		{"storage rule for another subnet", "aksml:storage", `"accounts":{"namePrefix":"aksmlprod","privateNetwork":true,"allowedSubnetIds":["/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s"]}`, "aksml:storage.accounts.allowedSubnetIds[0]"},
 		{"InfiniBand pool over zones", "aksml:gpuPools", "", "aksml:gpuPools[0].zones: Standard_ND96isr_H100_v5 is an InfiniBand (RDMA) size"},
 	}

@@ -52,6 +52,15 @@ type ClusterArgs struct {
 	// (vnetSubnetID), e.g. network.Network.NodeSubnetID. Default nil: AKS
 	// generates a VNet and subnet, which nothing else can reference.
 	NodeSubnetID pulumi.StringInput
+	// ManagedPrometheusOff turns off the managed Prometheus metrics add-on
+	// (azureMonitorProfile.metrics). Default false: the add-on runs and
+	// needs the data collection rule and association that
+	// observability.NewAzureMonitor deploys; without them it scrapes into
+	// nowhere (guardrail AKSML-MON-001; "Enable monitoring for AKS
+	// clusters", https://learn.microsoft.com/azure/azure-monitor/containers/kubernetes-monitoring-enable).
+	// Set true when the stack deploys no Azure Monitor side (observability
+	// off).
+	ManagedPrometheusOff bool
 }
 
 // Cluster is an AKS cluster with its resource group, maintenance windows
@@ -157,6 +166,11 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 	}
 
 	mcArgs := ManagedClusterArgs(spec, rgName, args.Tags)
+	if args.ManagedPrometheusOff {
+		mcArgs.AzureMonitorProfile = containerservice.ManagedClusterAzureMonitorProfileArgs{
+			Metrics: containerservice.ManagedClusterAzureMonitorProfileMetricsArgs{Enabled: pulumi.Bool(false)},
+		}
+	}
 	if logs.insights() {
 		SetContainerInsights(mcArgs, workspaceID)
 	}

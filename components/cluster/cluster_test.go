@@ -112,6 +112,19 @@ func TestSpecValidate(t *testing.T) {
 		{name: "system minCount 0 is rejected, not replaced", mutate: func(s *Spec) { s.SystemPool.MinCount = intp(0) },
 			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.systemPool.minCount")}, wantDetail: "use 1 to 1000"},
 		{name: "node-image channel with its forced node OS channel", mutate: func(s *Spec) { s.UpgradeChannel = "node-image" }},
+		{name: "maintenance window with both channels off", mutate: func(s *Spec) {
+			s.UpgradeChannel, s.NodeOSUpgradeChannel = "none", "None"
+			s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00", DurationHours: 4}
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.maintenanceWindow")}, wantDetail: "schedules nothing"},
+		{name: "maintenance window with the node OS channel on", mutate: func(s *Spec) {
+			s.UpgradeChannel = "none"
+			s.MaintenanceWindow = &MaintenanceWindow{DayOfWeek: "Sunday", StartTime: "01:00", DurationHours: 4}
+		}},
+		{name: "private authorized range", mutate: func(s *Spec) { s.APIServer.AuthorizedIPRanges = []string{"203.0.113.0/24", "172.16.0.0/12"} },
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.apiServer.authorizedIPRanges[1]")}, wantDetail: "lets nobody in"},
+		{name: "nil GUID admin group", mutate: func(s *Spec) {
+			s.EntraID = &EntraID{AdminGroupObjectIDs: []string{"00000000-0000-0000-0000-000000000000"}}
+		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.entraID.adminGroupObjectIDs[0]")}, wantDetail: "nil GUID"},
 		{name: "node-image channel with another node OS channel", mutate: func(s *Spec) { s.UpgradeChannel = "node-image"; s.NodeOSUpgradeChannel = "SecurityPatch" },
 			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.nodeOSUpgradeChannel")}},
 		{name: "defender workspace with a non-GUID subscription", mutate: func(s *Spec) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -111,11 +112,17 @@ func (l *LogsSpec) Default(clusterName string) {
 		l.AuditCategories = slices.Clone(DefaultAuditCategories)
 	}
 	if l.LogAnalyticsWorkspaceID == "" && l.LogAnalyticsWorkspaceName == "" {
-		n := DefaultLogAnalyticsPrefix + clusterName
+		// A workspace name takes letters, digits and '-' (4-63), a cluster
+		// name also '_': the default replaces it, as defaultDNSPrefix does,
+		// so that a valid cluster name never derives an invalid workspace
+		// name ("Naming rules and restrictions for Azure resources",
+		// Microsoft.OperationalInsights/workspaces,
+		// https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules).
+		n := DefaultLogAnalyticsPrefix + strings.ReplaceAll(clusterName, "_", "-")
 		if len(n) > 63 {
 			n = n[:63]
 		}
-		l.LogAnalyticsWorkspaceName = n
+		l.LogAnalyticsWorkspaceName = strings.TrimRight(n, "-")
 	}
 	if l.RetentionInDays == 0 {
 		l.RetentionInDays = DefaultRetentionInDays

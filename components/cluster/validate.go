@@ -96,6 +96,14 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateAutoscaler(s.AutoscalerProfile, path.Child("autoscalerProfile"))...)
+	if s.MaintenanceWindow != nil && s.UpgradeChannel == "none" && s.NodeOSUpgradeChannel == "None" {
+		// The window is the schedule of aksManagedAutoUpgradeSchedule and
+		// aksManagedNodeOSUpgradeSchedule ("Use Planned Maintenance to
+		// schedule and control upgrades for your AKS cluster",
+		// https://learn.microsoft.com/azure/aks/planned-maintenance), which
+		// only the two auto-upgrade channels use.
+		errs = append(errs, field.Invalid(path.Child("maintenanceWindow"), "schedules nothing: upgradeChannel is none and nodeOSUpgradeChannel is None, and the window only schedules those two auto-upgrades; remove it, or turn a channel on (nodeOSUpgradeChannel: NodeImage keeps node images patched)"))
+	}
 	if s.MaintenanceWindow != nil {
 		errs = append(errs, validateMaintenance(*s.MaintenanceWindow, path.Child("maintenanceWindow"))...)
 	}
@@ -188,6 +196,8 @@ func validateEntraID(e EntraID, localAccountsDisabled bool, path field.Path) fie
 	for i, id := range e.AdminGroupObjectIDs {
 		if !guidRE.MatchString(id) {
 			errs = append(errs, field.Invalid(path.Child("adminGroupObjectIDs").Index(i), "%q is not an object ID (GUID)", id))
+		} else if strings.ToLower(id) == field.NilGUID {
+			errs = append(errs, field.Invalid(path.Child("adminGroupObjectIDs").Index(i), "%q is the nil GUID, which no Entra group has (a placeholder from an example); copy the admin group's Object ID from Entra ID", id))
 		}
 	}
 	return append(errs, e.deployer().Validate(e.AdminGroupObjectIDs, path.Child("deployer"))...)
@@ -202,11 +212,32 @@ func validateAPIServer(a APIServer, path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("authorizedIPRanges"), "lists %d ranges; AKS accepts at most %d, so merge ranges", len(a.AuthorizedIPRanges), MaxAuthorizedIPRanges))
 	}
 	for i, r := range a.AuthorizedIPRanges {
-		if p, err := netip.ParsePrefix(r); err != nil || p.Masked() != p {
+		p, err := netip.ParsePrefix(r)
+		switch {
+		case err != nil || p.Masked() != p:
 			errs = append(errs, field.Invalid(path.Child("authorizedIPRanges").Index(i), "%q is not a CIDR with its host bits zero, e.g. 203.0.113.0/24 or 198.51.100.7/32", r))
+		case p.Bits() > 0 && nonPublic(p.Addr()):
+			// The ranges filter who reaches the API server's public
+			// endpoint ("Secure access to the API server using authorized
+			// IP address ranges",
+			// https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges),
+			// whose clients arrive from public addresses (their NAT
+			// egress); a private, shared or loopback range matches none.
+			errs = append(errs, field.Invalid(path.Child("authorizedIPRanges").Index(i), "%s is a private or reserved range, and clients reach the public API server from public addresses, so it lets nobody in; list the public egress ranges of your CI runners and admin networks (or use private: true)", r))
 		}
 	}
 	return errs
+}
+
+// cgnat is the shared address space of RFC 6598 (carrier-grade NAT),
+// never a client address on the internet.
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// nonPublic reports whether a is an address no internet client has:
+// private (RFC 1918, RFC 4193), shared (RFC 6598), loopback, link-local or
+// unspecified.
+func nonPublic(a netip.Addr) bool {
+	return a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsUnspecified() || cgnat.Contains(a)
 }
 
 func validateAutoscaler(p map[string]string, path field.Path) field.ErrorList {

@@ -152,3 +152,9 @@ func Distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// NilGUID is the all-zero GUID: no Microsoft Entra object has it (Entra
+// object IDs are generated GUIDs; the nil UUID is the "special case" of
+// RFC 9562 section 5.9, https://www.rfc-editor.org/rfc/rfc9562#section-5.9),
+// so an object ID equal to it is a placeholder copied from an example.
+const NilGUID = "00000000-0000-0000-0000-000000000000"

@@ -157,3 +157,28 @@ func TestUnique(t *testing.T) {
 	assert.Empty(t, Unique(p, []string{"1", "2"}, "zone %q", OneOf([]string{"1", "2", "3"})))
 	assert.Equal(t, "aksml:codes[1]: exit code 3 is listed twice", Unique(NewPath("aksml:codes"), []int{3, 3}, "exit code %d", func(Path, int) *Error { return nil })[0].Error())
 }
+
+// TestImageReferenceProblem: references the OCI distribution grammar
+// accepts, and ones a container runtime refuses to pull.
+func TestImageReferenceProblem(t *testing.T) {
+	for _, ok := range []string{
+		"ubuntu", "ubuntu:24.04", "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime", "nvcr.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04",
+		"MyRegistry.azurecr.io/team/train@sha256:" + strings.Repeat("a", 64), "localhost:5000/x", "a__b/c-d.e:_tag",
+	} {
+		assert.Empty(t, ImageReferenceProblem(ok), ok)
+	}
+	for bad, want := range map[string]string{
+		"Ubuntu:24.04":           "uppercase",
+		"ubuntu:":                "the tag",
+		"ubuntu:-x":              "the tag",
+		"ubuntu@sha256:abc":      "the digest",
+		"ubuntu@md5:" + "0":      "the digest",
+		"team/-train":            "the repository part",
+		"bad_host.io:port/x":     "the registry host",
+		":1.0":                   "names no repository",
+		strings.Repeat("a", 256): "over the 255",
+		"team//train":            "the repository part",
+	} {
+		assert.Contains(t, ImageReferenceProblem(bad), want, bad)
+	}
+}

@@ -141,3 +141,13 @@ func NodeKeyProblem(k string, allowed ...string) string {
 	}
 	return ""
 }
+
+// MinContainerMemory is the smallest memory limit a container starts with:
+// below 6 MiB the runtime fails to create it (CreateContainerError,
+// "Minimum memory limit allowed is 6MB", kubernetes/kubernetes#124841;
+// runc needs the memory to start, opencontainers/runc#1980). A quantity
+// below it is almost always a unit left off ("16" for "16Gi").
+const MinContainerMemory = 6 << 20
+
+// MinContainerMemoryText is MinContainerMemory as a quantity.
+const MinContainerMemoryText = "6Mi"

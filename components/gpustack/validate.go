@@ -23,6 +23,12 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("namespace"), "%q is a namespace %s owns, and createNamespace would register it a second time; use a namespace of the GPU stack's own (default %s), or set createNamespace: false to deploy into the existing one", s.Namespace, owner, DefaultNamespace))
 	}
 	errs = append(errs, validateNamespace(s.DevicePluginNamespace, path.Child("devicePluginNamespace"))...)
+	if owner := vocab.PlatformNamespaceOwner(s.DevicePluginNamespace); owner != "" && s.DevicePluginNamespace != DefaultDevicePluginNamespace && s.DevicePluginNamespace != s.Namespace {
+		// One owner per namespace (vocab.PlatformNamespaces): the device
+		// plugin in Kueue's or Gatekeeper's namespace is removed or
+		// policed with that component.
+		errs = append(errs, field.Invalid(path.Child("devicePluginNamespace"), "%q is the namespace of %s, not of the GPU stack; use %s (the default) or aksml:gpuStack.namespace", s.DevicePluginNamespace, owner, DefaultDevicePluginNamespace))
+	}
 	errs = append(errs, validateImage(s.DevicePluginImage, path.Child("devicePluginImage"))...)
 	errs = append(errs, validateImage(s.DCGMExporterImage, path.Child("dcgmExporterImage"))...)
 	errs = append(errs, validateImage(s.MIGManagerImage, path.Child("migManagerImage"))...)
@@ -45,6 +51,9 @@ func validateNamespace(ns string, path field.Path) field.ErrorList {
 // validateImage requires an image pinned by digest or by a tag other than
 // latest, so that a node agent never changes under a running cluster.
 func validateImage(image string, path field.Path) field.ErrorList {
+	if problem := field.ImageReferenceProblem(image); problem != "" && !strings.ContainsAny(image, " \t") {
+		return field.ErrorList{field.Invalid(path, "%q is not an image reference the container runtime pulls: %s; write registry/repository:tag or registry/repository@sha256:<digest>", image, problem)}
+	}
 	if digestRE.MatchString(image) {
 		return nil
 	}

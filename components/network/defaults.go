@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"net/netip"
 	"strings"
+
+	"github.com/aksml/aksml/components/field"
 )
 
 // DefaultConfigPath is the error-path root of Spec when the caller gives
@@ -32,10 +34,17 @@ const (
 	// endpoint subnet: a /27 holds 27 endpoints after Azure's five reserved
 	// addresses (aksml needs at most two per storage account).
 	DefaultPrivateEndpointSubnetBits = 27
-	// DefaultSurgeNodesPerPool is one extra node per pool during upgrades,
-	// the AKS default max surge ("IP address planning for your AKS
-	// clusters", upgrading and scaling considerations).
+	// DefaultSurgeNodesPerPool is the fewest extra nodes per pool counted
+	// for upgrades: AKS surges at least one node ("IP address planning for
+	// your AKS clusters", upgrading and scaling considerations); a larger
+	// pool counts AKSSurge.
 	DefaultSurgeNodesPerPool = 1
+	// MaxVNetNameLength is the longest VNet name aksml accepts: a VNet
+	// name is 2-64 characters ("Naming rules and restrictions for Azure
+	// resources", Microsoft.Network/virtualNetworks,
+	// https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules),
+	// and AKS puts it in node labels, whose values are at most 63.
+	MaxVNetNameLength = 63
 	// DefaultInternalLoadBalancerIPs keeps no node subnet address for
 	// internal load balancers: aksml's own Kubernetes layer creates no
 	// Service of type LoadBalancer. An internal load balancer's frontend
@@ -80,12 +89,32 @@ const (
 	BlobGroupID = "blob"
 )
 
+// withSuffix appends suffix to base, cutting base (by characters, not
+// bytes: resource group names may be any script) so that the result holds
+// at most maxLen: a valid cluster or resource group name never derives an
+// invalid name.
+func withSuffix(base, suffix string, maxLen int) string {
+	r := []rune(base)
+	if n := maxLen - len([]rune(suffix)); len(r) > n {
+		r = r[:n]
+	}
+	return string(r) + suffix
+}
+
+// AKSSurge returns the nodes AKS adds to a pool of nodes during an upgrade
+// when the pool sets no maxSurge, as aksml's pools do not: 10%, fractional
+// nodes rounded up (AgentPoolUpgradeSettings.maxSurge, "If not specified,
+// the default is 10%", azure-specs
+// Microsoft.ContainerService/aks/stable/2024-10-01/managedClusters.json),
+// and at least DefaultSurgeNodesPerPool.
+func AKSSurge(nodes int) int { return max(DefaultSurgeNodesPerPool, (nodes+9)/10) }
+
 // Default fills unset fields. clusterName and clusterResourceGroup name the
 // defaults; needs decide the node subnet size, the private endpoint subnet
 // and the node subnet's Microsoft.Storage service endpoint.
 func (s *Spec) Default(clusterName, clusterResourceGroup string, needs Needs) {
 	if s.ResourceGroup.Name == "" && clusterResourceGroup != "" {
-		s.ResourceGroup.Name = clusterResourceGroup + DefaultResourceGroupSuffix
+		s.ResourceGroup.Name = withSuffix(clusterResourceGroup, DefaultResourceGroupSuffix, field.MaxResourceGroupNameLength)
 	}
 	if s.SurgeNodesPerPool == nil {
 		v := DefaultSurgeNodesPerPool
@@ -95,7 +124,7 @@ func (s *Spec) Default(clusterName, clusterResourceGroup string, needs Needs) {
 		return
 	}
 	if s.Name == "" && clusterName != "" {
-		s.Name = clusterName + DefaultVNetSuffix
+		s.Name = withSuffix(clusterName, DefaultVNetSuffix, MaxVNetNameLength)
 	}
 	if s.AddressSpace == "" {
 		s.AddressSpace = DefaultAddressSpace

@@ -1,6 +1,7 @@
 package network
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -46,6 +47,19 @@ func defaulted(s Spec, n Needs) Spec {
 	return s
 }
 
+// A valid cluster or resource group name at its longest derives names
+// Azure accepts: the VNet (63, a node label value) and the network resource
+// group (90 characters, counted as characters).
+func TestDerivedNamesFit(t *testing.T) {
+	cluster := strings.Repeat("c", 63)
+	rg := strings.Repeat("ü", 90)
+	s := Spec{}
+	s.Default(cluster, rg, needs)
+	assert.Equal(t, strings.Repeat("c", 58)+"-vnet", s.Name)
+	assert.Equal(t, strings.Repeat("ü", 86)+"-net", s.ResourceGroup.Name)
+	assert.Empty(t, s.Validate("aksml:network", needs, overlay))
+}
+
 func TestDefaultsSizeTheNodeSubnet(t *testing.T) {
 	s := defaulted(Spec{}, needs)
 	// 16 nodes at maxCount + 3 surge + 5 reserved = 24 addresses: a /27.
@@ -58,7 +72,10 @@ func TestDefaultsSizeTheNodeSubnet(t *testing.T) {
 
 	big := Needs{Pools: []int{3, 5, 1000}, StorageRoute: RouteServiceEndpoint}
 	s = defaulted(Spec{}, big)
-	assert.Equal(t, "10.224.0.0/22", s.NodeSubnet.Prefix, "1008 nodes + 3 surge + 5 reserved = 1016 addresses: a /22")
+	// AKS surges 10% of a pool without maxSurge: 100 nodes for the pool of
+	// 1000, so 1008 nodes + 1 + 1 + 100 surge + 5 reserved = 1115: a /21.
+	assert.Equal(t, 1115, s.NodeIPs(big))
+	assert.Equal(t, "10.224.0.0/21", s.NodeSubnet.Prefix)
 	assert.Empty(t, s.PrivateEndpointSubnet.Prefix)
 	assert.Equal(t, []string{StorageServiceEndpoint}, s.NodeSubnet.ServiceEndpoints, "the service endpoint route adds Microsoft.Storage")
 
@@ -110,7 +127,10 @@ func TestValidate(t *testing.T) {
 		{"subnet ID without existing", created(func(s *Spec) { s.NodeSubnet.ID = nodeSubnetID }), needs,
 			[]fieldtest.Want{fieldtest.Forbidden("aksml:network.nodeSubnet.id")}, `set existing: true`},
 		{"bad VNet name", created(func(s *Spec) { s.Name = "-bad" }), needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.name")}, ""},
+		{"private endpoint subnet with nothing to serve", created(func(s *Spec) { s.PrivateEndpointSubnet.Prefix = "10.224.1.0/27" }),
+			Needs{Pools: needs.Pools, StorageRoute: RouteServiceEndpoint}, []fieldtest.Want{fieldtest.Forbidden("aksml:network.privateEndpointSubnet")}, "would hold nothing"},
 		{"negative surge", created(func(s *Spec) { v := -1; s.SurgeNodesPerPool = &v }), needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.surgeNodesPerPool")}, ""},
+		{"no surge", created(func(s *Spec) { v := 0; s.SurgeNodesPerPool = &v }), needs, []fieldtest.Want{fieldtest.Invalid("aksml:network.surgeNodesPerPool")}, "leaves no room for an upgrade"},
 		{"existing without node subnet ID", existing(func(s *Spec) { s.NodeSubnet.ID = "" }), needs,
 			[]fieldtest.Want{fieldtest.Required("aksml:network.nodeSubnet.id")}, ""},
 		{"existing with a bad node subnet ID", existing(func(s *Spec) { s.NodeSubnet.ID = "aks-nodes" }), needs,

@@ -58,7 +58,9 @@ type Spec struct {
 	// storage is reached through private endpoints.
 	PrivateEndpointSubnet Subnet `json:"privateEndpointSubnet,omitempty"`
 	// SurgeNodesPerPool is how many extra nodes one pool may add during an
-	// upgrade (AKS max surge), counted into the node subnet size. Default 1.
+	// upgrade (AKS max surge), counted into the node subnet size; a pool
+	// above ten nodes counts the 10% AKS surges (AKSSurge) when that is
+	// more. Default 1; 1 to 100 (AKS always surges at least one node).
 	SurgeNodesPerPool *int `json:"surgeNodesPerPool,omitempty"`
 	// InternalLoadBalancerIPs is how many addresses of the node subnet to
 	// keep for the frontends of internal load balancers (Services of type
@@ -163,11 +165,12 @@ const (
 )
 
 // Nodes returns how many nodes the pools can have: every pool at its node
-// ceiling plus its upgrade surge.
+// ceiling plus its upgrade surge, SurgeNodesPerPool or, for a pool above
+// ten nodes, the AKSSurge AKS takes.
 func (s Spec) Nodes(needs Needs) int {
 	n := 0
 	for _, m := range needs.Pools {
-		n += m + s.Surge()
+		n += m + max(s.Surge(), AKSSurge(m))
 	}
 	return n
 }

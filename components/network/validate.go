@@ -44,6 +44,10 @@ type Overlay struct {
 	PodCIDR, ServiceCIDR string
 	// PodPath and ServicePath name the keys they come from.
 	PodPath, ServicePath field.Path
+	// SpaceDefaulted says the VNet's address space was not written but
+	// defaulted (DefaultAddressSpace): an overlap is then reported on the
+	// pod or service key the user wrote, not on a key they never wrote.
+	SpaceDefaulted bool
 }
 
 // parseV4 parses an IPv4 CIDR with its host bits zero.
@@ -63,8 +67,10 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 	} else if msg := field.ResourceGroupNameProblem(rg.Name); msg != "" {
 		errs = append(errs, field.Invalid(path.Child("resourceGroup").Child("name"), "%q is not a valid resource group name: %s", rg.Name, msg))
 	}
-	if s.Surge() < 0 || s.Surge() > 100 {
-		errs = append(errs, field.Invalid(path.Child("surgeNodesPerPool"), "%d is out of range; use 0 to 100 extra nodes per pool", s.Surge()))
+	if s.Surge() < DefaultSurgeNodesPerPool || s.Surge() > 100 {
+		// aksml's pools send no maxSurge, so AKS surges AKSSurge nodes,
+		// never none.
+		errs = append(errs, field.Invalid(path.Child("surgeNodesPerPool"), "%d leaves no room for an upgrade: AKS adds at least %d node per pool while upgrading it (maxSurge default 10%% of the pool, rounded up); use %d to 100 extra nodes per pool, or remove the key", s.Surge(), DefaultSurgeNodesPerPool, DefaultSurgeNodesPerPool))
 	}
 	if n := s.LoadBalancerIPs(); n < 0 || n > MaxInternalLoadBalancerIPs {
 		errs = append(errs, field.Invalid(path.Child("internalLoadBalancerIps"), "%d is out of range; use 0 to %d addresses for internal load balancer frontends", n, MaxInternalLoadBalancerIPs))
@@ -102,7 +108,7 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 			errs = append(errs, field.Required(np, "the node subnet's IPv4 range, so that its capacity can be checked against the pools"))
 		}
 	} else if node, nodeOK = s.checkSubnetPrefix(s.NodeSubnet.Prefix, np, space, spaceOK, &errs); nodeOK && Size(node) < s.NodeIPs(needs) {
-		errs = append(errs, field.Invalid(np, "%s holds %d addresses but the cluster needs %d (every pool at its node ceiling (maxCount, or count on a Managed GPU pool), %d surge node(s) per pool, %d for the private API server endpoint and internal load balancers, %d addresses Azure reserves); use a /%d or larger, or lower the pools' maxCount or count",
+		errs = append(errs, field.Invalid(np, "%s holds %d addresses but the cluster needs %d (every pool at its node ceiling (maxCount, or count on a Managed GPU pool), %d surge node(s) per pool or the 10%% AKS surges a pool above ten nodes, %d for the private API server endpoint and internal load balancers, %d addresses Azure reserves); use a /%d or larger, or lower the pools' maxCount or count",
 			s.NodeSubnet.Prefix, Size(node), s.NodeIPs(needs), s.Surge(), s.OtherIPs(needs), AzureReservedIPsPerSubnet, SubnetBitsFor(s.NodeIPs(needs))))
 	}
 
@@ -154,6 +160,11 @@ func (s Spec) validateCreated(path field.Path, needs Needs) field.ErrorList {
 	if s.PrivateEndpointSubnet.ID != "" {
 		errs = append(errs, field.Forbidden(path.Child("privateEndpointSubnet").Child("id"), "is set but existing is false; set existing: true, or remove the id"))
 	}
+	if s.PrivateEndpointSubnet.Prefix != "" && needs.StorageRoute != RoutePrivateEndpoint {
+		// Default derives the subnet only for that route; a written one
+		// would be an empty subnet holding addresses of the VNet.
+		errs = append(errs, field.Forbidden(path.Child("privateEndpointSubnet"), "would hold nothing: storage is not reached through private endpoints (storage.accounts.nodeAccess PrivateEndpoint with accounts that deny public networks); remove it, or set storage.accounts.privateNetwork: true"))
+	}
 	if !nameRE.MatchString(s.Name) {
 		errs = append(errs, field.Invalid(path.Child("name"), "%q is not a valid VNet name: use 1-63 letters, digits, '-', '_' or '.', starting with a letter or digit (AKS puts it in node labels)", s.Name))
 	}
@@ -199,6 +210,10 @@ func overlayOverlaps(space netip.Prefix, path field.Path, o Overlay) field.Error
 	}{{"pod", o.PodCIDR, o.PodPath}, {"service", o.ServiceCIDR, o.ServicePath}} {
 		p, err := netip.ParsePrefix(r.cidr)
 		if err != nil || !p.Overlaps(space) {
+			continue
+		}
+		if o.SpaceDefaulted {
+			errs = append(errs, field.Invalid(r.key, "%s overlaps %s, the address space of the VNet aksml creates by default; with Azure CNI overlay the VNet, pod and service ranges must be disjoint, so choose another %s range, or set %s to a range clear of it", r.cidr, space, r.what, path))
 			continue
 		}
 		errs = append(errs, field.Invalid(path, "%s overlaps the %s range %s (%s); with Azure CNI overlay the VNet, pod and service ranges must be disjoint, so change one of them", space, r.what, r.cidr, r.key))

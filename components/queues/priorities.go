@@ -130,5 +130,16 @@ func validatePriorities(levels []PriorityLevel, path field.Path) field.ErrorList
 			errs = append(errs, field.NotSupported(p.Child("preemptionPolicy"), l.PreemptionPolicy, PreemptionPolicies))
 		}
 	}
+	// The two levels aksml names keep their documented order: serving
+	// (inference-critical) above batch training (training-batch), which it
+	// preempts (AKS MLOps best practices, "Configure training and
+	// inference priorities", https://learn.microsoft.com/azure/aks/best-practices-ml-ops;
+	// Kubernetes "Pod Priority and Preemption": a higher value is the
+	// higher priority).
+	ic, icOK := seen[PriorityClassInferenceCritical]
+	tb, tbOK := seen[PriorityClassTrainingBatch]
+	if icOK && tbOK && levels[ic].Value <= levels[tb].Value {
+		errs = append(errs, field.Invalid(path.Index(ic).Child("value"), "%d is not above %s's %d: %s would not preempt batch training, against its name and the README (Queues); give it the higher value, or rename the levels", levels[ic].Value, PriorityClassTrainingBatch, levels[tb].Value, PriorityClassInferenceCritical))
+	}
 	return errs
 }

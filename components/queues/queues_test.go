@@ -531,6 +531,7 @@ func TestPriorityLevelsWithoutKueue(t *testing.T) {
 
 func TestTeamPreemptionAndResourceLimits(t *testing.T) {
 	teams := testTeams()
+	teams[0].Weight = DefaultWeight // read only under fair sharing, off here
 	teams[1].Preemption = Preemption{WithinClusterQueue: PolicyNever, ReclaimWithinCohort: PolicyLowerPriority,
 		BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyLowerPriority, MaxPriorityThreshold: ptr(10000)}}
 	teams[1].CPUBorrowingLimit, teams[1].CPULendingLimit = "8", "16"

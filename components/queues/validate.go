@@ -81,11 +81,39 @@ func (r *Resolved) validate() field.ErrorList {
 		}
 	}
 	errs = append(errs, validateLenders(sched.Lenders, teams, poolNames, sched, paths)...)
+	errs = append(errs, validateCohortPeers(teams, sched, paths)...)
 	ratio := sched.OvercommitRatio
 	if !validRatio(ratio) {
 		ratio = DefaultOvercommitRatio
 	}
 	return append(errs, CheckCapacity(teams, r.lenders(), pools, ratio, paths)...)
+}
+
+// validateCohortPeers refuses Kueue settings that act only between cohort
+// members when a team has none: a ClusterQueue borrows the unused nominal
+// quota of the other ClusterQueues in its cohort and lends to them
+// ("Cohort", https://kueue.sigs.k8s.io/docs/concepts/cohort/), and
+// fairSharing.weight only weighs teams under fair sharing ("Fair Sharing",
+// https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/).
+func validateCohortPeers(teams []Team, sched SchedulerSpec, paths Paths) field.ErrorList {
+	if !sched.Kueue() {
+		return nil
+	}
+	var errs field.ErrorList
+	alone := len(teams) == 1 && len(sched.Lenders) == 0
+	for i, t := range teams {
+		path := paths.Teams.Index(i)
+		if alone && t.BorrowingLimit != nil && *t.BorrowingLimit > 0 {
+			errs = append(errs, field.Invalid(path.Child("borrowingLimit"), "has no one to borrow from: team %q is the only member of the cohort (no other team, no %s); remove it, or add a team or lender", t.Name, paths.Scheduler.Child("lenders")))
+		}
+		if alone && t.LendingLimit != nil && *t.LendingLimit > 0 {
+			errs = append(errs, field.Invalid(path.Child("lendingLimit"), "has no one to lend to: team %q is the only member of the cohort; remove it, or add a team", t.Name))
+		}
+		if t.Weight != DefaultWeight && sched.FairSharing != nil && !*sched.FairSharing {
+			errs = append(errs, field.Invalid(path.Child("weight"), "%d weighs nothing: %s is false, and Kueue reads the weight only under fair sharing; remove weight, or turn fairSharing on", t.Weight, paths.Scheduler.Child("fairSharing")))
+		}
+	}
+	return errs
 }
 
 // validRatio reports whether an overcommit ratio is a finite number >= 1.
@@ -246,6 +274,8 @@ func validateMemory(q string, path field.Path) field.ErrorList {
 	errs := validateQuantity(q, "memory", `"256Gi"`, path)
 	if strings.HasSuffix(q, "m") {
 		errs = append(errs, field.Invalid(path, "%q is in millibytes; use a binary suffix such as Mi or Gi", q))
+	} else if v, ok := field.ParseQuantity(q); ok && v < field.MinContainerMemory {
+		errs = append(errs, field.Invalid(path, "%q bytes holds no container (each needs at least %s to start), so the team could run nothing; did you leave off the unit? write e.g. \"256Gi\"", q, field.MinContainerMemoryText))
 	}
 	return errs
 }

@@ -125,6 +125,13 @@ func TestValidateTeams(t *testing.T) {
 
 		{name: "fairSharing with volcano", teams: func([]Team) []Team { return volcanoTeams() }, sched: SchedulerSpec{System: SystemVolcano, FairSharing: ptr(true)},
 			wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:scheduler.fairSharing")}},
+		{name: "weight without fair sharing", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{FairSharing: ptr(false)},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].weight")}},
+		{name: "one team borrowing and lending", teams: func(ts []Team) []Team { return ts[:1] },
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].borrowingLimit"), fieldtest.Invalid("aksml:teams[0].lendingLimit")}},
+		{name: "serving below batch training", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Priorities: []PriorityLevel{
+			{Name: PriorityClassTrainingBatch, Value: 1000}, {Name: PriorityClassInferenceCritical, Value: 1000}}},
+			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:scheduler.priorities[1].value")}},
 		{name: "custom priorities", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Priorities: []PriorityLevel{{Name: "high", Value: 1000}, {Name: "low", Value: 10, PreemptionPolicy: PreemptNever}}}},
 		{name: "invalid priorities", teams: func(ts []Team) []Team { return ts }, sched: SchedulerSpec{Priorities: []PriorityLevel{
 			{Value: 1}, {Name: "High_Prio", Value: 2}, {Name: "system-top", Value: 3}, {Name: "low", Value: 2_000_000_000}, {Name: "low", Value: 5, PreemptionPolicy: "Always"}}},
@@ -132,6 +139,7 @@ func TestValidateTeams(t *testing.T) {
 		{name: "custom preemption", teams: func(ts []Team) []Team {
 			ts[0].Preemption = Preemption{WithinClusterQueue: PolicyLowerOrNewerEqualPriority, ReclaimWithinCohort: PolicyLowerPriority,
 				BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyLowerPriority, MaxPriorityThreshold: ptr(100)}}
+			ts[0].Weight = DefaultWeight // read only under fair sharing
 			return ts
 		}, sched: SchedulerSpec{FairSharing: ptr(false)}},
 		{name: "unknown preemption policies", teams: func(ts []Team) []Team {
@@ -144,11 +152,13 @@ func TestValidateTeams(t *testing.T) {
 		}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].preemption.borrowWithinCohort.policy")}},
 		{name: "borrowWithinCohort without reclaim", teams: func(ts []Team) []Team {
 			ts[1].Preemption = Preemption{ReclaimWithinCohort: PolicyNever, BorrowWithinCohort: BorrowWithinCohort{Policy: PolicyLowerPriority}}
+			ts[0].Weight = DefaultWeight // read only under fair sharing
 			return ts
 		}, sched: SchedulerSpec{FairSharing: ptr(false)}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[1].preemption.borrowWithinCohort.policy")}},
 		{name: "maxPriorityThreshold without LowerPriority and out of range", teams: func(ts []Team) []Team {
 			ts[0].Preemption.BorrowWithinCohort.MaxPriorityThreshold = ptr(5)
 			ts[1].Preemption.BorrowWithinCohort = BorrowWithinCohort{Policy: PolicyLowerPriority, MaxPriorityThreshold: ptr(2_000_000_000)}
+			ts[0].Weight = DefaultWeight // read only under fair sharing
 			return ts
 		}, sched: SchedulerSpec{FairSharing: ptr(false)}, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:teams[0].preemption.borrowWithinCohort.maxPriorityThreshold"), fieldtest.Invalid("aksml:teams[1].preemption.borrowWithinCohort.maxPriorityThreshold")}},
 		{name: "preemption with volcano", teams: func([]Team) []Team {

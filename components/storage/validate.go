@@ -91,6 +91,12 @@ func (a AccountsSpec) Validate(path field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(path.Child("allowedIpRanges").Index(i), "%q %s", r, detail))
 		}
 	}
+	if len(a.AllowedIPRanges) > 0 && !a.NeedsRoute() {
+		// IP rules only narrow an account whose default action is Deny
+		// ("Configure Azure Storage firewalls and virtual networks",
+		// https://learn.microsoft.com/azure/storage/common/storage-network-security).
+		errs = append(errs, field.Invalid(path.Child("allowedIpRanges"), "changes nothing: no account denies public networks (privateNetwork and blobNfs are false), so every address is already allowed; remove it, or set privateNetwork: true"))
+	}
 	switch {
 	case a.NodeAccess != "" && !a.NeedsRoute():
 		errs = append(errs, field.Invalid(path.Child("nodeAccess"), "is set but no account denies public networks (privateNetwork and blobNfs are false); remove it, or set privateNetwork: true"))

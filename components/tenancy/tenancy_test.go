@@ -414,3 +414,26 @@ func TestPlatformIsolationRefusesTeamAndSystemNamespaces(t *testing.T) {
 		assert.Empty(t, m.SortedByType(tokenPolicy), "nothing registered")
 	}
 }
+
+// TestGroupsThatCannotBeRealOrJoinTeams: the nil GUID is no Entra group,
+// and one group in two teams makes them one security boundary; distinct
+// groups (in any case) are accepted.
+func TestGroupsThatCannotBeRealOrJoinTeams(t *testing.T) {
+	const a, b = "0a0a0a0a-1111-4111-8111-000000000001", "0b0b0b0b-2222-4222-8222-000000000002"
+	tt := []Team{{Name: "team-a", Groups: []string{strings.ToUpper(a)}}, {Name: "team-b", Groups: []string{b}}}
+	for i := range tt {
+		tt[i].Default()
+	}
+	assert.Empty(t, ValidateTeams(tt, field.NewPath("aksml:teams")))
+
+	tt[1].Groups = []string{a}
+	errs := ValidateTeams(tt, field.NewPath("aksml:teams"))
+	require.Len(t, errs, 1)
+	assert.Equal(t, "aksml:teams[1].groups[0]", errs[0].Path.String())
+	assert.Contains(t, errs[0].Detail, "one security boundary")
+
+	tt[1].Groups = []string{"00000000-0000-0000-0000-000000000000"}
+	errs = ValidateTeams(tt, field.NewPath("aksml:teams"))
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Detail, "nil GUID")
+}

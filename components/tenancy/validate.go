@@ -44,7 +44,7 @@ func ValidateNames(teams []Team, path field.Path) field.ErrorList {
 // `aksml:teams`), so problems read `aksml:teams[1].groups[0]: ...`. Every
 // problem is returned at once.
 func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
-	var errs field.ErrorList
+	errs := validateTeamGroups(teams, path)
 	for i, t := range teams {
 		p := path.Index(i)
 		errs = append(errs, validateNotReserved(t.Name, p.Child("name"))...)
@@ -58,7 +58,6 @@ func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 				errs = append(errs, field.Forbidden(p.Child("priorities").Index(j), "%q: system-* priority classes are the platform's; a team's pods never run at them", pc))
 			}
 		}
-		errs = append(errs, validateGroups(t.Groups, p.Child("groups"))...)
 		if !slices.Contains(Egresses, t.Egress) {
 			errs = append(errs, field.NotSupported(p.Child("egress"), t.Egress, Egresses))
 		}
@@ -70,10 +69,9 @@ func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 // beyond a valid name: a namespace name the platform does not reserve (the
 // federated credential's subject) and its Entra groups.
 func ValidateIdentityTeams(teams []Team, path field.Path) field.ErrorList {
-	var errs field.ErrorList
+	errs := validateTeamGroups(teams, path)
 	for i, t := range teams {
 		errs = append(errs, validateNotReserved(t.Name, path.Index(i).Child("name"))...)
-		errs = append(errs, validateGroups(t.Groups, path.Index(i).Child("groups"))...)
 	}
 	return errs
 }
@@ -87,21 +85,35 @@ func validateNotReserved(name string, p field.Path) field.ErrorList {
 	return nil
 }
 
-// validateGroups checks Entra group object IDs listed under p: GUIDs, each
-// once.
-func validateGroups(groups []string, p field.Path) field.ErrorList {
+// validateTeamGroups checks every team's Entra group object IDs: GUIDs,
+// not the nil GUID, each once per team, and no group in two teams (its
+// members would hold both namespaces, which makes the two teams one
+// security boundary).
+func validateTeamGroups(teams []Team, path field.Path) field.ErrorList {
 	var errs field.ErrorList
-	seen := map[string]int{}
-	for j, g := range groups {
-		gp := p.Index(j)
-		if !guidRE.MatchString(g) {
-			errs = append(errs, field.Invalid(gp, "%q is not a Microsoft Entra group object ID (a GUID such as 00000000-0000-0000-0000-000000000000); copy the group's Object ID from Entra ID", g))
-			continue
+	owner := map[string]int{}
+	for i, t := range teams {
+		p := path.Index(i).Child("groups")
+		seen := map[string]int{}
+		for j, g := range t.Groups {
+			gp := p.Index(j)
+			if !guidRE.MatchString(g) {
+				errs = append(errs, field.Invalid(gp, "%q is not a Microsoft Entra group object ID (a GUID such as 00000000-0000-0000-0000-000000000000); copy the group's Object ID from Entra ID", g))
+				continue
+			}
+			if normalGUID(g) == field.NilGUID {
+				errs = append(errs, field.Invalid(gp, "%q is the nil GUID, which no Entra group has (a placeholder from an example); copy the group's Object ID from Entra ID", g))
+				continue
+			}
+			if k, dup := seen[normalGUID(g)]; dup {
+				errs = append(errs, field.Duplicate(gp, "%q is already listed at %s; list each group once", g, p.Index(k)))
+			} else if k, other := owner[normalGUID(g)]; other && k != i {
+				errs = append(errs, field.Duplicate(gp, "%q is also a group of team %q (%s): its members would hold both namespaces, so the two teams would be one security boundary; give each team its own group", g, teams[k].Name, path.Index(k).Child("groups")))
+			} else {
+				owner[normalGUID(g)] = i
+			}
+			seen[normalGUID(g)] = j
 		}
-		if k, dup := seen[normalGUID(g)]; dup {
-			errs = append(errs, field.Duplicate(gp, "%q is already listed at %s; list each group once", g, p.Index(k)))
-		}
-		seen[normalGUID(g)] = j
 	}
 	return errs
 }

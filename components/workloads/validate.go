@@ -117,6 +117,8 @@ func validateImage(image string, requireDigest bool, p field.Path) field.ErrorLi
 		return field.ErrorList{field.Required(p, "the container image, e.g. myregistry.azurecr.io/train@sha256:<digest>")}
 	case strings.ContainsAny(image, " \t\n"):
 		return field.ErrorList{field.Invalid(p, "%q contains whitespace", image)}
+	case field.ImageReferenceProblem(image) != "":
+		return field.ErrorList{field.Invalid(p, "%q is not an image reference the container runtime pulls: %s; write registry/repository:tag or registry/repository@sha256:<digest>", image, field.ImageReferenceProblem(image))}
 	case requireDigest && !digestRE.MatchString(image):
 		return field.ErrorList{field.Invalid(p, "%q is not pinned by digest; production images must end in @sha256:<64 hex digits> (AKS MLOps best practices: pin the image by an immutable digest)", image)}
 	}
@@ -187,6 +189,9 @@ func (c *Common) validate(p field.Path, gpu bool, maxNameLen int) field.ErrorLis
 	errs = append(errs, cerrs...)
 	mem, merrs := validateQuantity(c.Resources.Memory, `"16Gi"`, rp.Child("memory"))
 	errs = append(errs, merrs...)
+	if len(merrs) == 0 && mem < field.MinContainerMemory {
+		errs = append(errs, field.Invalid(rp.Child("memory"), "%s is below the %s a container needs to start (the runtime refuses it with CreateContainerError); did you leave off the unit? write e.g. \"16Gi\"", c.Resources.Memory, field.MinContainerMemoryText))
+	}
 	if c.Resources.GPUs < 0 {
 		errs = append(errs, field.Invalid(rp.Child("gpus"), "%d is negative; request 0 or more GPUs", c.Resources.GPUs))
 	}

@@ -19,10 +19,10 @@ import (
 const templatePoolsStack = "dev+templatepools"
 
 // variantPools are the pools templatePoolsStack adds to dev: a Managed
-// pool takes count (validation rejects minCount and maxCount there), a
-// None pool minCount/maxCount.
+// pool takes count (validation rejects minCount and maxCount there; 0 in a
+// dev stack, AKSML-GPU-002), a None pool minCount/maxCount.
 var variantPools = []map[string]any{
-	{"name": "a100mgd", "vmSize": "Standard_NC24ads_A100_v4", "workload": "training", "count": 1, "gpuStack": "Managed"},
+	{"name": "a100mgd", "vmSize": "Standard_NC24ads_A100_v4", "workload": "training", "count": 0, "gpuStack": "Managed"},
 	{"name": "a100byo", "vmSize": "Standard_NC24ads_A100_v4", "workload": "training", "maxCount": 2, "gpuStack": "None"},
 }
 
