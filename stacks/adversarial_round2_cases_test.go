@@ -112,6 +112,10 @@ func round2Cases() []adversarialCase {
 	add(inert, "serving below batch training, against their names", "", set("scheduler.priorities", []any{
 		map[string]any{"name": "training-batch", "value": 100000}, map[string]any{"name": "inference-critical", "value": 10000, "preemptionPolicy": "PreemptLowerPriority"}}),
 		"aksml:scheduler.priorities[1].value", "give it the higher value")
+	add(inert, "every priority level preempts and the team is not serving", "", func(c config) {
+		c.set("scheduler.priorities", []any{map[string]any{"name": "urgent", "value": 1000, "preemptionPolicy": "PreemptLowerPriority"}})
+		c.set("workloads.0.priority", "urgent")
+	}, "aksml:workloads[0].priority", "every level of aksml:scheduler.priorities preempts; set serving: true on the team in aksml:teams, or add a level with preemptionPolicy: Never")
 	obsOff := func(k string, v any) func(c config) {
 		return set("observability", map[string]any{"enabled": false, k: v})
 	}

@@ -443,6 +443,9 @@ func (c *Config) validatePriority(team, priority string, path field.Path) field.
 	}
 	level := cmp.Or(priority, workloads.DefaultPriorityClass)
 	if allowed := c.res.queues.TeamPriorities(team); allowed != nil && !slices.Contains(allowed, level) {
+		if len(allowed) == 0 {
+			return field.ErrorList{field.Forbidden(path, "%q preempts other teams' pods and team %q is not declared serving, so its admission policy refuses it, and every level of aksml:scheduler.priorities preempts; set serving: true on the team in aksml:teams, or add a level with preemptionPolicy: Never", level, team)}
+		}
 		return field.ErrorList{field.Forbidden(path, "%q preempts other teams' pods and team %q is not declared serving, so its admission policy refuses it; use one of %s, or set serving: true on the team in aksml:teams", level, team, strings.Join(allowed, ", "))}
 	}
 	return nil
