@@ -52,7 +52,12 @@ func TestInferenceServerKind(t *testing.T) {
 		{"more replicas than the namespace quota", func(tree map[string]any) {
 			teamA := at(tree, "teams", 0)
 			teamA["gpuQuota"], teamA["borrowingLimit"] = map[string]any{"serve": 1}, 0
-		}, []string{`aksml:workloads[0].maxReplicas: at most 2 nvidia.com/gpu at once, but team "team-a"'s namespace ResourceQuota allows 1`}},
+		}, []string{`aksml:workloads[0].maxReplicas: at most 2 nvidia.com/gpu at once (maxReplicas, plus the replica a rolling update starts`, `but team "team-a"'s namespace ResourceQuota allows 1`}},
+		{"the quota holds maxReplicas but not the rollout's surge replica", func(tree map[string]any) {
+			teamA := at(tree, "teams", 0)
+			teamA["gpuQuota"], teamA["borrowingLimit"] = map[string]any{"serve": 1}, 0
+			at(tree, "workloads", 0)["maxReplicas"] = 1
+		}, []string{`aksml:workloads[0].maxReplicas: at most 2 nvidia.com/gpu at once (maxReplicas, plus the replica a rolling update starts before stopping an old one while the pool has room for it)`, "lower maxReplicas, or raise aksml:teams[0].gpuQuota.serve"}},
 		{"zero replicas written", func(tree map[string]any) { at(tree, "workloads", 0)["minReplicas"] = 0 },
 			[]string{"aksml:workloads[0].minReplicas: is written as", "which aksml does not honour"}},
 		{"a field of another kind", func(tree map[string]any) { at(tree, "workloads", 0)["completions"] = 2 },

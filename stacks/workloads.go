@@ -584,7 +584,7 @@ func (c *Config) checkNamespaceQuota(w WorkloadSpec, units int, p field.Path) fi
 		return nil
 	}
 	i := slices.IndexFunc(c.Teams, func(t queues.Team) bool { return t.Name == w.Team })
-	return field.ErrorList{field.Invalid(p.Child("maxReplicas"), "at most %d %s at once, but team %q's namespace ResourceQuota allows %d (what its queue can admit); lower maxReplicas, or raise %s.gpuQuota.%s", units, pool.GPUResource, w.Team, most, key("teams").Index(i), w.Pool)}
+	return field.ErrorList{field.Invalid(p.Child("maxReplicas"), "at most %d %s at once (maxReplicas, plus the replica a rolling update starts before stopping an old one while the pool has room for it), but team %q's namespace ResourceQuota allows %d (what its queue can admit): the autoscaler or a rollout would stall; lower maxReplicas, or raise %s.gpuQuota.%s", units, pool.GPUResource, w.Team, most, key("teams").Index(i), w.Pool)}
 }
 
 // teamServing reports whether the team is declared serving

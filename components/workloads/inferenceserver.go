@@ -228,9 +228,15 @@ func selectorLabels(c *Common) map[string]string {
 
 // inferenceDeploymentArgs maps defaulted args to the Deployment: MinReplicas
 // to start with (the autoscaler owns the count afterwards), a rolling
-// update that starts a new replica before stopping an old one.
+// update that starts a new replica before stopping an old one where the
+// pool has room for it (RollingSurge), and otherwise replaces one replica
+// at a time.
 func inferenceDeploymentArgs(a *InferenceServerArgs) *appsv1.DeploymentArgs {
 	c := &a.Common
+	surge, unavailable := 1, 0
+	if !a.RollingSurge() {
+		surge, unavailable = 0, 1
+	}
 	return &appsv1.DeploymentArgs{
 		Metadata: objectMeta(c, objectLabels(c, kindInferenceServer), awaitAnnotations(c)),
 		Spec: appsv1.DeploymentSpecArgs{
@@ -239,8 +245,8 @@ func inferenceDeploymentArgs(a *InferenceServerArgs) *appsv1.DeploymentArgs {
 			Strategy: appsv1.DeploymentStrategyArgs{
 				Type: pulumi.String("RollingUpdate"),
 				RollingUpdate: appsv1.RollingUpdateDeploymentArgs{
-					MaxSurge:       pulumi.Int(1),
-					MaxUnavailable: pulumi.Int(0),
+					MaxSurge:       pulumi.Int(surge),
+					MaxUnavailable: pulumi.Int(unavailable),
 				},
 			},
 			Template: podTemplate(inferencePodSpec(a)),
@@ -349,7 +355,29 @@ func NewInferenceServer(ctx *pulumi.Context, name string, args *InferenceServerA
 
 func (a *InferenceServerArgs) targetPool() *gpupool.Resolved { return a.Pool }
 
-// PeakGPUs is the GPU units a defaulted InferenceServer holds at its most
-// replicas: the stacks check it against the team namespace's
-// ResourceQuota, because the Deployment bypasses the queue.
-func (a *InferenceServerArgs) PeakGPUs() int { return a.MaxReplicas * a.Resources.GPUs }
+// PeakGPUs is the GPU units a defaulted InferenceServer holds at its most:
+// MaxReplicas, and during a rolling update with RollingSurge the replica
+// started before an old one stops. The stacks check it against the team
+// namespace's ResourceQuota, because the Deployment bypasses the queue: a
+// surge replica the quota refuses stalls the rollout (maxUnavailable 0).
+func (a *InferenceServerArgs) PeakGPUs() int {
+	n := a.MaxReplicas
+	if a.RollingSurge() {
+		n++
+	}
+	return n * a.Resources.GPUs
+}
+
+// RollingSurge reports whether a rolling update of the defaulted server
+// starts a new replica before stopping an old one (maxSurge 1,
+// maxUnavailable 0): when the pool holds at least one replica more than
+// MaxReplicas, or its size is unknown. At the pool's ceiling the surge
+// replica could never be placed and a rollout at MaxReplicas would stall,
+// so the update stops one replica before starting its replacement
+// (maxSurge 0, maxUnavailable 1, which the PodDisruptionBudget allows)
+// ("Deployments", rolling update,
+// https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#rolling-update-deployment).
+func (a *InferenceServerArgs) RollingSurge() bool {
+	_, most := a.replicaBounds()
+	return most == 0 || a.MaxReplicas < most
+}

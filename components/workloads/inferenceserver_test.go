@@ -49,8 +49,10 @@ func TestInferenceServer(t *testing.T) {
 	assert.NotContains(t, mocktest.Dig(t, dep, "metadata", "labels"), QueueNameLabel, "a serving Deployment is not queued")
 	spec := mocktest.Dig(t, dep, "spec")
 	assert.EqualValues(t, 1, mocktest.Dig(t, spec, "replicas"), "one warm A100 node holds one replica")
-	assert.EqualValues(t, 0, mocktest.Dig(t, spec, "strategy", "rollingUpdate", "maxUnavailable"))
-	assert.EqualValues(t, 1, mocktest.Dig(t, spec, "strategy", "rollingUpdate", "maxSurge"))
+	// maxReplicas defaults to the whole pool (two nodes), so a rollout at
+	// two replicas has no node for a surge replica: one at a time instead.
+	assert.EqualValues(t, 1, mocktest.Dig(t, spec, "strategy", "rollingUpdate", "maxUnavailable"))
+	assert.EqualValues(t, 0, mocktest.Dig(t, spec, "strategy", "rollingUpdate", "maxSurge"))
 	selector := mocktest.Dig(t, spec, "selector", "matchLabels")
 
 	pod := mocktest.Dig(t, spec, "template", "spec")
@@ -146,6 +148,45 @@ func inference(before func(*InferenceServerArgs)) func() field.ErrorList {
 		before(a)
 		a.Default("serve")
 		return a.Validate(field.NewPath("serve"))
+	}
+}
+
+// TestInferenceServerRollingSurge: a rolling update starts the new replica
+// first only where the pool holds one more than maxReplicas, and the GPUs
+// the stacks check against the quota count that replica.
+func TestInferenceServerRollingSurge(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		maxReplicas        int
+		surge, unavailable int
+		peakGPUs           int
+		unsized            bool
+	}{
+		{"at the pool's ceiling (the default)", 0, 0, 1, 2, false},
+		{"room for one more", 1, 1, 0, 2, false},
+		{"pool size unknown", 1, 1, 0, 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := vllmServer()
+			a.MaxReplicas = tc.maxReplicas
+			if tc.unsized {
+				a.Pool.Sized = false
+			}
+			m := mustRun(t, func(ctx *pulumi.Context) error {
+				_, err := NewInferenceServer(ctx, "chat", a)
+				return err
+			})
+			spec := mocktest.Dig(t, m.One(t, deploymentType).Inputs, "spec")
+			assert.EqualValues(t, tc.surge, mocktest.Dig(t, spec, "strategy", "rollingUpdate", "maxSurge"))
+			assert.EqualValues(t, tc.unavailable, mocktest.Dig(t, spec, "strategy", "rollingUpdate", "maxUnavailable"))
+			d := vllmServer()
+			d.MaxReplicas = tc.maxReplicas
+			if tc.unsized {
+				d.Pool.Sized = false
+			}
+			d.Default("chat")
+			assert.Equal(t, tc.peakGPUs, d.PeakGPUs())
+		})
 	}
 }
 
