@@ -41,6 +41,9 @@ func TestKueuePolicyKeysAcceptedByKueue(t *testing.T) {
 	teams[0]["memoryBorrowingLimit"], teams[0]["memoryLendingLimit"] = "32Gi", "64Gi"
 	teams[1]["preemption"] = map[string]any{"withinClusterQueue": "Never", "reclaimWithinCohort": "Never"}
 	sched["fairSharing"] = false
+	for _, tm := range teams {
+		delete(tm, "weight") // Kueue reads the weight only under fair sharing (aksml refuses it without)
+	}
 	sched["cohort"] = "keys"
 	sched["priorities"] = []any{
 		map[string]any{"name": "keys-batch", "value": 10, "preemptionPolicy": "Never"},
