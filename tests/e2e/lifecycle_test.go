@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -289,10 +290,22 @@ var toggles = []toggle{
 	}},
 	{name: "team-b", retains: true, off: func(cfg map[string]any) {
 		teams, _ := cfg["aksml:teams"].([]any)
-		cfg["aksml:teams"] = slices.DeleteFunc(slices.Clone(teams), func(t any) bool {
+		left := slices.DeleteFunc(slices.Clone(teams), func(t any) bool {
 			m, _ := t.(map[string]any)
 			return m["name"] == "team-b"
 		})
+		if len(left) == 1 {
+			// A team alone in its cohort has no one to borrow from or lend
+			// to, and aksml refuses the limits then (issue 33, inert
+			// settings): the user removing team-b removes them too.
+			m, _ := left[0].(map[string]any)
+			alone := maps.Clone(m)
+			for _, k := range []string{"borrowingLimit", "lendingLimit", "cpuBorrowingLimit", "cpuLendingLimit", "memoryBorrowingLimit", "memoryLendingLimit"} {
+				delete(alone, k)
+			}
+			left[0] = alone
+		}
+		cfg["aksml:teams"] = left
 	}},
 	{name: "pool-t4", off: func(cfg map[string]any) {
 		pools, _ := cfg["aksml:gpuPools"].([]any)
