@@ -105,16 +105,22 @@ func requireServerDrained(ctx context.Context, t *testing.T, env *Env, deploymen
 		require.NoError(t, env.Client.Patch(ctx, d, patch))
 	}
 
-	var running []corev1.Pod
-	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		running = nil
-		for _, p := range listPods(ct) {
-			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
-				running = append(running, p)
+	// waitRunning waits until the Deployment's replicas all run and returns
+	// them.
+	waitRunning := func(when string) []corev1.Pod {
+		var running []corev1.Pod
+		require.EventuallyWithT(t, func(ct *assert.CollectT) {
+			running = nil
+			for _, p := range listPods(ct) {
+				if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+					running = append(running, p)
+				}
 			}
-		}
-		assert.Len(ct, running, replicas, "%s/%s: replicas running", ns, name)
-	}, placementTimeout, scenarioPoll, "kube-scheduler log:\n%s", env.LogTail("kube-scheduler.log", 20))
+			assert.Len(ct, running, replicas, "%s/%s: replicas running %s", ns, name, when)
+		}, placementTimeout, scenarioPoll, "kube-scheduler log:\n%s", env.LogTail("kube-scheduler.log", 20))
+		return running
+	}
+	running := waitRunning("")
 	for i := range running {
 		got, err := nodePoolOf(ctx, env, &running[i])
 		require.NoError(t, err)
@@ -193,15 +199,7 @@ func requireServerDrained(ctx context.Context, t *testing.T, env *Env, deploymen
 
 	// The pool comes back: the replacement runs on it.
 	setUnschedulable(false)
-	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		running = nil
-		for _, p := range listPods(ct) {
-			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
-				running = append(running, p)
-			}
-		}
-		assert.Len(ct, running, replicas, "%s/%s: replicas running again", ns, name)
-	}, placementTimeout, scenarioPoll)
+	running = waitRunning("again")
 	for i := range running {
 		got, err := nodePoolOf(ctx, env, &running[i])
 		require.NoError(t, err)
