@@ -79,7 +79,7 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	}
 	p := &platform{cfg: cfg, res: res, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
-		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.platformIsolation, p.workloads,
+		p.azure, p.azureMonitor, p.ownership, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.platformIsolation, p.workloads,
 	}
 	if !cfg.KubernetesLayerOn() {
 		steps = []func(*pulumi.Context) error{p.azure, p.teamIdentities, p.azureMonitor}

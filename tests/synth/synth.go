@@ -27,6 +27,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/internals"
 
+	"github.com/aksml/aksml/components/vocab"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
 )
@@ -102,6 +103,9 @@ func (m *mocks) resources() []rules.Resource {
 // NewResource records the resource and returns its inputs as its state, with
 // an ARM-style ID for Azure resources.
 func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	if args.ReadRPC != nil && strings.HasPrefix(args.TypeToken, "kubernetes:") {
+		return m.read(args)
+	}
 	rpc := args.RegisterRPC
 	r := rules.Resource{
 		Type:   args.TypeToken,
@@ -153,6 +157,46 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 		state["outputs"] = resource.NewProperty(stackOutputs(args.Inputs))
 	}
 	return id, state, nil
+}
+
+// ClusterOwner is the aksml stack (<organization>/<project>/<stack>) that
+// owns the mocks' cluster: the value of vocab.OwnerAnnotation on kube-system
+// when the program reads it. Default "": no stack does. A test that sets it
+// restores it (tests here do not run in parallel).
+var ClusterOwner string
+
+// read answers the read of an existing Kubernetes object the way the engine records
+// it: the live object as the resource's state. Only kube-system exists
+// (annotated with ClusterOwner); the read is recorded with that state as
+// its inputs, as the policy pack's stack rules see it (AnalyzeStack gets
+// every resource's outputs, reads included).
+func (m *mocks) read(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	if args.TypeToken != "kubernetes:core/v1:Namespace" || args.ID != vocab.SystemNamespace {
+		return "", nil, fmt.Errorf("synth: %s %q does not exist in the mocks' cluster", args.TypeToken, args.ID)
+	}
+	meta := resource.PropertyMap{"name": resource.NewProperty(args.ID)}
+	if ClusterOwner != "" {
+		meta["annotations"] = resource.NewProperty(resource.PropertyMap{vocab.OwnerAnnotation: resource.NewProperty(ClusterOwner)})
+	}
+	state := resource.PropertyMap{
+		"apiVersion": resource.NewProperty("v1"),
+		"kind":       resource.NewProperty("Namespace"),
+		"metadata":   resource.NewProperty(meta),
+	}
+	r := rules.Resource{Type: args.TypeToken, Name: args.Name, Read: true, Inputs: map[string]any{}}
+	if rpc := args.ReadRPC; rpc != nil {
+		r.Parent = rpc.GetParent()
+		r.URN = urn(m.stack, args.TypeToken, args.Name, rpc.GetParent())
+		r.DependsOn = append([]string(nil), rpc.GetDependencies()...)
+		sort.Strings(r.DependsOn)
+	}
+	for k, v := range state {
+		r.Inputs[string(k)] = plain(v)
+	}
+	m.mu.Lock()
+	m.seen = append(m.seen, r)
+	m.mu.Unlock()
+	return args.ID, state, nil
 }
 
 // StackReferenceOutputs are the outputs every referenced stack has under
