@@ -57,6 +57,14 @@ func withEntra(a, b string) func(c config) {
 
 func set(path string, v any) func(c config) { return func(c config) { c.set(path, v) } }
 
+// withInferenceServer replaces the workloads with one inference server
+// named name on the t4 pool, of a serving team-a.
+func withInferenceServer(name string) func(c config) {
+	return then(set("gpuPools.0.workload", "inference"), set("teams.0.serving", true),
+		set("workloads", []any{map[string]any{"kind": "InferenceServer", "name": name, "team": "team-a", "pool": "t4", "image": "busybox:1.36",
+			"resources": map[string]any{"cpu": "3", "memory": "16Gi", "gpus": 1}}}))
+}
+
 func del(key string) func(c config) { return func(c config) { delete(c, key) } }
 
 func round2Cases() []adversarialCase {
@@ -106,6 +114,25 @@ func round2Cases() []adversarialCase {
 		"aksml:network.nodeSubnet.prefix", "use a /25 or larger")
 	add(derived, "a pool of 1000 with its 100 surge nodes over the default pod range", "", set("gpuPools.0.maxCount", 1000),
 		"aksml:cluster.network.podCidr", "the pools can have 1115 nodes with upgrade surge")
+	// A subnet aksml derives that does not fit is reported on the key the
+	// user wrote (addressSpace), never on one nobody wrote.
+	add(derived, "a /28 VNet for the /27 node subnet the pools need", "", set("network", map[string]any{"addressSpace": "10.224.0.0/28"}),
+		"aksml:network.addressSpace", "no room for the node subnet aksml derives from the pools")
+	add(derived, "a /27 VNet filled by the node subnet, with private storage", "", then(set("network", map[string]any{"addressSpace": "10.224.0.0/27"}),
+		set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true})),
+		"aksml:network.addressSpace", "no room for the private endpoint subnet aksml derives")
+	// A valid workload name derives the name of the server's Service, a
+	// DNS-1035 label.
+	add(derived, "inference server named with a leading digit", "", withInferenceServer("7b-chat"), "aksml:workloads[0].name", "a Service name must start with a letter")
+	add(derived, "inference server named with only digits first", "", withInferenceServer("70b"), "aksml:workloads[0].name", "rename the workload, e.g. m70b")
+	// Kubernetes derives kubernetes.default's address from the service
+	// range, and never allocates its base and broadcast addresses.
+	add(derived, "DNS service IP on kubernetes.default's address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16", "dnsServiceIP": "10.1.0.1"}),
+		"aksml:cluster.network.dnsServiceIP", "the first usable address, which the API server gives kubernetes.default")
+	add(derived, "DNS service IP on kubernetes.default's address of the default range", "", set("cluster.network", map[string]any{"dnsServiceIP": "10.0.0.1"}),
+		"aksml:cluster.network.dnsServiceIP", "use another address in the range, e.g. 10.0.0.10")
+	add(derived, "DNS service IP on the broadcast address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16", "dnsServiceIP": "10.1.255.255"}),
+		"aksml:cluster.network.dnsServiceIP", "the broadcast address, which Kubernetes never allocates")
 
 	// inert: a key switched off by another is refused, never ignored.
 	const inert = "inert"
@@ -249,6 +276,12 @@ func round2Accepted() []acceptedCase {
 	add(derived, "a pool of 40 exactly fills a /26 with its 4 surge nodes", "", then(set("gpuPools.0.maxCount", 40), set("teams.0.gpuQuota.t4", 1),
 		set("network", map[string]any{"addressSpace": "10.224.0.0/26", "nodeSubnet": map[string]any{"prefix": "10.224.0.0/26"}})), "")
 	add(derived, "two surge nodes per pool", "", set("network.surgeNodesPerPool", 2), "")
+	add(derived, "a /26 VNet holds the derived node and private endpoint subnets", "", then(set("network", map[string]any{"addressSpace": "10.224.0.0/26"}),
+		set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true})), "")
+	add(derived, "a /27 VNet holds the derived node subnet", "", set("network", map[string]any{"addressSpace": "10.224.0.0/27"}), "")
+	add(derived, "inference server named with a digit after its first letter", "", withInferenceServer("m7b-chat"), "")
+	add(derived, "DNS service IP on the second usable address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16", "dnsServiceIP": "10.1.0.2"}), "")
+	add(derived, "DNS service IP on the last usable address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16", "dnsServiceIP": "10.1.255.254"}), "")
 	add(inert, "serving above batch training, custom values", "", set("scheduler.priorities", []any{
 		map[string]any{"name": "training-batch", "value": 10, "preemptionPolicy": "Never"}, map[string]any{"name": "inference-critical", "value": 20, "preemptionPolicy": "PreemptLowerPriority"}}), "")
 

@@ -142,11 +142,13 @@ func (s *Spec) Default(clusterName, clusterResourceGroup string, needs Needs) {
 	space = space.Masked()
 	if s.NodeSubnet.Prefix == "" {
 		s.NodeSubnet.Prefix = netip.PrefixFrom(space.Addr(), SubnetBitsFor(s.NodeIPs(needs))).String()
+		s.nodePrefixDerived = true
 	}
 	if needs.StorageRoute == RoutePrivateEndpoint && s.PrivateEndpointSubnet.Prefix == "" {
 		if node, err := netip.ParsePrefix(s.NodeSubnet.Prefix); err == nil && node.Addr().Is4() {
 			if next, ok := nextAligned(node.Masked(), DefaultPrivateEndpointSubnetBits); ok {
 				s.PrivateEndpointSubnet.Prefix = next.String()
+				s.endpointPrefixDerived = true
 			}
 		}
 	}

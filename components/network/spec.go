@@ -78,6 +78,12 @@ type Spec struct {
 	// spokes. Default none: aksml creates both zones. Set both or neither;
 	// only with the PrivateEndpoint storage route.
 	PrivateDNSZones PrivateDNSZones `json:"privateDnsZones,omitempty"`
+
+	// nodePrefixDerived and endpointPrefixDerived say Default derived
+	// NodeSubnet.Prefix and PrivateEndpointSubnet.Prefix: a derived range
+	// that does not fit is reported on addressSpace, the key that was
+	// written, never on a key nobody wrote.
+	nodePrefixDerived, endpointPrefixDerived bool
 }
 
 // PrivateDNSZones names existing private DNS zones by ARM ID

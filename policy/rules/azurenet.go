@@ -173,8 +173,8 @@ func overlayProblems(c Resource, vnets []Resource) []string {
 		switch {
 		case !svc.Contains(dns):
 			out = append(out, fmt.Sprintf("dnsServiceIP %s is outside serviceCidr %s", dns, svc))
-		case svc.Masked().Addr() == dns:
-			out = append(out, fmt.Sprintf("dnsServiceIP %s is the first address of serviceCidr %s (kubernetes.default)", dns, svc))
+		case network.ReservedServiceAddress(svc, dns) != "":
+			out = append(out, fmt.Sprintf("dnsServiceIP %s in serviceCidr %s is %s", dns, svc, network.ReservedServiceAddress(svc, dns)))
 		}
 	}
 	for _, v := range vnets {
@@ -202,7 +202,7 @@ func overlayProblems(c Resource, vnets []Resource) []string {
 
 var ruleNetOverlay = Rule{
 	ID:       "AKSML-NET-005",
-	Title:    "The overlay address plan is valid: pod, service and VNet ranges disjoint and outside AKS-reserved ranges; DNS IP inside the service range, not its first address",
+	Title:    "The overlay address plan is valid: pod, service and VNet ranges disjoint and outside AKS-reserved ranges; DNS IP inside the service range, not an address Kubernetes reserves there",
 	Severity: Mandatory,
 	Source:   "AKS CNI networking overview (reserved ranges), Azure CNI Overlay IP address planning; SPEC C1.4; " + netSource,
 	Stack: func(s *Stack) []Finding {

@@ -70,12 +70,18 @@ var netViolations = []ruleCase{
 			set(s, "aks", "10.64.0.10", "networkProfile", "dnsServiceIP")
 		},
 		want: []string{"serviceCidr 10.64.0.0/10 is larger than a /12"}},
-	{id: "AKSML-NET-005", name: "DNS IP is the first service address",
+	{id: "AKSML-NET-005", name: "DNS IP is the service range's base address",
 		mutate: func(s *Stack) {
 			add(s, clusterNetwork()...)
 			set(s, "aks", "10.0.0.0", "networkProfile", "dnsServiceIP")
 		},
-		want: []string{"dnsServiceIP 10.0.0.0 is the first address of serviceCidr 10.0.0.0/16"}},
+		want: []string{"dnsServiceIP 10.0.0.0 in serviceCidr 10.0.0.0/16 is the base address, which Kubernetes never allocates"}},
+	{id: "AKSML-NET-005", name: "DNS IP is kubernetes.default's address",
+		mutate: func(s *Stack) {
+			add(s, clusterNetwork()...)
+			set(s, "aks", "10.0.0.1", "networkProfile", "dnsServiceIP")
+		},
+		want: []string{"dnsServiceIP 10.0.0.1 in serviceCidr 10.0.0.0/16 is the first usable address, which the API server gives kubernetes.default"}},
 	{id: "AKSML-NET-005", name: "VNet overlaps the pod range",
 		mutate: func(s *Stack) {
 			add(s, clusterNetwork()...)
