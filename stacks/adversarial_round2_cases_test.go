@@ -177,6 +177,14 @@ func round2Cases() []adversarialCase {
 		"aksml:workloads[0].expectedDuration", "set expectedDuration below 24h")
 	add(inert, "expected duration with observability off", "", then(set("observability", map[string]any{"enabled": false}), set("workloads.0.expectedDuration", "1h")),
 		"aksml:workloads[0].expectedDuration", "has nowhere to alert")
+	aksManagedWith := func(k string, v any) func(c config) {
+		return set("network", map[string]any{"mode": "aks-managed", k: v})
+	}
+	add(inert, "address space with the VNet AKS generated", "", aksManagedWith("addressSpace", "10.224.0.0/16"), "aksml:network.addressSpace", "means nothing with mode aks-managed")
+	add(inert, "node subnet with the VNet AKS generated", "", aksManagedWith("nodeSubnet", map[string]any{"prefix": "10.224.0.0/24"}), "aksml:network.nodeSubnet", "AKS names and sizes the VNet it generated")
+	add(inert, "surge nodes with the VNet AKS generated", "", aksManagedWith("surgeNodesPerPool", 2), "aksml:network.surgeNodesPerPool", "remove it")
+	add(inert, "private storage on the VNet AKS generated", "", then(set("network", map[string]any{"mode": "aks-managed"}),
+		set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true})), "aksml:network.mode", "storage that denies public networks has no route")
 	add(inert, "GPU stack in an Azure-layer stack", "", then(del("teams"), del("workloads"), set("kubernetesLayer", false), set("gpuStack", map[string]any{"dcgmExporter": false})),
 		"aksml:gpuStack", "move it there")
 
@@ -215,6 +223,7 @@ func round2Cases() []adversarialCase {
 	add(promise, "prod with public storage", "prod", prod(set("storage.accounts", map[string]any{"namePrefix": "aksmladv"})), "aksml:storage.accounts.privateNetwork", "must be true in prod")
 	add(promise, "prod with tag-only images", "prod", prod(set("requireImageDigest", false)), "aksml:requireImageDigest", "must be true in prod")
 	add(promise, "prod unprotected", "prod", prod(set("protect", false)), "aksml:protect", "must be true in prod")
+	add(promise, "prod on the VNet AKS generated", "prod", prod(set("network", map[string]any{"mode": "aks-managed"})), "aksml:network.mode", "must not be aks-managed in prod")
 
 	// impossible: well-formed values that cannot mean what was intended.
 	const impossible = "impossible"
@@ -255,6 +264,9 @@ func round2Accepted() []acceptedCase {
 		set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true, "nodeAccess": "ServiceEndpoint"})), "")
 	add(agree, "Azure layer only without aksml:network", "", then(del("network"), del("teams"), del("workloads"), set("kubernetesLayer", false)), "")
 	add(agree, "no scheduler, CPU work only", "", set("scheduler", map[string]any{"system": "none"}), "")
+	add(agree, "the VNet AKS generated, declared, in dev", "", set("network", map[string]any{"mode": "aks-managed"}), "")
+	add(agree, "the VNet AKS generated with public storage", "", then(set("network", map[string]any{"mode": "aks-managed"}),
+		set("storage.accounts", map[string]any{"namePrefix": "aksmladv"})), "")
 	add(agree, "no scheduler, an inference server", "", then(set("scheduler", map[string]any{"system": "none"}), set("gpuPools.0.workload", "inference"), set("teams.0.serving", true),
 		set("workloads", []any{map[string]any{"kind": "InferenceServer", "name": "chat", "team": "team-a", "pool": "t4", "image": "busybox:1.36",
 			"resources": map[string]any{"cpu": "3", "memory": "16Gi", "gpus": 1}}})), "")

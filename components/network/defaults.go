@@ -113,6 +113,11 @@ func AKSSurge(nodes int) int { return max(DefaultSurgeNodesPerPool, (nodes+9)/10
 // defaults; needs decide the node subnet size, the private endpoint subnet
 // and the node subnet's Microsoft.Storage service endpoint.
 func (s *Spec) Default(clusterName, clusterResourceGroup string, needs Needs) {
+	if s.AKSManaged() {
+		// AKS names and sizes the VNet; a default here would be a key
+		// nobody wrote and validateAKSManaged refuses.
+		return
+	}
 	if s.ResourceGroup.Name == "" && clusterResourceGroup != "" {
 		s.ResourceGroup.Name = withSuffix(clusterResourceGroup, DefaultResourceGroupSuffix, field.MaxResourceGroupNameLength)
 	}

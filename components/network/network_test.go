@@ -445,3 +445,34 @@ func TestDerivedSubnetsThatDoNotFitNameAddressSpace(t *testing.T) {
 	s.Default("aks", "rg-aks", needs)
 	assert.Empty(t, s.Validate(p, needs, overlay), "a /26 holds the derived /27 node subnet and the /27 after it")
 }
+
+// TestAKSManagedMode: mode aks-managed keeps the VNet AKS generated, so
+// Default fills nothing and every key that describes a VNet the stack
+// declares is refused, as are the storage routes and a private API server
+// that need a VNet others can name.
+func TestAKSManagedMode(t *testing.T) {
+	p := field.Path("aksml:network")
+	s := Spec{Mode: ModeAKSManaged}
+	s.Default("aks", "rg-aks", needs)
+	assert.Equal(t, Spec{Mode: ModeAKSManaged}, s, "Default derives nothing for the VNet AKS generated")
+	assert.Empty(t, s.Validate(p, Needs{Pools: needs.Pools}, overlay), "public storage, public API server")
+
+	surge, ilb := 2, 1
+	written := Spec{
+		Mode: ModeAKSManaged, Existing: true, ResourceGroup: ResourceGroup{Name: "rg-net"}, Name: "vnet", AddressSpace: "10.224.0.0/16",
+		NodeSubnet: Subnet{Prefix: "10.224.0.0/24"}, PrivateEndpointSubnet: Subnet{Name: "pe"}, SurgeNodesPerPool: &surge, InternalLoadBalancerIPs: &ilb,
+		PrivateDNSZones: PrivateDNSZones{File: "/subscriptions/x"},
+	}
+	var want []fieldtest.Want
+	for _, k := range []string{"existing", "resourceGroup", "name", "addressSpace", "nodeSubnet", "privateEndpointSubnet", "surgeNodesPerPool", "internalLoadBalancerIps", "privateDnsZones"} {
+		want = append(want, fieldtest.Forbidden("aksml:network."+k))
+	}
+	if err := written.Validate(p, Needs{Pools: needs.Pools}, overlay).ToAggregate(); fieldtest.Equal(t, err, want...) {
+		assert.Contains(t, err.Error(), "means nothing with mode aks-managed")
+	}
+	if err := s.Validate(p, Needs{Pools: needs.Pools, StorageRoute: RouteServiceEndpoint, PrivateAPIServer: true}, overlay).ToAggregate(); fieldtest.Equal(t, err, fieldtest.Forbidden("aksml:network.mode"), fieldtest.Forbidden("aksml:network.mode")) {
+		assert.Contains(t, err.Error(), "storage that denies public networks has no route")
+		assert.Contains(t, err.Error(), "private API server's endpoint")
+	}
+	fieldtest.ListEqual(t, Spec{Mode: "managed"}.Validate(p, needs, overlay), fieldtest.NotSupported("aksml:network.mode"))
+}

@@ -2,6 +2,7 @@ package network
 
 import (
 	"net/netip"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -60,6 +61,13 @@ func parseV4(s string) (netip.Prefix, bool) {
 // cluster's overlay ranges, and returns every problem with its path below
 // path (e.g. `aksml:network`).
 func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.ErrorList {
+	switch s.Mode {
+	case "", ModeAksml:
+	case ModeAKSManaged:
+		return s.validateAKSManaged(path, needs)
+	default:
+		return field.ErrorList{field.NotSupported(path.Child("mode"), s.Mode, Modes)}
+	}
 	var errs field.ErrorList
 	rg := s.ResourceGroup
 	if rg.Name == "" {
@@ -129,6 +137,36 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 		} else if pe, ok := s.checkSubnetPrefix(s.PrivateEndpointSubnet.Prefix, pp, space, spaceOK, &errs); ok && nodeOK && pe.Overlaps(node) {
 			errs = append(errs, field.Invalid(pp, "%s overlaps nodeSubnet.prefix %s; subnets of one VNet cannot overlap", s.PrivateEndpointSubnet.Prefix, s.NodeSubnet.Prefix))
 		}
+	}
+	return errs
+}
+
+// validateAKSManaged refuses, with Mode aks-managed, every key that
+// describes a VNet the stack declares (AKS names and sizes the one it
+// generates, so they would do nothing) and what needs a VNet others can
+// name: private storage routes and a private API server, whose endpoint
+// lives in the cluster's VNet.
+func (s Spec) validateAKSManaged(path field.Path, needs Needs) field.ErrorList {
+	var errs field.ErrorList
+	inert := func(key string, set bool) {
+		if set {
+			errs = append(errs, field.Forbidden(path.Child(key), "means nothing with mode %s: AKS names and sizes the VNet it generated; remove it, or remove mode to put the nodes in a VNet aksml declares (which an existing cluster cannot move into)", ModeAKSManaged))
+		}
+	}
+	inert("existing", s.Existing)
+	inert("resourceGroup", s.ResourceGroup != ResourceGroup{})
+	inert("name", s.Name != "")
+	inert("addressSpace", s.AddressSpace != "")
+	inert("nodeSubnet", !reflect.DeepEqual(s.NodeSubnet, Subnet{}))
+	inert("privateEndpointSubnet", !reflect.DeepEqual(s.PrivateEndpointSubnet, Subnet{}))
+	inert("surgeNodesPerPool", s.SurgeNodesPerPool != nil)
+	inert("internalLoadBalancerIps", s.InternalLoadBalancerIPs != nil)
+	inert("privateDnsZones", s.PrivateDNSZones.Existing())
+	if needs.StorageRoute != "" {
+		errs = append(errs, field.Forbidden(path.Child("mode"), "%s leaves the nodes in a VNet nothing can name, so storage that denies public networks has no route to them (no private endpoint, no service endpoint rule); use public storage (storage.accounts.privateNetwork false), or remove mode on a new cluster", ModeAKSManaged))
+	}
+	if needs.PrivateAPIServer {
+		errs = append(errs, field.Forbidden(path.Child("mode"), "%s leaves the private API server's endpoint in a VNet nothing can name or peer with, so no machine aksml declares can reach it; use authorizedIPRanges, or remove mode on a new cluster", ModeAKSManaged))
 	}
 	return errs
 }

@@ -3,6 +3,8 @@ package rules
 // Builders and cases for the Azure network rules (AKSML-NET-003..009). The
 // cases join the violations and compliant tables of rules_test.go.
 
+import "github.com/aksml/aksml/components/network"
+
 const (
 	nodeSubnet  = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes"
 	otherSubnet = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet-old/subnets/aks-nodes"
@@ -50,6 +52,16 @@ var netViolations = []ruleCase{
 	{id: "AKSML-NET-003", name: "template pool without subnet",
 		mutate: func(s *Stack) { set(s, "gpuh100", nil, at(armPool, "vnetSubnetID")...) },
 		want:   []string{"pool gpuh100 (in DeploymentStackAtResourceGroup gpuh100) sets no vnetSubnetID"}},
+	{id: "AKSML-NET-003", name: "prod declaring the VNet AKS generated", env: EnvProd,
+		mutate: func(s *Stack) {
+			set(s, "gpua100", nil, "vnetSubnetID")
+			s.Outputs[network.ModeOutput] = Output{Value: network.ModeAKSManaged}
+		},
+		want: []string{"AgentPool gpua100 sets no vnetSubnetID"}},
+	{id: "AKSML-NET-003", name: "dev with another network mode", mutate: func(s *Stack) {
+		set(s, "gpua100", nil, "vnetSubnetID")
+		s.Outputs[network.ModeOutput] = Output{Value: network.ModeAksml}
+	}, want: []string{"AgentPool gpua100 sets no vnetSubnetID"}},
 	{id: "AKSML-NET-004", name: "no Network Contributor grant",
 		mutate: func(s *Stack) { add(s, clusterNetwork()...); s.Resources = without(s.Resources, "aks-subnet") },
 		want:   []string{"ManagedCluster aks has node pools in " + nodeSubnet, "Network Contributor (4d97b98b-1d4f-4787-a291-c67834d212e7)", "add the role assignment"}},
@@ -120,6 +132,10 @@ var netViolations = []ruleCase{
 var netCompliant = []ruleCase{
 	{id: "AKSML-NET-003", name: "cluster and pools in the node subnet", mutate: func(s *Stack) { add(s, clusterNetwork()...) }},
 	{id: "AKSML-NET-003", name: "subnet of a subnet created in the stack", mutate: func(s *Stack) { set(s, "gpua100", Unknown, "vnetSubnetID") }},
+	{id: "AKSML-NET-003", name: "dev declaring the VNet AKS generated", mutate: func(s *Stack) {
+		set(s, "gpua100", nil, "vnetSubnetID")
+		s.Outputs[network.ModeOutput] = Output{Value: network.ModeAKSManaged}
+	}},
 	{id: "AKSML-NET-004", name: "grant on the node subnet", mutate: func(s *Stack) { add(s, clusterNetwork()...) }},
 	{id: "AKSML-NET-004", name: "grant on the VNet", mutate: func(s *Stack) {
 		add(s, clusterNetwork()...)
