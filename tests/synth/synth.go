@@ -97,8 +97,8 @@ type mocks struct {
 	stack string
 	// previous are the outputs of the stack's last deployment.
 	previous resource.PropertyMap
-	mu    sync.Mutex
-	seen  []rules.Resource
+	mu       sync.Mutex
+	seen     []rules.Resource
 }
 
 func (m *mocks) resources() []rules.Resource {
