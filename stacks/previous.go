@@ -2,6 +2,7 @@ package stacks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
@@ -25,8 +26,9 @@ const (
 // previousDeployment is what the stack's last deployment says about the
 // network its cluster runs in.
 type previousDeployment struct {
-	// Cluster says the stack deployed a cluster (ClusterResourceIDOutput).
-	Cluster bool
+	// ClusterID is the ARM ID of the cluster the stack deployed
+	// (ClusterResourceIDOutput), "" when it deployed none.
+	ClusterID string
 	// NodeSubnetID is its NodeSubnetIDOutput, "" when the cluster runs in
 	// the VNet AKS generated.
 	NodeSubnetID string
@@ -63,7 +65,7 @@ func readPreviousDeployment(ctx *pulumi.Context) (previousDeployment, error) {
 		return previousDeployment{}, err
 	}
 	subnet, err := value(NodeSubnetIDOutput)
-	return previousDeployment{Cluster: clusterID != "", NodeSubnetID: subnet}, err
+	return previousDeployment{ClusterID: clusterID, NodeSubnetID: subnet}, err
 }
 
 // validateNetworkContinuity refuses a network the stack's existing cluster
@@ -80,7 +82,9 @@ func readPreviousDeployment(ctx *pulumi.Context) (previousDeployment, error) {
 // and the update would fail halfway; the reverse move fails the same way.
 // stack names the stack in messages.
 func (c *Config) validateNetworkContinuity(prev previousDeployment, stack string) field.ErrorList {
-	if c.Cluster == nil || c.Network == nil || !prev.Cluster {
+	if c.Cluster == nil || c.Network == nil || !c.sameCluster(prev.ClusterID) {
+		// No cluster before, or a new one (another name or group), which
+		// is created in the network it is given.
 		return nil
 	}
 	aksManaged := c.Network.AKSManaged()
@@ -101,4 +105,15 @@ func (c *Config) validateNetworkContinuity(prev previousDeployment, stack string
 		return field.ErrorList{field.Invalid(key("network").Child("mode"), "%s, but stack %q last deployed its cluster in the VNet aksml declared (output %s %s); AKS cannot move an existing cluster's pools to the VNet it would generate; remove mode", network.ModeAKSManaged, stack, NodeSubnetIDOutput, prev.NodeSubnetID)}
 	}
 	return nil
+}
+
+// sameCluster reports whether the ARM ID id names the cluster this config
+// declares (resource group and name; ARM compares them case-insensitively).
+func (c *Config) sameCluster(id string) bool {
+	parts := strings.Split(id, "/")
+	// /subscriptions/<s>/resourceGroups/<rg>/providers/Microsoft.ContainerService/managedClusters/<name>
+	if len(parts) != 9 || !strings.EqualFold(parts[3], "resourceGroups") {
+		return false
+	}
+	return strings.EqualFold(parts[4], c.Cluster.ResourceGroup.Name) && strings.EqualFold(parts[8], c.Cluster.Name)
 }

@@ -65,7 +65,7 @@ func TestNetworkContinuity(t *testing.T) {
 	}{
 		{"no aksml:network after a deployment in the VNet AKS generated", "", del("network"), previousOutputs(""), "aksml:network",
 			[]string{"without aksml:network aksml now creates a VNet", "set aksml:network to {mode: aks-managed}", "deploy a new cluster with aksml:network", "destroy the old one"}},
-		{"a written VNet after a deployment in the VNet AKS generated", "", func(config) {}, previousOutputs(""), "aksml:network",
+		{"a written VNet after a deployment in the VNet AKS generated", "", set("cluster.name", "AKSML-ADV"), previousOutputs(""), "aksml:network",
 			[]string{"aksml:network puts every pool in a VNet the stack declares", "{mode: aks-managed}"}},
 		{"prod without aksml:network after a deployment in the VNet AKS generated", "prod", prod(del("network")), previousOutputs(""), "aksml:network",
 			[]string{"prod cannot keep the VNet AKS generated", "deploy a new cluster with aksml:network"}},
@@ -104,6 +104,8 @@ func TestNetworkContinuity(t *testing.T) {
 		{"aksml's VNet after a deployment in it", del("network"), previousOutputs(subnet), true},
 		{"a fresh stack without aksml:network", del("network"), nil, true},
 		{"a fresh stack on the VNet AKS generated", aksManaged, nil, false},
+		{"a renamed cluster, created in aksml's VNet, after one in the VNet AKS generated", then(del("network"), set("cluster.name", "aksml-adv2")), previousOutputs(""), true},
+		{"the cluster in another resource group after one in the VNet AKS generated", set("cluster.resourceGroup.name", "rg-aksml-adv2"), previousOutputs(""), true},
 	}
 	for _, tc := range accepted {
 		t.Run(tc.name, func(t *testing.T) {
