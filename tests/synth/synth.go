@@ -52,7 +52,13 @@ func ReadStackConfig(dir, stack string) (map[string]string, error) {
 // On error the result still holds what was registered before it, so tests
 // can assert that invalid input registered nothing.
 func Run(stack, environment string, config map[string]string, program Program) (*rules.Stack, error) {
-	m := &mocks{stack: stack}
+	return RunPrevious(stack, environment, config, nil, program)
+}
+
+// RunPrevious is Run for a stack whose last deployment exported previous:
+// the stack's StackReference to itself reads them (nil: never deployed).
+func RunPrevious(stack, environment string, config map[string]string, previous resource.PropertyMap, program Program) (*rules.Stack, error) {
+	m := &mocks{stack: stack, previous: previous}
 	out := &rules.Stack{Name: stack, Environment: environment, Outputs: map[string]rules.Output{}, RetainOnDeleteKnown: true}
 	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
 		outputs, err := program(ctx)
@@ -90,8 +96,10 @@ func plainGo(v any) any {
 // deterministic, plausible values.
 type mocks struct {
 	stack string
-	mu    sync.Mutex
-	seen  []rules.Resource
+	// previous are the outputs of the stack's last deployment.
+	previous resource.PropertyMap
+	mu       sync.Mutex
+	seen     []rules.Resource
 }
 
 func (m *mocks) resources() []rules.Resource {
@@ -152,6 +160,14 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 	}
 	if args.TypeToken == "pulumi:pulumi:StackReference" {
 		state["outputs"] = resource.NewProperty(StackReferenceOutputs)
+		if n, ok := args.Inputs["name"]; ok && n.IsString() && n.StringValue() == "organization/"+Project+"/"+m.stack {
+			// The stack's reference to itself: its previous deployment.
+			prev := m.previous
+			if prev == nil {
+				prev = resource.PropertyMap{}
+			}
+			state["outputs"] = resource.NewProperty(prev)
+		}
 	}
 	if strings.HasPrefix(args.TypeToken, "azure-native:resources") && strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
 		state["outputs"] = resource.NewProperty(stackOutputs(args.Inputs))
