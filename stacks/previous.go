@@ -6,6 +6,7 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
+	"github.com/aksml/aksml/components/cluster"
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/network"
 )
@@ -43,7 +44,7 @@ type previousDeployment struct {
 // the root stack resource keeps its old outputs until the program
 // registers new ones at its end. A stack never deployed has no outputs.
 func readPreviousDeployment(ctx *pulumi.Context) (previousDeployment, error) {
-	self := ctx.Organization() + "/" + ctx.Project() + "/" + ctx.Stack()
+	self := cluster.StackOwner(ctx)
 	ref, err := pulumi.NewStackReference(ctx, previousDeploymentName, &pulumi.StackReferenceArgs{Name: pulumi.String(self)})
 	if err != nil {
 		return previousDeployment{}, err

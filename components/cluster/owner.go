@@ -10,9 +10,9 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// StackOwner is how a stack names itself in vocab.OwnerAnnotation:
-// <organization>/<project>/<stack>, the fully qualified stack name a
-// StackReference takes.
+// StackOwner is the running stack's fully qualified name,
+// <organization>/<project>/<stack>, as a StackReference takes it: how a
+// stack names itself in vocab.OwnerAnnotation and refers to itself.
 func StackOwner(ctx *pulumi.Context) string {
 	return ctx.Organization() + "/" + ctx.Project() + "/" + ctx.Stack()
 }
