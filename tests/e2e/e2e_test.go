@@ -73,8 +73,9 @@ const (
 	// policyPackFile is the pack's project file.
 	policyPackFile = "PulumiPolicy.yaml"
 
-	// violatedRule is the mandatory rule violatingConfig breaks.
-	violatedRule = "AKSML-JOB-007"
+	// violatedRule is the advisory rule violatingConfig breaks and
+	// raisedPackConfig makes mandatory.
+	violatedRule = "AKSML-POD-007"
 
 	// quotaKey is the config path of the quota step 4 changes: team-a's
 	// GPU quota on the t4spot pool (2 in Pulumi.local.yaml).
@@ -90,11 +91,14 @@ const (
 	deletionTimeout = 2 * time.Minute
 )
 
-// violatingConfig turns the stack's scheduler off (aksml:scheduler.system
-// none, without the borrowing limits that need a queueing system). Config
-// validation accepts that — a cluster may run without Kueue — but the GPU
-// Job the stack declares in team-a then carries no Kueue queue label, which
-// the mandatory rule AKSML-JOB-007 forbids (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Allocate multi-tenant GPU quota with Kueue").
+// violatingConfig gives the stack's GPU Job an image without a version tag
+// (pytorch/pytorch:latest). The program accepts that in dev (an image
+// reference the runtime can pull), and the advisory rule AKSML-POD-007 reports
+// it (AKS MLOps best practices, https://learn.microsoft.com/azure/aks/best-practices-ml-ops,
+// "use an explicit base image tag"). Every mandatory rule has a program-side
+// twin that refuses the config first (issue 33: the program and the pack never
+// disagree), so the pack's blocking is shown the way an organization tightens
+// it: a policy pack config (raisedPackConfig) that makes the rule mandatory.
 func violatingConfig(config []byte) ([]byte, error) {
 	var doc map[string]any
 	if err := yaml.Unmarshal(config, &doc); err != nil {
@@ -104,15 +108,22 @@ func violatingConfig(config []byte) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("no config: map")
 	}
-	cfg["aksml:scheduler"] = map[string]any{"system": "none"}
-	teams, _ := cfg["aksml:teams"].([]any)
-	for _, t := range teams {
-		if team, ok := t.(map[string]any); ok {
-			delete(team, "borrowingLimit")
+	workloads, _ := cfg["aksml:workloads"].([]any)
+	for _, w := range workloads {
+		if wl, ok := w.(map[string]any); ok && wl["name"] == violatingWorkload {
+			wl["image"] = "pytorch/pytorch:latest"
+			return yaml.Marshal(doc)
 		}
 	}
-	return yaml.Marshal(doc)
+	return nil, fmt.Errorf("no workload %s in the stack config", violatingWorkload)
 }
+
+// raisedPackConfig is the policy pack config (`pulumi preview
+// --policy-pack-config`) that makes violatedRule mandatory.
+const raisedPackConfig = `{"` + violatedRule + `": "mandatory"}`
+
+// violatingWorkload is the workload violatingConfig changes.
+const violatingWorkload = "resnet-finetune"
 
 // violatingJobName is the Pulumi name of the Job that breaks violatedRule.
 const violatingJobName = "team-a-resnet-finetune-job"
@@ -170,6 +181,15 @@ func TestLocalStack(t *testing.T) {
 	}
 	stackURN := fmt.Sprintf("urn:pulumi:%s::%s::pulumi:pulumi:Stack::%s-%s", stackName, synth.Project, synth.Project, stackName)
 	resourceCount := len(desired.Resources) + 1 // and the stack itself
+	// reads are the existing objects the program reads (the cluster's owner):
+	// in state, but never created, updated or deleted in the cluster.
+	reads := 0
+	for _, r := range desired.Resources {
+		if r.Read {
+			reads++
+		}
+	}
+	created := resourceCount - reads
 
 	run("1a preview with policy pack, shipped config", false, func(t *testing.T) string {
 		op := startOp(t, dir, "1a-preview-policy")
@@ -183,18 +203,24 @@ func TestLocalStack(t *testing.T) {
 		require.Zero(t, levels["mandatory"], "mandatory policy violations on the shipped config:\n%s", describePolicy(pes))
 
 		want := []string{stackURN}
+		read := map[string]bool{}
 		for _, r := range desired.Resources {
 			want = append(want, r.URN)
+			read[r.URN] = r.Read
 		}
 		planned := steps(evs)
 		var creates []string
 		for urn, s := range planned {
-			require.Equal(t, apitype.OpCreate, s.Op, "%s on a new stack", urn)
+			op := apitype.OpCreate
+			if read[urn] {
+				op = apitype.OpRead
+			}
+			require.Equal(t, op, s.Op, "%s on a new stack", urn)
 			creates = append(creates, urn)
 		}
 		require.ElementsMatch(t, want, creates, "the preview plans exactly the synthesized resources")
-		require.Equal(t, resourceCount, res.ChangeSummary[apitype.OpCreate])
-		return fmt.Sprintf("%d resources to create (= synth); policy violations: %d mandatory, %d advisory; wall %v",
+		require.Equal(t, created, res.ChangeSummary[apitype.OpCreate])
+		return fmt.Sprintf("%d resources to create or read (= synth); policy violations: %d mandatory, %d advisory; wall %v",
 			len(creates), levels["mandatory"], levels["advisory"], op.took.Round(time.Millisecond))
 	})
 
@@ -217,16 +243,20 @@ func TestLocalStack(t *testing.T) {
 		}
 		require.NotEmpty(t, jobURN, "the violating config still registers Job %s", violatingJobName)
 		var ruled []string
-		for _, v := range rules.MandatoryOnly(rules.Check(bad)) {
-			ruled = append(ruled, v.RuleID+" "+v.Resource)
+		for _, v := range rules.Check(bad) {
+			if v.RuleID == violatedRule || v.Severity == rules.Mandatory {
+				ruled = append(ruled, string(v.Severity)+" "+v.RuleID+" "+v.Resource)
+			}
 		}
-		require.Equal(t, []string{violatedRule + " " + jobURN}, ruled, "the rules engine finds exactly the intended mandatory violation")
+		require.Equal(t, []string{string(rules.Advisory) + " " + violatedRule + " " + jobURN}, ruled, "the rules engine finds exactly the intended advisory violation and no mandatory one")
+		packConfig := filepath.Join(dir, "policy-pack-config.json")
+		require.NoError(t, os.WriteFile(packConfig, []byte(raisedPackConfig), 0o644))
 
 		op := startOp(t, dir, "1b-preview-violation")
-		_, err = stack.Preview(ctx, optpreview.PolicyPacks(pack.arg), optpreview.EventStreams(op.log.ch),
+		_, err = stack.Preview(ctx, optpreview.PolicyPacks(pack.arg), optpreview.PolicyPackConfigs(packConfig), optpreview.EventStreams(op.log.ch),
 			optpreview.ProgressStreams(op.out), optpreview.ErrorProgressStreams(op.out))
 		evs := op.finish(t)
-		require.Error(t, err, "the preview must fail: %s is mandatory", violatedRule)
+		require.Error(t, err, "the preview must fail: the pack config makes %s mandatory", violatedRule)
 		require.Contains(t, err.Error()+op.text(), violatedRule, "the failed preview's output names the rule%s", packHint(err))
 
 		var blocking []string
@@ -236,7 +266,7 @@ func TestLocalStack(t *testing.T) {
 			}
 		}
 		require.Equal(t, []string{violatedRule + " " + jobURN}, blocking, "the pack reports exactly the intended mandatory violation")
-		return fmt.Sprintf("config validation passed; preview failed with mandatory %s on %s; wall %v",
+		return fmt.Sprintf("config validation passed; preview failed with %s made mandatory by the pack config on %s; wall %v",
 			violatedRule, violatingJobName, op.took.Round(time.Millisecond))
 	})
 
@@ -246,7 +276,7 @@ func TestLocalStack(t *testing.T) {
 		op.finish(t)
 		require.NoError(t, err, "up failed:\n%s", op.tail())
 		require.NotNil(t, res.Summary.ResourceChanges)
-		require.Equal(t, map[string]int{"create": resourceCount}, *res.Summary.ResourceChanges)
+		require.Equal(t, map[string]int{"create": created}, *res.Summary.ResourceChanges)
 
 		live, err := liveObjects(ctx, k, objFile)
 		require.NoError(t, err)
@@ -265,8 +295,8 @@ func TestLocalStack(t *testing.T) {
 			}
 		}
 		require.Empty(t, problems, "objects in the API server differ from the desired state")
-		return fmt.Sprintf("%d resources created; all %d objects exist, applied by pulumi-kubernetes, holding every desired field; wall %v",
-			resourceCount, len(objs), op.took.Round(time.Millisecond))
+		return fmt.Sprintf("%d resources created, %d read; all %d objects exist, applied by pulumi-kubernetes, holding every desired field; wall %v",
+			created, reads, len(objs), op.took.Round(time.Millisecond))
 	})
 
 	var previewTook, dryRunTook time.Duration
@@ -297,7 +327,11 @@ func TestLocalStack(t *testing.T) {
 		ch := changes(evs)
 		require.Empty(t, ch, "the second up changed resources (perpetual diff):\n%s", describeSteps(ch))
 		require.NotNil(t, res.Summary.ResourceChanges)
-		require.Equal(t, map[string]int{"same": resourceCount}, *res.Summary.ResourceChanges)
+		wantSame := map[string]int{"same": created}
+		if reads > 0 {
+			wantSame["read"] = reads
+		}
+		require.Equal(t, wantSame, *res.Summary.ResourceChanges)
 		return fmt.Sprintf("0 changes (%s); wall %v", opsSummary(*res.Summary.ResourceChanges), op.took.Round(time.Millisecond))
 	})
 
@@ -340,7 +374,15 @@ func TestLocalStack(t *testing.T) {
 		op.finish(t)
 		require.NoError(t, err, "destroy failed:\n%s", op.tail())
 		require.NotNil(t, res.Summary.ResourceChanges)
-		require.Equal(t, map[string]int{"delete": resourceCount}, *res.Summary.ResourceChanges)
+		// A read leaves the state on destroy without a call to the cluster;
+		// the engine may count it as a delete or a read-discard.
+		total := 0
+		for op, n := range *res.Summary.ResourceChanges {
+			require.Contains(t, []string{"delete", string(apitype.OpReadDiscard)}, op, "destroy %v", *res.Summary.ResourceChanges)
+			total += n
+		}
+		require.Equal(t, resourceCount, total, "destroy %v", *res.Summary.ResourceChanges)
+		require.GreaterOrEqual(t, (*res.Summary.ResourceChanges)["delete"], created, "destroy %v", *res.Summary.ResourceChanges)
 		info, err := stack.Info(ctx)
 		require.NoError(t, err)
 		if info.ResourceCount != nil {
