@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aksml/aksml/components/cluster"
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/stacks"
 )
@@ -156,8 +157,11 @@ func PlanOf(c *stacks.Config) Plan {
 		p.Pools = append(p.Pools, Pool{Name: cluster.CPUPoolName, Key: "aksml:cluster.cpuPool", VMSize: cp.VMSize, Zones: cp.Zones, Min: minCount, Max: cp.MaxCount})
 	}
 	var managed, rdma []string
-	for i, g := range c.GPUPools {
-		pool := Pool{Name: g.Name, Key: gpuKey(i), VMSize: g.VMSize, Zones: g.Zones, Spot: g.IsSpot(), Min: g.Min(), Max: g.MaxNodes()}
+	// The node-count bounds are the resolved pools' (count on a Managed
+	// pool, minCount..maxCount otherwise); their problems are Validate's.
+	pools, _ := gpupool.Resolve(c.GPUPools, field.NewPath(stacks.Namespace+":gpuPools"))
+	for i, g := range pools {
+		pool := Pool{Name: g.Name, Key: gpuKey(i), VMSize: g.VMSize, Zones: g.Zones, Spot: g.IsSpot(), Min: g.MinNodes, Max: g.MaxNodes}
 		if sku, ok := g.SKU(); ok {
 			pool.GPU = &sku
 			pool.MinPerHour, pool.MaxPerHour = g.IdleCostPerHour(), g.MaxCostPerHour()

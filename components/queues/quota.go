@@ -16,8 +16,8 @@ const unlimited = math.MaxInt32
 // teamPools returns the pools the team lists in gpuQuota, in the order
 // Kueue tries their flavors: FlavorOrder first, then on-demand pools, then
 // spot pools, each in pool order.
-func teamPools(t Team, pools []gpupool.Spec) []gpupool.Spec {
-	var out []gpupool.Spec
+func teamPools(t Team, pools []gpupool.Resolved) []gpupool.Resolved {
+	var out []gpupool.Resolved
 	listed := func(name string) bool {
 		_, ok := t.GPUQuota[name]
 		return ok
@@ -37,20 +37,20 @@ func teamPools(t Team, pools []gpupool.Spec) []gpupool.Spec {
 	return out
 }
 
-func poolIndex(pools []gpupool.Spec, name string) int {
-	return slices.IndexFunc(pools, func(p gpupool.Spec) bool { return p.Name == name })
+func poolIndex(pools []gpupool.Resolved, name string) int {
+	return slices.IndexFunc(pools, func(p gpupool.Resolved) bool { return p.Name == name })
 }
 
-func containsPool(pools []gpupool.Spec, name string) bool { return poolIndex(pools, name) >= 0 }
+func containsPool(pools []gpupool.Resolved, name string) bool { return poolIndex(pools, name) >= 0 }
 
 // gpuResources returns the distinct GPU resource names of the pools,
 // nvidia.com/gpu first, then MIG resources sorted.
-func gpuResources(pools []gpupool.Spec) []string {
+func gpuResources(pools []gpupool.Resolved) []string {
 	seen := map[string]bool{gpupool.GPUResource: true}
 	out := []string{gpupool.GPUResource}
 	var mig []string
 	for _, p := range pools {
-		r := GPUResourceName(p)
+		r := p.GPUResource
 		if !seen[r] {
 			seen[r] = true
 			mig = append(mig, r)
@@ -92,7 +92,7 @@ func borrowLimit(t Team) int {
 //
 // Every GPU resource of the pools has an entry, 0 where the team has none.
 // Teams and pools must be defaulted.
-func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec, system System) map[string]int {
+func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Resolved, system System) map[string]int {
 	out := map[string]int{}
 	for _, r := range gpuResources(pools) {
 		out[r] = 0
@@ -106,7 +106,7 @@ func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec
 					others += lendable(u, p.Name)
 				}
 			}
-			out[GPUResourceName(p)] += t.GPUQuota[p.Name] + min(borrowLimit(t), others)
+			out[p.GPUResource] += t.GPUQuota[p.Name] + min(borrowLimit(t), others)
 		}
 	case SystemVolcano:
 		own := nominalByResource(t, pools)
@@ -130,11 +130,11 @@ func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec
 }
 
 // nominalByResource sums the team's nominal quota per GPU resource name.
-func nominalByResource(t Team, pools []gpupool.Spec) map[string]int {
+func nominalByResource(t Team, pools []gpupool.Resolved) map[string]int {
 	out := map[string]int{}
 	for _, p := range pools {
 		if n, ok := t.GPUQuota[p.Name]; ok {
-			out[GPUResourceName(p)] += n
+			out[p.GPUResource] += n
 		}
 	}
 	return out
@@ -152,7 +152,7 @@ func totalQuota(quota map[string]int) int {
 // resourceQuotaHard is the `hard` of the team namespace's ResourceQuota:
 // `requests.<gpu resource>` = AdmissibleGPUs. Extended resources can only be
 // limited on requests (their requests always equal their limits).
-func resourceQuotaHard(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec, system System) map[string]string {
+func resourceQuotaHard(t Team, teams []Team, lenders []Lender, pools []gpupool.Resolved, system System) map[string]string {
 	hard := map[string]string{}
 	for r, n := range AdmissibleGPUs(t, teams, lenders, pools, system) {
 		hard["requests."+r] = strconv.Itoa(n)

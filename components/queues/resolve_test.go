@@ -49,21 +49,10 @@ func TestNewQueuesTakesResolved(t *testing.T) {
 	assert.Empty(t, m.All())
 }
 
-func TestResolvedQueue(t *testing.T) {
-	paths := aksmlPaths()
-	pools, _ := gpupool.Resolve(testPools(), paths.Pools)
-	r, errs := Resolve(testTeams(), pools, SchedulerSpec{}, paths)
-	require.Empty(t, errs)
-	q, ok := r.Queue("team-b")
-	require.True(t, ok)
-	assert.Equal(t, "team-b", q.Namespace)
-	assert.Equal(t, LocalQueueName, q.QueueName)
-	// team-b: 2 nominal on a100, unlimited borrowing of what team-a lends there (3).
-	assert.Equal(t, 5, q.Admissible[gpupool.GPUResource])
-	_, ok = r.Queue("nobody")
-	assert.False(t, ok)
-
-	v, _ := Resolve(volcanoTeams(), pools, SchedulerSpec{System: SystemVolcano}, paths)
-	q, _ = v.Queue("team-a")
-	assert.Equal(t, ClusterQueueName("team-a"), q.QueueName)
+// TestQueueName: a workload names the team's LocalQueue with Kueue, the
+// team's own Queue with Volcano, and no queue without a queueing system.
+func TestQueueName(t *testing.T) {
+	assert.Equal(t, LocalQueueName, QueueName(SystemKueue, "team-b"))
+	assert.Equal(t, ClusterQueueName("team-a"), QueueName(SystemVolcano, "team-a"))
+	assert.Empty(t, QueueName(SystemNone, "team-a"))
 }
