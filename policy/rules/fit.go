@@ -84,7 +84,7 @@ func knownPools(s *Stack) []Pool {
 	if len(azureResources(s, "containerservice", "ManagedCluster")) == 0 {
 		return nil
 	}
-	pools := allPools(s)
+	pools := AgentPools(s)
 	for _, p := range pools {
 		if p.VMSize == "" || p.IsUnknown("vmSize") || p.IsUnknown("nodeLabels") || p.IsUnknown("nodeTaints") || p.IsUnknown("maxCount") {
 			return nil

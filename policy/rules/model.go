@@ -4,7 +4,7 @@ import "strings"
 
 // Resource is one resource of a stack's desired state as plain data: what a
 // Pulumi program registers, independent of whether it came from Pulumi mocks
-// (tests/synth) or from the policy analyzer (the pack in ./policy).
+// (internal/synth) or from the policy analyzer (the pack in ./policy).
 type Resource struct {
 	// Type is the Pulumi type token, e.g. `kubernetes:batch/v1:Job` or
 	// `azure-native:containerservice:AgentPool`.
@@ -51,7 +51,7 @@ type Stack struct {
 	// Outputs are the stack outputs (ctx.Export) by name.
 	Outputs map[string]Output
 	// RetainOnDeleteKnown says Resources carry their RetainOnDelete option:
-	// tests/synth records it; the policy analyzer is not given it (sdk/v3
+	// internal/synth records it; the policy analyzer is not given it (sdk/v3
 	// go/pulumi/policyx server.go passes Protect, not RetainOnDelete), so
 	// rules on it run only when it is known.
 	RetainOnDeleteKnown bool

@@ -26,7 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/aksml/aksml/tests/synth"
+	"github.com/aksml/aksml/internal/synth"
 )
 
 // lifecycleEnv turns the lifecycle tier on; `make lifecycle` sets it. It is
