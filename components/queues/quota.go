@@ -1,7 +1,6 @@
 package queues
 
 import (
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -9,9 +8,6 @@ import (
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 )
-
-// unlimited stands for an unset borrowing limit in the arithmetic below.
-const unlimited = math.MaxInt32
 
 // teamPools returns the pools the team lists in gpuQuota, in the order
 // Kueue tries their flavors: FlavorOrder first, then on-demand pools, then
@@ -60,22 +56,33 @@ func gpuResources(pools []gpupool.Resolved) []string {
 	return append(out, mig...)
 }
 
-// lendable is what the team lends on a pool: its nominal quota, capped by
-// LendingLimit (Kueue requires lendingLimit <= nominalQuota).
-func lendable(t Team, pool string) int {
-	n := t.GPUQuota[pool]
-	if t.LendingLimit != nil && *t.LendingLimit < n {
-		return *t.LendingLimit
+// lendable is what the team lends on a pool (Lent of its nominal quota
+// there and its LendingLimit).
+func lendable(t Team, pool string) int { return Lent(t.GPUQuota[pool], t.LendingLimit) }
+
+// Lent is what one member of a Kueue cohort lends on a flavor: its nominal
+// quota, capped by its lendingLimit when set (Kueue requires lendingLimit
+// <= nominalQuota). What a ClusterQueue may borrow there is the sum of
+// what the other members lend, capped by its borrowingLimit (Borrowable)
+// ("Cluster Queue", borrowingLimit and lendingLimit,
+// https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/). The teams'
+// admission here and the guardrail over ClusterQueue objects
+// (policy/rules, AKSML-JOB-004) share this arithmetic.
+func Lent[N int | float64](nominal N, lendingLimit *N) N {
+	if lendingLimit != nil && *lendingLimit < nominal {
+		return *lendingLimit
 	}
-	return n
+	return nominal
 }
 
-// borrowLimit is the team's borrowing limit, or unlimited.
-func borrowLimit(t Team) int {
-	if t.BorrowingLimit == nil {
-		return unlimited
+// Borrowable is what a ClusterQueue may borrow on a flavor: lent, what the
+// other members of its cohort lend there (Lent, summed), capped by its
+// borrowingLimit when set (nil: no limit).
+func Borrowable[N int | float64](lent N, borrowingLimit *N) N {
+	if borrowingLimit != nil && *borrowingLimit < lent {
+		return *borrowingLimit
 	}
-	return *t.BorrowingLimit
+	return lent
 }
 
 // AdmissibleGPUs is, per GPU resource name, the most GPU units the team can
@@ -106,7 +113,7 @@ func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Reso
 					others += lendable(u, p.Name)
 				}
 			}
-			out[p.GPUResource] += t.GPUQuota[p.Name] + min(borrowLimit(t), others)
+			out[p.GPUResource] += t.GPUQuota[p.Name] + Borrowable(others, t.BorrowingLimit)
 		}
 	case SystemVolcano:
 		own := nominalByResource(t, pools)
@@ -119,7 +126,7 @@ func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Reso
 			}
 		}
 		for r := range out {
-			out[r] = own[r] + min(borrowLimit(t), others[r])
+			out[r] = own[r] + Borrowable(others[r], t.BorrowingLimit)
 		}
 	default:
 		for r, n := range nominalByResource(t, pools) {

@@ -116,7 +116,7 @@ func (r *Resolved) CheckAdmission(team, pool string, units int, path field.Path)
 				others += lendable(u, pool)
 			}
 		}
-		borrow := min(borrowLimit(t), others)
+		borrow := Borrowable(others, t.BorrowingLimit)
 		if most := nominal + borrow; units > most {
 			return field.ErrorList{field.Invalid(path, "needs %d %s at once on pool %q, but team %q can be admitted at most %d there (nominal %d + borrowing %d); lower the replicas or GPUs, or raise %s.gpuQuota.%s or its borrowingLimit", units, p.GPUResource, pool, team, most, nominal, borrow, teamPath, pool)}
 		}

@@ -56,3 +56,16 @@ func TestQueueName(t *testing.T) {
 	assert.Equal(t, ClusterQueueName("team-a"), QueueName(SystemVolcano, "team-a"))
 	assert.Empty(t, QueueName(SystemNone, "team-a"))
 }
+
+// TestLentAndBorrowable: a cohort member lends its nominal quota, capped by
+// its lendingLimit; a ClusterQueue borrows what the others lend, capped by
+// its borrowingLimit; no limit means no cap. The guardrail AKSML-QUE-005
+// runs the same functions over ClusterQueue objects.
+func TestLentAndBorrowable(t *testing.T) {
+	assert.Equal(t, 4, Lent(4, nil))
+	assert.Equal(t, 3, Lent(4, ptr(3)))
+	assert.Equal(t, 4, Lent(4, ptr(6)), "Kueue requires lendingLimit <= nominalQuota")
+	assert.Equal(t, 5.0, Borrowable(5.0, nil))
+	assert.Equal(t, 2.0, Borrowable(5.0, ptr(2.0)))
+	assert.Equal(t, 0, Borrowable(5, ptr(0)), "borrowingLimit 0 turns borrowing off")
+}
