@@ -150,11 +150,7 @@ func PlanOf(c *stacks.Config) Plan {
 	sp := cl.SystemPool
 	p.Pools = append(p.Pools, Pool{Name: cluster.SystemPoolName, Key: "aksml:cluster.systemPool", VMSize: sp.VMSize, Zones: sp.Zones, Min: sp.Min(), Max: sp.MaxCount})
 	if cp := cl.CPUPool; !cp.Disabled {
-		minCount := cluster.DefaultCPUMinCount
-		if cp.MinCount != nil {
-			minCount = *cp.MinCount
-		}
-		p.Pools = append(p.Pools, Pool{Name: cluster.CPUPoolName, Key: "aksml:cluster.cpuPool", VMSize: cp.VMSize, Zones: cp.Zones, Min: minCount, Max: cp.MaxCount})
+		p.Pools = append(p.Pools, Pool{Name: cluster.CPUPoolName, Key: "aksml:cluster.cpuPool", VMSize: cp.VMSize, Zones: cp.Zones, Min: cp.Min(), Max: cp.MaxCount})
 	}
 	var managed, rdma []string
 	// The node-count bounds are the resolved pools' (count on a Managed
