@@ -104,7 +104,9 @@ demo-down:
 ## working tree: preview with the policy pack (and a blocked violation), up, a no-op second up, a
 ## quota-change preview and destroy of the local stack; then the Pulumi YAML example (examples/yaml)
 ## through aksml's component provider: up, Kueue admits its Job, a no-op up, destroy keeps the
-## checkpoint claim. Needs `make toolchain`; about 3 minutes warm.
+## checkpoint claim; and a stack's StackReference to itself (TestSelfStackReference, what
+## stacks/previous.go relies on; 97 s on a 2-core machine, warm build cache). Needs `make toolchain`;
+## about 3 minutes warm, plus that.
 e2e: deps
 	@missing=""; for b in pulumi pulumi-language-go pulumi-resource-kubernetes pulumi-language-yaml; do \
 		[ -x "$${AKSML_BIN:-bin}/$$b" ] || command -v "$$b" >/dev/null 2>&1 || missing="$$missing $$b"; \

@@ -11,6 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/policyx"
 
+	"github.com/aksml/aksml/components/vocab"
 	"github.com/aksml/aksml/policy/rules"
 )
 
@@ -26,6 +27,8 @@ const (
 	// stackType is the type token of the root stack resource, whose
 	// properties are the stack outputs.
 	stackType = "pulumi:pulumi:Stack"
+	// ownerReadType is the type of the read named vocab.OwnerRead.
+	ownerReadType = "kubernetes:core/v1:Namespace"
 )
 
 // newPolicyPack builds the pack for the stack the engine configured.
@@ -143,6 +146,11 @@ func toResource(ar policyx.AnalyzerResource) rules.Resource {
 		Parent:  ar.Parent,
 		Protect: ar.Options.Protect,
 		Inputs:  map[string]any{},
+		// AnalyzeStack does not say which resources are reads; the
+		// program's one read is the cluster's owner (components/cluster
+		// ReadOwner), and its live kube-system is not a namespace the
+		// stack creates.
+		Read: ar.Name == vocab.OwnerRead && ar.Type == ownerReadType,
 	}
 	for k, v := range ar.Properties.AllStable {
 		r.Inputs[k] = plain(v)

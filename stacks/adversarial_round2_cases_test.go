@@ -57,6 +57,14 @@ func withEntra(a, b string) func(c config) {
 
 func set(path string, v any) func(c config) { return func(c config) { c.set(path, v) } }
 
+// withInferenceServer replaces the workloads with one inference server
+// named name on the t4 pool, of a serving team-a.
+func withInferenceServer(name string) func(c config) {
+	return then(set("gpuPools.0.workload", "inference"), set("teams.0.serving", true),
+		set("workloads", []any{map[string]any{"kind": "InferenceServer", "name": name, "team": "team-a", "pool": "t4", "image": "busybox:1.36",
+			"resources": map[string]any{"cpu": "3", "memory": "16Gi", "gpus": 1}}}))
+}
+
 func del(key string) func(c config) { return func(c config) { delete(c, key) } }
 
 func round2Cases() []adversarialCase {
@@ -106,6 +114,25 @@ func round2Cases() []adversarialCase {
 		"aksml:network.nodeSubnet.prefix", "use a /25 or larger")
 	add(derived, "a pool of 1000 with its 100 surge nodes over the default pod range", "", set("gpuPools.0.maxCount", 1000),
 		"aksml:cluster.network.podCidr", "the pools can have 1115 nodes with upgrade surge")
+	// A subnet aksml derives that does not fit is reported on the key the
+	// user wrote (addressSpace), never on one nobody wrote.
+	add(derived, "a /28 VNet for the /27 node subnet the pools need", "", set("network", map[string]any{"addressSpace": "10.224.0.0/28"}),
+		"aksml:network.addressSpace", "no room for the node subnet aksml derives from the pools")
+	add(derived, "a /27 VNet filled by the node subnet, with private storage", "", then(set("network", map[string]any{"addressSpace": "10.224.0.0/27"}),
+		set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true})),
+		"aksml:network.addressSpace", "no room for the private endpoint subnet aksml derives")
+	// A valid workload name derives the name of the server's Service, a
+	// DNS-1035 label.
+	add(derived, "inference server named with a leading digit", "", withInferenceServer("7b-chat"), "aksml:workloads[0].name", "a Service name must start with a letter")
+	add(derived, "inference server named with only digits first", "", withInferenceServer("70b"), "aksml:workloads[0].name", "rename the workload, e.g. m70b")
+	// Kubernetes derives kubernetes.default's address from the service
+	// range, and never allocates its base and broadcast addresses.
+	add(derived, "DNS service IP on kubernetes.default's address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16", "dnsServiceIP": "10.1.0.1"}),
+		"aksml:cluster.network.dnsServiceIP", "the first usable address, which the API server gives kubernetes.default")
+	add(derived, "DNS service IP on kubernetes.default's address of the default range", "", set("cluster.network", map[string]any{"dnsServiceIP": "10.0.0.1"}),
+		"aksml:cluster.network.dnsServiceIP", "use another address in the range, e.g. 10.0.0.10")
+	add(derived, "DNS service IP on the broadcast address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16", "dnsServiceIP": "10.1.255.255"}),
+		"aksml:cluster.network.dnsServiceIP", "the broadcast address, which Kubernetes never allocates")
 
 	// inert: a key switched off by another is refused, never ignored.
 	const inert = "inert"
@@ -150,6 +177,14 @@ func round2Cases() []adversarialCase {
 		"aksml:workloads[0].expectedDuration", "set expectedDuration below 24h")
 	add(inert, "expected duration with observability off", "", then(set("observability", map[string]any{"enabled": false}), set("workloads.0.expectedDuration", "1h")),
 		"aksml:workloads[0].expectedDuration", "has nowhere to alert")
+	aksManagedWith := func(k string, v any) func(c config) {
+		return set("network", map[string]any{"mode": "aks-managed", k: v})
+	}
+	add(inert, "address space with the VNet AKS generated", "", aksManagedWith("addressSpace", "10.224.0.0/16"), "aksml:network.addressSpace", "means nothing with mode aks-managed")
+	add(inert, "node subnet with the VNet AKS generated", "", aksManagedWith("nodeSubnet", map[string]any{"prefix": "10.224.0.0/24"}), "aksml:network.nodeSubnet", "AKS names and sizes the VNet it generated")
+	add(inert, "surge nodes with the VNet AKS generated", "", aksManagedWith("surgeNodesPerPool", 2), "aksml:network.surgeNodesPerPool", "remove it")
+	add(inert, "private storage on the VNet AKS generated", "", then(set("network", map[string]any{"mode": "aks-managed"}),
+		set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true})), "aksml:network.mode", "storage that denies public networks has no route")
 	add(inert, "GPU stack in an Azure-layer stack", "", then(del("teams"), del("workloads"), set("kubernetesLayer", false), set("gpuStack", map[string]any{"dcgmExporter": false})),
 		"aksml:gpuStack", "move it there")
 
@@ -188,6 +223,7 @@ func round2Cases() []adversarialCase {
 	add(promise, "prod with public storage", "prod", prod(set("storage.accounts", map[string]any{"namePrefix": "aksmladv"})), "aksml:storage.accounts.privateNetwork", "must be true in prod")
 	add(promise, "prod with tag-only images", "prod", prod(set("requireImageDigest", false)), "aksml:requireImageDigest", "must be true in prod")
 	add(promise, "prod unprotected", "prod", prod(set("protect", false)), "aksml:protect", "must be true in prod")
+	add(promise, "prod on the VNet AKS generated", "prod", prod(set("network", map[string]any{"mode": "aks-managed"})), "aksml:network.mode", "must not be aks-managed in prod")
 
 	// impossible: well-formed values that cannot mean what was intended.
 	const impossible = "impossible"
@@ -228,6 +264,9 @@ func round2Accepted() []acceptedCase {
 		set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true, "nodeAccess": "ServiceEndpoint"})), "")
 	add(agree, "Azure layer only without aksml:network", "", then(del("network"), del("teams"), del("workloads"), set("kubernetesLayer", false)), "")
 	add(agree, "no scheduler, CPU work only", "", set("scheduler", map[string]any{"system": "none"}), "")
+	add(agree, "the VNet AKS generated, declared, in dev", "", set("network", map[string]any{"mode": "aks-managed"}), "")
+	add(agree, "the VNet AKS generated with public storage", "", then(set("network", map[string]any{"mode": "aks-managed"}),
+		set("storage.accounts", map[string]any{"namePrefix": "aksmladv"})), "")
 	add(agree, "no scheduler, an inference server", "", then(set("scheduler", map[string]any{"system": "none"}), set("gpuPools.0.workload", "inference"), set("teams.0.serving", true),
 		set("workloads", []any{map[string]any{"kind": "InferenceServer", "name": "chat", "team": "team-a", "pool": "t4", "image": "busybox:1.36",
 			"resources": map[string]any{"cpu": "3", "memory": "16Gi", "gpus": 1}}})), "")
@@ -249,6 +288,12 @@ func round2Accepted() []acceptedCase {
 	add(derived, "a pool of 40 exactly fills a /26 with its 4 surge nodes", "", then(set("gpuPools.0.maxCount", 40), set("teams.0.gpuQuota.t4", 1),
 		set("network", map[string]any{"addressSpace": "10.224.0.0/26", "nodeSubnet": map[string]any{"prefix": "10.224.0.0/26"}})), "")
 	add(derived, "two surge nodes per pool", "", set("network.surgeNodesPerPool", 2), "")
+	add(derived, "a /26 VNet holds the derived node and private endpoint subnets", "", then(set("network", map[string]any{"addressSpace": "10.224.0.0/26"}),
+		set("storage.accounts", map[string]any{"namePrefix": "aksmladv", "privateNetwork": true})), "")
+	add(derived, "a /27 VNet holds the derived node subnet", "", set("network", map[string]any{"addressSpace": "10.224.0.0/27"}), "")
+	add(derived, "inference server named with a digit after its first letter", "", withInferenceServer("m7b-chat"), "")
+	add(derived, "DNS service IP on the second usable address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16", "dnsServiceIP": "10.1.0.2"}), "")
+	add(derived, "DNS service IP on the last usable address", "", set("cluster.network", map[string]any{"serviceCidr": "10.1.0.0/16", "dnsServiceIP": "10.1.255.254"}), "")
 	add(inert, "serving above batch training, custom values", "", set("scheduler.priorities", []any{
 		map[string]any{"name": "training-batch", "value": 10, "preemptionPolicy": "Never"}, map[string]any{"name": "inference-critical", "value": 20, "preemptionPolicy": "PreemptLowerPriority"}}), "")
 

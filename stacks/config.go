@@ -58,7 +58,9 @@ type Config struct {
 	// lands in a VNet AKS generates, which nothing else can name and the
 	// mandatory guardrail AKSML-NET-003 refuses (AgentPool vnetSubnetID, "If
 	// this is not specified, a VNET and subnet will be generated and used",
-	// azure-specs aks/stable/2024-10-01/managedClusters.json). Not
+	// azure-specs aks/stable/2024-10-01/managedClusters.json). mode:
+	// aks-managed keeps that generated VNet for a cluster an older aksml
+	// deployed without aksml:network (dev only; see previousNetwork). Not
 	// allowed with aksml:existingCluster.
 	Network *network.Spec `key:"network"`
 	// GPUPools are the GPU node pools (C2). With ExistingCluster they
@@ -115,6 +117,9 @@ type Config struct {
 	// addressSpaceDefaulted says aksml:network.addressSpace was not written
 	// (Validate defaults it), so overlaps are reported on the overlay keys.
 	addressSpaceDefaulted bool `key:"-"`
+	// networkUnwritten says the stack config has no aksml:network (Default
+	// gave the cluster an empty Spec).
+	networkUnwritten bool `key:"-"`
 }
 
 // TrainingOperatorSpec is `aksml:trainingOperator`.
@@ -268,6 +273,7 @@ func (c *Config) Default() {
 		if c.Network == nil {
 			// Defaulted further by Validate, once the pools are resolved.
 			c.Network = &network.Spec{}
+			c.networkUnwritten = true
 		}
 	}
 	for i := range c.GPUPools {

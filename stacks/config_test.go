@@ -328,8 +328,8 @@ func TestParseInvalid(t *testing.T) {
 			wantErr: []string{"aksml:cluster.network.podCidr: 169.254.0.0/16 overlaps 169.254.0.0/16"}},
 		{name: "pod range too small for the pools", mutate: func(m map[string]any) { at(m, "cluster")["network"] = map[string]any{"podCidr": "10.244.0.0/22"} },
 			wantErr: []string{"aksml:cluster.network.podCidr: 10.244.0.0/22 holds 4 node blocks (/24 each) but the pools can have 18 nodes", "use a /19 or larger"}},
-		{name: "DNS IP is the first service address", mutate: func(m map[string]any) { at(m, "cluster")["network"] = map[string]any{"dnsServiceIP": "10.0.0.0"} },
-			wantErr: []string{"aksml:cluster.network.dnsServiceIP: 10.0.0.0 is the first address of serviceCidr 10.0.0.0/16", "e.g. 10.0.0.10"}},
+		{name: "DNS IP is the service range's base address", mutate: func(m map[string]any) { at(m, "cluster")["network"] = map[string]any{"dnsServiceIP": "10.0.0.0"} },
+			wantErr: []string{"aksml:cluster.network.dnsServiceIP: 10.0.0.0 in serviceCidr 10.0.0.0/16 is the base address", "e.g. 10.0.0.10"}},
 		{name: "node subnet too small", mutate: func(m map[string]any) {
 			m["network"] = map[string]any{"nodeSubnet": map[string]any{"prefix": "10.224.0.0/28"}}
 		}, wantErr: []string{"aksml:network.nodeSubnet.prefix: 10.224.0.0/28 holds 16 addresses but the cluster needs 23", "use a /27 or larger"}},

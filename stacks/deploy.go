@@ -79,7 +79,7 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	}
 	p := &platform{cfg: cfg, res: res, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
-		p.azure, p.azureMonitor, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.platformIsolation, p.workloads,
+		p.azure, p.azureMonitor, p.ownership, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.platformIsolation, p.workloads,
 	}
 	if !cfg.KubernetesLayerOn() {
 		steps = []func(*pulumi.Context) error{p.azure, p.teamIdentities, p.azureMonitor}
@@ -120,28 +120,48 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 		p.teamClientIDs = ids
 		return err
 	}
-	// Default gives every stack with aksml:cluster a network.
-	net, err := network.NewNetwork(ctx, "network", &network.NetworkArgs{
-		Spec:                 *cfg.Network,
-		ConfigPath:           key("network"),
-		ClusterName:          cfg.Cluster.Name,
-		ClusterResourceGroup: cfg.Cluster.ResourceGroup.Name,
-		Location:             cfg.Cluster.Location,
-		Needs:                cfg.networkNeeds(),
-		Overlay:              cfg.networkOverlay(),
-		Tags:                 cfg.Tags,
-		Protect:              cfg.Protected(),
-	})
+	// Read before anything else is registered, so that a network the
+	// existing cluster cannot move into fails the preview and an `up`
+	// changes nothing.
+	prev, err := readPreviousDeployment(ctx)
 	if err != nil {
 		return err
 	}
-	p.outputs["nodeSubnetId"] = net.NodeSubnetID
+	if err := cfg.validateNetworkContinuity(prev, ctx.Stack()).ToAggregate(); err != nil {
+		return err
+	}
+	// Default gives every stack with aksml:cluster a network; with mode
+	// aks-managed the pools stay in the VNet AKS generated (no subnet).
+	var net *network.Network
+	var nodeSubnet pulumi.StringInput
+	mode := network.ModeAKSManaged
+	if !cfg.Network.AKSManaged() {
+		mode = network.ModeAksml
+		net, err = network.NewNetwork(ctx, "network", &network.NetworkArgs{
+			Spec:                 *cfg.Network,
+			ConfigPath:           key("network"),
+			ClusterName:          cfg.Cluster.Name,
+			ClusterResourceGroup: cfg.Cluster.ResourceGroup.Name,
+			Location:             cfg.Cluster.Location,
+			Needs:                cfg.networkNeeds(),
+			Overlay:              cfg.networkOverlay(),
+			Tags:                 cfg.Tags,
+			Protect:              cfg.Protected(),
+		})
+		if err != nil {
+			return err
+		}
+		nodeSubnet = net.NodeSubnetID
+		p.outputs[NodeSubnetIDOutput] = net.NodeSubnetID
+	}
+	// A plain string, so guardrail AKSML-NET-003 reads it at preview.
+	p.outputs[network.ModeOutput] = pulumi.String(mode)
 	cl, err := cluster.NewCluster(ctx, cfg.Cluster.Name, &cluster.ClusterArgs{
 		Spec:         *cfg.Cluster,
 		ConfigPath:   key("cluster"),
 		Tags:         cfg.Tags,
 		Protect:      cfg.Protected(),
-		NodeSubnetID: net.NodeSubnetID,
+		NodeSubnetID: nodeSubnet,
 		// Observability off deploys no data collection rule for the
 		// metrics add-on to write to (azureMonitor).
 		ManagedPrometheusOff: !cfg.Observability.IsEnabled(),
@@ -149,12 +169,14 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := net.GrantNodeSubnet(ctx, cfg.Cluster.Name+"-node-subnet-access", cl.IdentityPrincipalID); err != nil {
-		return err
+	if net != nil {
+		if _, err := net.GrantNodeSubnet(ctx, cfg.Cluster.Name+"-node-subnet-access", cl.IdentityPrincipalID); err != nil {
+			return err
+		}
 	}
 	p.cluster, p.provider = cl, cl.Provider
 	p.outputs["clusterName"] = cl.Name
-	p.outputs["clusterResourceId"] = cl.ResourceID
+	p.outputs[ClusterResourceIDOutput] = cl.ResourceID
 	p.outputs["resourceGroupName"] = cl.ResourceGroupName
 	p.outputs["oidcIssuerUrl"] = cl.OIDCIssuerURL
 	p.outputs["kubeconfig"] = cl.Kubeconfig
@@ -174,7 +196,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 		ResourceGroupName: cl.ResourceGroupName,
 		ClusterName:       cl.Name,
 		Tags:              cfg.Tags,
-		NodeSubnetID:      net.NodeSubnetID,
+		NodeSubnetID:      nodeSubnet,
 	}, pulumi.Parent(cl))
 	if err != nil {
 		return err
@@ -203,14 +225,14 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 			Protect:           cfg.Protected(),
 			Tags:              cfg.Tags,
 			CSIPrincipalID:    cl.IdentityPrincipalID,
-			NodeSubnetID:      net.NodeSubnetID,
-			PrivateEndpoints:  true,
+			NodeSubnetID:      nodeSubnet,
+			PrivateEndpoints:  net != nil,
 		})
 		if err != nil {
 			return err
 		}
 		p.accounts = acc
-		if cfg.Storage.Accounts.Route() == storage.NodeAccessPrivateEndpoint {
+		if net != nil && cfg.Storage.Accounts.Route() == storage.NodeAccessPrivateEndpoint {
 			targets := []network.Target{{Name: "files", ResourceID: acc.FilesAccountResourceID, GroupIDs: []string{network.FileGroupID}}}
 			if cfg.Storage.Accounts.BlobNFS {
 				targets = append(targets, network.Target{Name: "blob", ResourceID: acc.BlobAccountResourceID, GroupIDs: []string{network.BlobGroupID}})

@@ -242,7 +242,11 @@ func (c *Config) validateNetwork() field.ErrorList {
 	errs = append(errs, network.ValidatePodCapacity(c.Cluster.Network.PodCIDR, c.Network.Nodes(c.networkNeeds()), key("cluster").Child("network").Child("podCidr"))...)
 	if a := c.Storage.Accounts; a != nil {
 		ap := key("storage").Child("accounts")
-		errs = append(errs, a.ValidateRoute(ap, key("network"), true, true)...)
+		if !c.Network.AKSManaged() {
+			// With the AKS-generated VNet the route is refused on
+			// aksml:network.mode (network.Spec.Validate).
+			errs = append(errs, a.ValidateRoute(ap, key("network"), true, true)...)
+		}
 		for i, id := range a.AllowedSubnetIDs {
 			errs = append(errs, field.Invalid(ap.Child("allowedSubnetIds").Index(i), "%q is a subnet the cluster's nodes are not in (they are in aksml:network's node subnet, whose rule aksml adds itself with nodeAccess ServiceEndpoint); remove it", id))
 		}
@@ -289,6 +293,9 @@ func (c *Config) validateProd() field.ErrorList {
 		return errs
 	}
 	cl := key("cluster")
+	if c.Network.AKSManaged() {
+		errs = append(errs, field.Forbidden(key("network").Child("mode"), "must not be %s in prod: prod nodes live in a VNet the stack names, which its private storage, private endpoints and peerings need (README, Stacks; guardrail AKSML-NET-003); a prod cluster deployed without aksml:network must be replaced by one deployed with it (README, Network, upgrading a stack deployed without aksml:network)", network.ModeAKSManaged))
+	}
 	if !c.Cluster.APIServer.Private {
 		errs = append(errs, validateProdRanges(c.Cluster.APIServer.AuthorizedIPRanges, cl.Child("apiServer").Child("authorizedIPRanges"))...)
 	}

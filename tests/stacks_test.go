@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/tenancy"
+	"github.com/aksml/aksml/components/vocab"
 	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
@@ -575,6 +576,42 @@ func TestMonitoringStacksOutliveToggles(t *testing.T) {
 				}
 			}
 			assert.Equal(t, map[string]bool{"-azure-monitor-stack": true, "-alert-rules-rulegroup": true}, found)
+		})
+	}
+}
+
+// TestOneStackPerCluster: a stack whose cluster another aksml stack owns
+// (vocab.OwnerAnnotation on kube-system) fails before it registers any
+// Kubernetes object, naming the key that points it at the cluster and the
+// owner; its own claim, or no claim, passes and claims the cluster for it.
+func TestOneStackPerCluster(t *testing.T) {
+	t.Cleanup(func() { synth.ClusterOwner = "" })
+	const other = "organization/aksml/platform-a"
+	for _, tc := range []struct{ stack, key string }{
+		{"local", "aksml:existingCluster"},
+		{"dev", "aksml:cluster.name"},
+	} {
+		t.Run(tc.stack, func(t *testing.T) {
+			synth.ClusterOwner = other
+			st, err := synth.Synth(projectDir, tc.stack)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.key+": the cluster is owned by aksml stack "+other)
+			assert.Contains(t, err.Error(), "add this stack's teams to "+other)
+			for _, r := range st.Resources {
+				if strings.HasPrefix(r.Type, "kubernetes:") {
+					assert.True(t, r.Read, "%s registered although another stack owns the cluster", r.URN)
+				}
+			}
+
+			for _, owner := range []string{"", "organization/aksml/" + tc.stack} {
+				synth.ClusterOwner = owner
+				st, err := synth.Synth(projectDir, tc.stack)
+				require.NoError(t, err, "owner %q", owner)
+				claims := byType(st, ":NamespacePatch")
+				require.Len(t, claims, 1)
+				assert.Equal(t, "kube-system", claims[0].Get("metadata.name"))
+				assert.Equal(t, "organization/aksml/"+tc.stack, claims[0].Get("metadata.annotations").(map[string]any)[vocab.OwnerAnnotation])
+			}
 		})
 	}
 }

@@ -113,6 +113,11 @@ func AKSSurge(nodes int) int { return max(DefaultSurgeNodesPerPool, (nodes+9)/10
 // defaults; needs decide the node subnet size, the private endpoint subnet
 // and the node subnet's Microsoft.Storage service endpoint.
 func (s *Spec) Default(clusterName, clusterResourceGroup string, needs Needs) {
+	if s.AKSManaged() {
+		// AKS names and sizes the VNet; a default here would be a key
+		// nobody wrote and validateAKSManaged refuses.
+		return
+	}
 	if s.ResourceGroup.Name == "" && clusterResourceGroup != "" {
 		s.ResourceGroup.Name = withSuffix(clusterResourceGroup, DefaultResourceGroupSuffix, field.MaxResourceGroupNameLength)
 	}
@@ -142,11 +147,13 @@ func (s *Spec) Default(clusterName, clusterResourceGroup string, needs Needs) {
 	space = space.Masked()
 	if s.NodeSubnet.Prefix == "" {
 		s.NodeSubnet.Prefix = netip.PrefixFrom(space.Addr(), SubnetBitsFor(s.NodeIPs(needs))).String()
+		s.nodePrefixDerived = true
 	}
 	if needs.StorageRoute == RoutePrivateEndpoint && s.PrivateEndpointSubnet.Prefix == "" {
 		if node, err := netip.ParsePrefix(s.NodeSubnet.Prefix); err == nil && node.Addr().Is4() {
 			if next, ok := nextAligned(node.Masked(), DefaultPrivateEndpointSubnetBits); ok {
 				s.PrivateEndpointSubnet.Prefix = next.String()
+				s.endpointPrefixDerived = true
 			}
 		}
 	}

@@ -61,8 +61,10 @@
 //     172.30.0.0/16, 172.31.0.0/16 or 192.0.2.0/24 (same CNI overview page,
 //     prerequisites). Pod range and cluster subnet must not overlap; the
 //     service range must not overlap the pod range or the cluster subnet;
-//     the DNS service IP is inside the service range and not its first
-//     address, which is kubernetes.default: "Configure Azure CNI Overlay
+//     the DNS service IP is inside the service range and not an address
+//     Kubernetes reserves there (base, broadcast, and the first usable
+//     address, kubernetes.default; ReservedServiceAddress cites the
+//     Kubernetes sources): "Configure Azure CNI Overlay
 //     networking in AKS", IP address planning,
 //     https://learn.microsoft.com/azure/aks/azure-cni-overlay, and "IP
 //     address planning for your AKS clusters",

@@ -120,8 +120,10 @@ func TestValidate(t *testing.T) {
 			[]fieldtest.Want{fieldtest.Invalid("aksml:network.addressSpace")}, ""},
 		{"node subnet too small", created(func(s *Spec) { s.NodeSubnet.Prefix = "10.224.0.0/28" }), needs,
 			[]fieldtest.Want{fieldtest.Invalid("aksml:network.nodeSubnet.prefix")}, `use a /27 or larger`},
+		// The private endpoint subnet derived after it is not reported: it
+		// follows the node subnet, and nobody wrote it.
 		{"node subnet outside the VNet", created(func(s *Spec) { s.NodeSubnet.Prefix = "10.9.0.0/24" }), needs,
-			[]fieldtest.Want{fieldtest.Invalid("aksml:network.nodeSubnet.prefix"), fieldtest.Invalid("aksml:network.privateEndpointSubnet.prefix")}, ""},
+			[]fieldtest.Want{fieldtest.Invalid("aksml:network.nodeSubnet.prefix")}, ""},
 		{"private endpoint subnet overlaps nodes", created(func(s *Spec) { s.PrivateEndpointSubnet.Prefix = "10.224.0.0/28" }), needs,
 			[]fieldtest.Want{fieldtest.Invalid("aksml:network.privateEndpointSubnet.prefix")}, ""},
 		{"subnet ID without existing", created(func(s *Spec) { s.NodeSubnet.ID = nodeSubnetID }), needs,
@@ -165,6 +167,8 @@ func TestValidate(t *testing.T) {
 func TestValidateOverlay(t *testing.T) {
 	pod, svc, dns := field.Path("podCidr"), field.Path("serviceCidr"), field.Path("dnsServiceIP")
 	assert.Empty(t, ValidateOverlay("10.244.0.0/16", "10.0.0.0/16", "10.0.0.10", pod, svc, dns))
+	assert.Empty(t, ValidateOverlay("10.244.0.0/16", "10.0.0.0/16", "10.0.0.2", pod, svc, dns), "the second usable address is free")
+	assert.Empty(t, ValidateOverlay("10.244.0.0/16", "10.1.0.0/16", "10.1.255.254", pod, svc, dns), "the last usable address is free")
 	for _, tt := range []struct {
 		name, pod, svc, dns string
 		want                fieldtest.Want
@@ -174,7 +178,9 @@ func TestValidateOverlay(t *testing.T) {
 		{"service in 169.254.0.0/16", "10.244.0.0/16", "169.254.0.0/20", "169.254.0.10", fieldtest.Forbidden("serviceCidr"), "overlaps 169.254.0.0/16"},
 		{"pod in 172.31.0.0/16", "172.31.0.0/16", "10.0.0.0/16", "10.0.0.10", fieldtest.Forbidden("podCidr"), "overlaps 172.31.0.0/16"},
 		{"pod in 192.0.2.0/24", "192.0.0.0/16", "10.0.0.0/16", "10.0.0.10", fieldtest.Forbidden("podCidr"), "overlaps 192.0.2.0/24"},
-		{"DNS is the first address", "10.244.0.0/16", "10.0.0.0/16", "10.0.0.0", fieldtest.Invalid("dnsServiceIP"), "e.g. 10.0.0.10"},
+		{"DNS is the base address", "10.244.0.0/16", "10.0.0.0/16", "10.0.0.0", fieldtest.Invalid("dnsServiceIP"), "never allocates; use another address in the range, e.g. 10.0.0.10"},
+		{"DNS is kubernetes.default's address", "10.244.0.0/16", "10.0.0.0/16", "10.0.0.1", fieldtest.Invalid("dnsServiceIP"), "the API server gives kubernetes.default"},
+		{"DNS is the broadcast address", "10.244.0.0/16", "10.1.0.0/16", "10.1.255.255", fieldtest.Invalid("dnsServiceIP"), "the broadcast address"},
 		{"service range larger than /12", "10.244.0.0/16", "10.64.0.0/10", "10.64.0.10", fieldtest.Invalid("serviceCidr"), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,7 +304,7 @@ func TestInvalidNetworkRegistersNothing(t *testing.T) {
 		return err
 	})
 	// No ConfigPath: problems are reported below the default root.
-	fieldtest.Equal(t, err, fieldtest.Forbidden("network.addressSpace"), fieldtest.Invalid("network.nodeSubnet.prefix"), fieldtest.Invalid("network.privateEndpointSubnet.prefix"), fieldtest.Required("NetworkArgs.Location"))
+	fieldtest.Equal(t, err, fieldtest.Forbidden("network.addressSpace"), fieldtest.Invalid("network.nodeSubnet.prefix"), fieldtest.Required("NetworkArgs.Location"))
 	assert.Empty(t, m.All(), "nothing is registered when the spec is invalid")
 
 	_, err = run(t, func(ctx *pulumi.Context) error { _, err := NewNetwork(ctx, "net", nil); return err })
@@ -408,4 +414,65 @@ func TestExistingPrivateDNSZones(t *testing.T) {
 			fieldtest.Equal(t, s.Validate(p, tc.needs, overlay).ToAggregate(), tc.want...)
 		})
 	}
+}
+
+// TestDerivedSubnetsThatDoNotFitNameAddressSpace: a node or private
+// endpoint subnet Default derived and that falls outside the written
+// addressSpace is reported on addressSpace, the key that was written; a
+// written subnet outside it is reported on the subnet's own key.
+func TestDerivedSubnetsThatDoNotFitNameAddressSpace(t *testing.T) {
+	p := field.Path("aksml:network")
+	for _, tc := range []struct {
+		name   string
+		spec   Spec
+		want   fieldtest.Want
+		detail string
+	}{
+		{"derived node subnet larger than the VNet", Spec{AddressSpace: "10.224.0.0/28"}, fieldtest.Invalid("aksml:network.addressSpace"), "no room for the node subnet aksml derives from the pools: they need 24 addresses"},
+		{"derived private endpoint subnet after a VNet-filling node subnet", Spec{AddressSpace: "10.224.0.0/27"}, fieldtest.Invalid("aksml:network.addressSpace"), "no room for the private endpoint subnet aksml derives"},
+		{"written node subnet outside the VNet", Spec{AddressSpace: "10.224.0.0/28", NodeSubnet: Subnet{Prefix: "10.225.0.0/27"}}, fieldtest.Invalid("aksml:network.nodeSubnet.prefix"), "is not inside addressSpace"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.spec
+			s.Default("aks", "rg-aks", needs)
+			err := s.Validate(p, needs, overlay).ToAggregate()
+			if fieldtest.Equal(t, err, tc.want) {
+				assert.Contains(t, err.Error(), tc.detail)
+			}
+		})
+	}
+	s := Spec{AddressSpace: "10.224.0.0/26"}
+	s.Default("aks", "rg-aks", needs)
+	assert.Empty(t, s.Validate(p, needs, overlay), "a /26 holds the derived /27 node subnet and the /27 after it")
+}
+
+// TestAKSManagedMode: mode aks-managed keeps the VNet AKS generated, so
+// Default fills nothing and every key that describes a VNet the stack
+// declares is refused, as are the storage routes and a private API server
+// that need a VNet others can name.
+func TestAKSManagedMode(t *testing.T) {
+	p := field.Path("aksml:network")
+	s := Spec{Mode: ModeAKSManaged}
+	s.Default("aks", "rg-aks", needs)
+	assert.Equal(t, Spec{Mode: ModeAKSManaged}, s, "Default derives nothing for the VNet AKS generated")
+	assert.Empty(t, s.Validate(p, Needs{Pools: needs.Pools}, overlay), "public storage, public API server")
+
+	surge, ilb := 2, 1
+	written := Spec{
+		Mode: ModeAKSManaged, Existing: true, ResourceGroup: ResourceGroup{Name: "rg-net"}, Name: "vnet", AddressSpace: "10.224.0.0/16",
+		NodeSubnet: Subnet{Prefix: "10.224.0.0/24"}, PrivateEndpointSubnet: Subnet{Name: "pe"}, SurgeNodesPerPool: &surge, InternalLoadBalancerIPs: &ilb,
+		PrivateDNSZones: PrivateDNSZones{File: "/subscriptions/x"},
+	}
+	var want []fieldtest.Want
+	for _, k := range []string{"existing", "resourceGroup", "name", "addressSpace", "nodeSubnet", "privateEndpointSubnet", "surgeNodesPerPool", "internalLoadBalancerIps", "privateDnsZones"} {
+		want = append(want, fieldtest.Forbidden("aksml:network."+k))
+	}
+	if err := written.Validate(p, Needs{Pools: needs.Pools}, overlay).ToAggregate(); fieldtest.Equal(t, err, want...) {
+		assert.Contains(t, err.Error(), "means nothing with mode aks-managed")
+	}
+	if err := s.Validate(p, Needs{Pools: needs.Pools, StorageRoute: RouteServiceEndpoint, PrivateAPIServer: true}, overlay).ToAggregate(); fieldtest.Equal(t, err, fieldtest.Forbidden("aksml:network.mode"), fieldtest.Forbidden("aksml:network.mode")) {
+		assert.Contains(t, err.Error(), "storage that denies public networks has no route")
+		assert.Contains(t, err.Error(), "private API server's endpoint")
+	}
+	fieldtest.ListEqual(t, Spec{Mode: "managed"}.Validate(p, needs, overlay), fieldtest.NotSupported("aksml:network.mode"))
 }

@@ -34,12 +34,42 @@ type Subnet struct {
 	ServiceEndpoints []string `json:"serviceEndpoints,omitempty"`
 }
 
+// Modes of Spec.Mode.
+const (
+	// ModeAksml (the default) puts the nodes in a VNet the stack declares:
+	// created by aksml, or brought with Spec.Existing.
+	ModeAksml = "aksml"
+	// ModeAKSManaged keeps the VNet AKS generated for a cluster created
+	// without a subnet, for a cluster that already runs in it: AKS sets a
+	// pool's subnet only when the pool is created (a cluster's pools "are
+	// all public" when its first pool is on no subnet, and a pool's subnet
+	// "has to be set at Cluster/Node Pool creation time",
+	// hashicorp/terraform-provider-azurerm#8662; AgentPool vnetSubnetID,
+	// "If this is not specified, a VNET and subnet will be generated and
+	// used", azure-specs Microsoft.ContainerService/aks/stable/2024-10-01),
+	// so such a cluster cannot be moved into a VNet in place. Nothing can
+	// name that VNet: no private storage, no private endpoints.
+	ModeAKSManaged = "aks-managed"
+	// ModeOutput is the stack output in which the aksml program exports the
+	// mode; guardrail AKSML-NET-003 reads it.
+	ModeOutput = "networkMode"
+)
+
+// Modes are the valid Spec.Mode values.
+var Modes = []string{ModeAksml, ModeAKSManaged}
+
 // Spec is `aksml:network`: the virtual network the cluster's nodes live
 // in. Either aksml creates a VNet with a node subnet sized for every pool
 // at maxCount plus upgrade surge and, when needed, a private endpoint
-// subnet; or Existing points at subnets that already exist (bring your own).
-// Call Default, then Validate.
+// subnet; or Existing points at subnets that already exist (bring your own);
+// or Mode aks-managed keeps the VNet AKS generated for a cluster deployed
+// without one. Call Default, then Validate.
 type Spec struct {
+	// Mode is aksml (default: a VNet aksml creates, or brings with
+	// Existing) or aks-managed (the VNet AKS generated for a cluster
+	// created without a subnet, kept for a cluster that already runs in it;
+	// every other key of Spec is then refused, and so is private storage).
+	Mode string `json:"mode,omitempty"`
 	// Existing uses existing subnets (NodeSubnet.ID, PrivateEndpointSubnet.ID)
 	// instead of creating a VNet. Default false.
 	Existing bool `json:"existing,omitempty"`
@@ -78,6 +108,12 @@ type Spec struct {
 	// spokes. Default none: aksml creates both zones. Set both or neither;
 	// only with the PrivateEndpoint storage route.
 	PrivateDNSZones PrivateDNSZones `json:"privateDnsZones,omitempty"`
+
+	// nodePrefixDerived and endpointPrefixDerived say Default derived
+	// NodeSubnet.Prefix and PrivateEndpointSubnet.Prefix: a derived range
+	// that does not fit is reported on addressSpace, the key that was
+	// written, never on a key nobody wrote.
+	nodePrefixDerived, endpointPrefixDerived bool
 }
 
 // PrivateDNSZones names existing private DNS zones by ARM ID
@@ -91,6 +127,10 @@ type PrivateDNSZones struct {
 
 // Existing reports whether existing zones are named.
 func (z PrivateDNSZones) Existing() bool { return z.File != "" || z.Blob != "" }
+
+// AKSManaged reports whether the nodes stay in the VNet AKS generated
+// (ModeAKSManaged).
+func (s Spec) AKSManaged() bool { return s.Mode == ModeAKSManaged }
 
 // Surge returns SurgeNodesPerPool, or its default.
 func (s Spec) Surge() int {

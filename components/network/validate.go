@@ -2,6 +2,7 @@ package network
 
 import (
 	"net/netip"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -60,6 +61,13 @@ func parseV4(s string) (netip.Prefix, bool) {
 // cluster's overlay ranges, and returns every problem with its path below
 // path (e.g. `aksml:network`).
 func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.ErrorList {
+	switch s.Mode {
+	case "", ModeAksml:
+	case ModeAKSManaged:
+		return s.validateAKSManaged(path, needs)
+	default:
+		return field.ErrorList{field.NotSupported(path.Child("mode"), s.Mode, Modes)}
+	}
 	var errs field.ErrorList
 	rg := s.ResourceGroup
 	if rg.Name == "" {
@@ -107,6 +115,9 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 		if s.Existing {
 			errs = append(errs, field.Required(np, "the node subnet's IPv4 range, so that its capacity can be checked against the pools"))
 		}
+	} else if s.nodePrefixDerived && spaceOK && !contains(space, mustPrefix(s.NodeSubnet.Prefix)) {
+		errs = append(errs, field.Invalid(sp, "%s has no room for the node subnet aksml derives from the pools: they need %d addresses (every pool at its node ceiling with upgrade surge, the private API server endpoint and internal load balancers, and the %d addresses Azure reserves), a /%d; use a /%d or larger addressSpace, or lower the pools' maxCount or count",
+			s.AddressSpace, s.NodeIPs(needs), AzureReservedIPsPerSubnet, SubnetBitsFor(s.NodeIPs(needs)), SubnetBitsFor(s.NodeIPs(needs))))
 	} else if node, nodeOK = s.checkSubnetPrefix(s.NodeSubnet.Prefix, np, space, spaceOK, &errs); nodeOK && Size(node) < s.NodeIPs(needs) {
 		errs = append(errs, field.Invalid(np, "%s holds %d addresses but the cluster needs %d (every pool at its node ceiling (maxCount, or count on a Managed GPU pool), %d surge node(s) per pool or the 10%% AKS surges a pool above ten nodes, %d for the private API server endpoint and internal load balancers, %d addresses Azure reserves); use a /%d or larger, or lower the pools' maxCount or count",
 			s.NodeSubnet.Prefix, Size(node), s.NodeIPs(needs), s.Surge(), s.OtherIPs(needs), AzureReservedIPsPerSubnet, SubnetBitsFor(s.NodeIPs(needs))))
@@ -116,9 +127,46 @@ func (s Spec) Validate(path field.Path, needs Needs, overlay Overlay) field.Erro
 
 	if needs.StorageRoute == RoutePrivateEndpoint && s.PrivateEndpointSubnet.Prefix != "" {
 		pp := path.Child("privateEndpointSubnet").Child("prefix")
-		if pe, ok := s.checkSubnetPrefix(s.PrivateEndpointSubnet.Prefix, pp, space, spaceOK, &errs); ok && nodeOK && pe.Overlaps(node) {
+		if s.endpointPrefixDerived && spaceOK && !contains(space, mustPrefix(s.PrivateEndpointSubnet.Prefix)) {
+			if !nodeOK {
+				// Derived after a node subnet already reported.
+				return errs
+			}
+			errs = append(errs, field.Invalid(sp, "%s has no room for the private endpoint subnet aksml derives for the storage private endpoints (the /%d after the node subnet %s, here %s); use a larger addressSpace, or write privateEndpointSubnet.prefix with a free range inside it",
+				s.AddressSpace, DefaultPrivateEndpointSubnetBits, s.NodeSubnet.Prefix, s.PrivateEndpointSubnet.Prefix))
+		} else if pe, ok := s.checkSubnetPrefix(s.PrivateEndpointSubnet.Prefix, pp, space, spaceOK, &errs); ok && nodeOK && pe.Overlaps(node) {
 			errs = append(errs, field.Invalid(pp, "%s overlaps nodeSubnet.prefix %s; subnets of one VNet cannot overlap", s.PrivateEndpointSubnet.Prefix, s.NodeSubnet.Prefix))
 		}
+	}
+	return errs
+}
+
+// validateAKSManaged refuses, with Mode aks-managed, every key that
+// describes a VNet the stack declares (AKS names and sizes the one it
+// generates, so they would do nothing) and what needs a VNet others can
+// name: private storage routes and a private API server, whose endpoint
+// lives in the cluster's VNet.
+func (s Spec) validateAKSManaged(path field.Path, needs Needs) field.ErrorList {
+	var errs field.ErrorList
+	inert := func(key string, set bool) {
+		if set {
+			errs = append(errs, field.Forbidden(path.Child(key), "means nothing with mode %s: AKS names and sizes the VNet it generated; remove it, or remove mode to put the nodes in a VNet aksml declares (which an existing cluster cannot move into)", ModeAKSManaged))
+		}
+	}
+	inert("existing", s.Existing)
+	inert("resourceGroup", s.ResourceGroup != ResourceGroup{})
+	inert("name", s.Name != "")
+	inert("addressSpace", s.AddressSpace != "")
+	inert("nodeSubnet", !reflect.DeepEqual(s.NodeSubnet, Subnet{}))
+	inert("privateEndpointSubnet", !reflect.DeepEqual(s.PrivateEndpointSubnet, Subnet{}))
+	inert("surgeNodesPerPool", s.SurgeNodesPerPool != nil)
+	inert("internalLoadBalancerIps", s.InternalLoadBalancerIPs != nil)
+	inert("privateDnsZones", s.PrivateDNSZones.Existing())
+	if needs.StorageRoute != "" {
+		errs = append(errs, field.Forbidden(path.Child("mode"), "%s leaves the nodes in a VNet nothing can name, so storage that denies public networks has no route to them (no private endpoint, no service endpoint rule); use public storage (storage.accounts.privateNetwork false), or remove mode on a new cluster", ModeAKSManaged))
+	}
+	if needs.PrivateAPIServer {
+		errs = append(errs, field.Forbidden(path.Child("mode"), "%s leaves the private API server's endpoint in a VNet nothing can name or peer with, so no machine aksml declares can reach it; use authorizedIPRanges, or remove mode on a new cluster", ModeAKSManaged))
 	}
 	return errs
 }
@@ -200,6 +248,12 @@ func (s Spec) checkSubnetPrefix(prefix string, path field.Path, space netip.Pref
 	return p, false
 }
 
+// mustPrefix parses a prefix Default derived (always valid).
+func mustPrefix(s string) netip.Prefix {
+	p, _ := netip.ParsePrefix(s)
+	return p
+}
+
 // overlayOverlaps reports where the VNet range overlaps the pod or service
 // range.
 func overlayOverlaps(space netip.Prefix, path field.Path, o Overlay) field.ErrorList {
@@ -228,8 +282,8 @@ func contains(outer, inner netip.Prefix) bool {
 
 // ValidateOverlay checks the cluster's overlay plan against the AKS rules
 // that hold with or without a VNet: neither range in an AKS-reserved range,
-// and the DNS service IP inside the service range and not its first address
-// (which is kubernetes.default). Paths name pod, service and DNS keys.
+// and the DNS service IP not an address Kubernetes reserves in the service
+// range (ReservedServiceAddress). Paths name pod, service and DNS keys.
 func ValidateOverlay(podCIDR, serviceCIDR, dnsServiceIP string, podPath, servicePath, dnsPath field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, r := range []struct {
@@ -247,10 +301,48 @@ func ValidateOverlay(podCIDR, serviceCIDR, dnsServiceIP string, podPath, service
 		errs = append(errs, field.Invalid(servicePath, "%s is larger than a /%d; the AKS service range must be smaller, e.g. a /16", serviceCIDR, MinServiceCIDRBits))
 	}
 	dns, err2 := netip.ParseAddr(dnsServiceIP)
-	if err1 == nil && err2 == nil && svc.Masked().Addr() == dns {
-		errs = append(errs, field.Invalid(dnsPath, "%s is the first address of serviceCidr %s, which Kubernetes gives kubernetes.default; use another address in the range, e.g. %s", dnsServiceIP, serviceCIDR, tenth(svc)))
+	if err1 == nil && err2 == nil {
+		if why := ReservedServiceAddress(svc, dns); why != "" {
+			errs = append(errs, field.Invalid(dnsPath, "%s in serviceCidr %s is %s; use another address in the range, e.g. %s", dnsServiceIP, serviceCIDR, why, tenth(svc)))
+		}
 	}
 	return errs
+}
+
+// ReservedServiceAddress says why dns cannot be a Service IP of the
+// service range svc, or "" when it can: the range's base address and (IPv4)
+// its broadcast address are never allocated ("254 addresses usable out of
+// 256 total (minus base and broadcast IPs)", k8s.io/kubernetes v1.37.2
+// pkg/registry/core/service/ipallocator/bitmap.go), and the first usable
+// address is the one the API server derives for kubernetes.default
+// (GetIndexedIP(serviceClusterIPRange, 1), pkg/controlplane/apiserver/options/options.go;
+// AKS: "Don't use the first IP address in your address range, like .1",
+// "Configure Azure CNI networking in AKS", DNS service IP,
+// https://learn.microsoft.com/azure/aks/configure-azure-cni). An address
+// outside the range is not judged here.
+func ReservedServiceAddress(svc netip.Prefix, dns netip.Addr) string {
+	svc = svc.Masked()
+	if !svc.Contains(dns) {
+		return ""
+	}
+	base := svc.Addr()
+	switch {
+	case dns == base:
+		return "the base address, which Kubernetes never allocates"
+	case dns == base.Next():
+		return "the first usable address, which the API server gives kubernetes.default"
+	case dns.Is4() && svc.Bits() < 32 && dns == lastAddr(svc):
+		return "the broadcast address, which Kubernetes never allocates"
+	}
+	return ""
+}
+
+// lastAddr returns the last address of an IPv4 prefix.
+func lastAddr(p netip.Prefix) netip.Addr {
+	a := p.Masked().Addr().As4()
+	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
+	v |= uint32(1)<<(32-p.Bits()) - 1
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }
 
 // tenth returns the .10 address of p, the conventional DNS service IP.

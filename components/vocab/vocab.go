@@ -126,6 +126,28 @@ const (
 	// (kube-system, kube-public, kube-node-lease; "Namespaces",
 	// https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/).
 	SystemNamespacePrefix = "kube-"
+	// SystemNamespace is the namespace every cluster has from its start;
+	// OwnerAnnotation on it names the aksml stack that owns the cluster.
+	SystemNamespace = "kube-system"
+)
+
+// One aksml stack owns a cluster's platform objects (its StorageClasses,
+// PriorityClasses, Kueue's cluster queues and flavors, the device plugin
+// DaemonSet, the platform namespaces): each has one name per cluster, so a
+// second stack declaring them would overwrite the first's and its destroy
+// would delete them (issue 27, lifecycle tier scenario d; "one owner per
+// name"). The owner writes OwnerAnnotation on SystemNamespace, and every
+// stack reads it at preview through a read named OwnerRead before it
+// registers a Kubernetes object.
+const (
+	// OwnerAnnotation holds the owning stack as <organization>/<project>/<stack>.
+	OwnerAnnotation = "aksml.io/owner"
+	// OwnerRead is the logical name of the read of SystemNamespace (a
+	// `get` of an existing object, not a resource the stack creates).
+	OwnerRead = "cluster-owner-read"
+	// OwnerClaim is the logical name of the patch that writes
+	// OwnerAnnotation.
+	OwnerClaim = "cluster-owner"
 )
 
 // PlatformNamespaces maps each namespace owned by a part of the platform to

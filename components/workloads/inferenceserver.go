@@ -136,6 +136,17 @@ func (a *InferenceServerArgs) replicaBounds() (warm, most int) {
 // path below p.
 func (a *InferenceServerArgs) Validate(p field.Path) field.ErrorList {
 	errs := a.validate(p, true, 63)
+	// The server's ClusterIP Service carries the workload's name, and a
+	// Service name is a DNS-1035 label: it starts with a letter
+	// (ValidateServiceName = NameIsDNS1035Label, k8s.io/kubernetes v1.37.2
+	// pkg/apis/core/validation/validation.go; "The name of a Service object
+	// must be a valid RFC 1035 label name", Kubernetes documentation,
+	// Service, https://kubernetes.io/docs/concepts/services-networking/service/).
+	// A name the Deployment accepts (a DNS-1123 label may start with a
+	// digit) would fail the Service at `pulumi up`, after the Deployment.
+	if a.Name != "" && !startsWithLetter(a.Name) {
+		errs = append(errs, field.Invalid(p.Child("name"), "%q starts with a digit, but it also names the server's Service, and a Service name must start with a letter (RFC 1035 label); rename the workload, e.g. m%s", a.Name, a.Name))
+	}
 	poolErrs := validateServingPool(a.Pool, p.Child("pool"))
 	errs = append(errs, poolErrs...)
 	if a.Scheduler != SchedulerNone {

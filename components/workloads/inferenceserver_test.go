@@ -217,6 +217,8 @@ func TestInferenceServerValidation(t *testing.T) {
 		{"bad metric and target", inference(func(a *InferenceServerArgs) { a.Autoscaling = InferenceAutoscaling{Metric: "a b", Target: "lots"} }),
 			[]fieldtest.Want{fieldtest.Invalid("serve.autoscaling.metric"), fieldtest.Invalid("serve.autoscaling.target")}, ""},
 		{"tag-only image in prod", inference(func(a *InferenceServerArgs) { a.RequireDigest = true }), []fieldtest.Want{fieldtest.Invalid("serve.image")}, ""},
+		{"name starting with a digit, which its Service cannot have", inference(func(a *InferenceServerArgs) { a.Name = "7b-chat" }), []fieldtest.Want{fieldtest.Invalid("serve.name")}, "e.g. m7b-chat"},
+		{"name with a digit after the first letter", inference(func(a *InferenceServerArgs) { a.Name = "m7b-chat" }), nil, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -53,11 +53,15 @@ func kubeflowMaxName(replicas int) int {
 // validateKubeflowName checks what the Training Operator's webhook checks:
 // a job name is a DNS-1035 label (it starts with a letter).
 func validateKubeflowName(name string, p field.Path) field.ErrorList {
-	if name != "" && (name[0] < 'a' || name[0] > 'z') {
+	if name != "" && !startsWithLetter(name) {
 		return field.ErrorList{field.Invalid(p, "%q must start with a letter: the Training Operator requires DNS-1035 job names", name)}
 	}
 	return nil
 }
+
+// startsWithLetter reports whether a lowercase DNS label starts as a
+// DNS-1035 label must: with a letter.
+func startsWithLetter(name string) bool { return name != "" && name[0] >= 'a' && name[0] <= 'z' }
 
 func (n *NCCL) applyDefaults() {
 	if n.SocketIfname == "" {

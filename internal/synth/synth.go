@@ -28,6 +28,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/internals"
 
+	"github.com/aksml/aksml/components/vocab"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
 )
@@ -52,7 +53,13 @@ func ReadStackConfig(dir, stack string) (map[string]string, error) {
 // On error the result still holds what was registered before it, so tests
 // can assert that invalid input registered nothing.
 func Run(stack, environment string, config map[string]string, program Program) (*rules.Stack, error) {
-	m := &mocks{stack: stack}
+	return RunPrevious(stack, environment, config, nil, program)
+}
+
+// RunPrevious is Run for a stack whose last deployment exported previous:
+// the stack's StackReference to itself reads them (nil: never deployed).
+func RunPrevious(stack, environment string, config map[string]string, previous resource.PropertyMap, program Program) (*rules.Stack, error) {
+	m := &mocks{stack: stack, previous: previous}
 	out := &rules.Stack{Name: stack, Environment: environment, Outputs: map[string]rules.Output{}, RetainOnDeleteKnown: true}
 	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
 		outputs, err := program(ctx)
@@ -90,8 +97,10 @@ func plainGo(v any) any {
 // deterministic, plausible values.
 type mocks struct {
 	stack string
-	mu    sync.Mutex
-	seen  []rules.Resource
+	// previous are the outputs of the stack's last deployment.
+	previous resource.PropertyMap
+	mu       sync.Mutex
+	seen     []rules.Resource
 }
 
 func (m *mocks) resources() []rules.Resource {
@@ -103,6 +112,9 @@ func (m *mocks) resources() []rules.Resource {
 // NewResource records the resource and returns its inputs as its state, with
 // an ARM-style ID for Azure resources.
 func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	if args.ReadRPC != nil && strings.HasPrefix(args.TypeToken, "kubernetes:") {
+		return m.read(args)
+	}
 	rpc := args.RegisterRPC
 	r := rules.Resource{
 		Type:   args.TypeToken,
@@ -149,11 +161,59 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 	}
 	if args.TypeToken == "pulumi:pulumi:StackReference" {
 		state["outputs"] = resource.NewProperty(StackReferenceOutputs)
+		if n, ok := args.Inputs["name"]; ok && n.IsString() && n.StringValue() == "organization/"+Project+"/"+m.stack {
+			// The stack's reference to itself: its previous deployment.
+			prev := m.previous
+			if prev == nil {
+				prev = resource.PropertyMap{}
+			}
+			state["outputs"] = resource.NewProperty(prev)
+		}
 	}
 	if strings.HasPrefix(args.TypeToken, "azure-native:resources") && strings.HasSuffix(args.TypeToken, ":DeploymentStackAtResourceGroup") {
 		state["outputs"] = resource.NewProperty(stackOutputs(args.Inputs))
 	}
 	return id, state, nil
+}
+
+// ClusterOwner is the aksml stack (<organization>/<project>/<stack>) that
+// owns the mocks' cluster: the value of vocab.OwnerAnnotation on kube-system
+// when the program reads it. Default "": no stack does. A test that sets it
+// restores it (tests here do not run in parallel).
+var ClusterOwner string
+
+// read answers the read of an existing Kubernetes object the way the engine records
+// it: the live object as the resource's state. Only kube-system exists
+// (annotated with ClusterOwner); the read is recorded with that state as
+// its inputs, as the policy pack's stack rules see it (AnalyzeStack gets
+// every resource's outputs, reads included).
+func (m *mocks) read(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	if args.TypeToken != "kubernetes:core/v1:Namespace" || args.ID != vocab.SystemNamespace {
+		return "", nil, fmt.Errorf("synth: %s %q does not exist in the mocks' cluster", args.TypeToken, args.ID)
+	}
+	meta := resource.PropertyMap{"name": resource.NewProperty(args.ID)}
+	if ClusterOwner != "" {
+		meta["annotations"] = resource.NewProperty(resource.PropertyMap{vocab.OwnerAnnotation: resource.NewProperty(ClusterOwner)})
+	}
+	state := resource.PropertyMap{
+		"apiVersion": resource.NewProperty("v1"),
+		"kind":       resource.NewProperty("Namespace"),
+		"metadata":   resource.NewProperty(meta),
+	}
+	r := rules.Resource{Type: args.TypeToken, Name: args.Name, Read: true, Inputs: map[string]any{}}
+	if rpc := args.ReadRPC; rpc != nil {
+		r.Parent = rpc.GetParent()
+		r.URN = urn(m.stack, args.TypeToken, args.Name, rpc.GetParent())
+		r.DependsOn = append([]string(nil), rpc.GetDependencies()...)
+		sort.Strings(r.DependsOn)
+	}
+	for k, v := range state {
+		r.Inputs[string(k)] = plain(v)
+	}
+	m.mu.Lock()
+	m.seen = append(m.seen, r)
+	m.mu.Unlock()
+	return args.ID, state, nil
 }
 
 // StackReferenceOutputs are the outputs every referenced stack has under

@@ -90,8 +90,13 @@ var ruleNetPoolSubnet = Rule{
 	ID:       "AKSML-NET-003",
 	Title:    "AKS node pools join a subnet the stack names (vnetSubnetID)",
 	Severity: Mandatory,
-	Source:   "AKS AgentPool vnetSubnetID (\"If this is not specified, a VNET and subnet will be generated and used\"); SPEC C1.4; " + netSource,
+	Source:   "AKS AgentPool vnetSubnetID (\"If this is not specified, a VNET and subnet will be generated and used\"); SPEC C1.4; " + netSource + "; a dev stack that exports " + network.ModeOutput + " " + network.ModeAKSManaged + " keeps the generated VNet of a cluster already in it",
 	Stack: func(s *Stack) []Finding {
+		if !isProd(s) && aksManagedVNet(s) {
+			// A dev stack keeps the VNet AKS generated for a cluster that
+			// already runs in it, by declaration (network.ModeAKSManaged).
+			return nil
+		}
 		var out []Finding
 		for _, p := range AgentPools(s) {
 			if subnetOf(p) == "" {
@@ -101,6 +106,13 @@ var ruleNetPoolSubnet = Rule{
 		}
 		return out
 	},
+}
+
+// aksManagedVNet reports whether the stack declares that its cluster stays
+// in the VNet AKS generated: the aksml program exports network.ModeOutput
+// network.ModeAKSManaged.
+func aksManagedVNet(s *Stack) bool {
+	return s.Outputs[network.ModeOutput].Value == network.ModeAKSManaged
 }
 
 var ruleNetSubnetRole = Rule{
@@ -164,8 +176,8 @@ func overlayProblems(c Resource, vnets []Resource) []string {
 		switch {
 		case !svc.Contains(dns):
 			out = append(out, fmt.Sprintf("dnsServiceIP %s is outside serviceCidr %s", dns, svc))
-		case svc.Masked().Addr() == dns:
-			out = append(out, fmt.Sprintf("dnsServiceIP %s is the first address of serviceCidr %s (kubernetes.default)", dns, svc))
+		case network.ReservedServiceAddress(svc, dns) != "":
+			out = append(out, fmt.Sprintf("dnsServiceIP %s in serviceCidr %s is %s", dns, svc, network.ReservedServiceAddress(svc, dns)))
 		}
 	}
 	for _, v := range vnets {
@@ -193,7 +205,7 @@ func overlayProblems(c Resource, vnets []Resource) []string {
 
 var ruleNetOverlay = Rule{
 	ID:       "AKSML-NET-005",
-	Title:    "The overlay address plan is valid: pod, service and VNet ranges disjoint and outside AKS-reserved ranges; DNS IP inside the service range, not its first address",
+	Title:    "The overlay address plan is valid: pod, service and VNet ranges disjoint and outside AKS-reserved ranges; DNS IP inside the service range, not an address Kubernetes reserves there",
 	Severity: Mandatory,
 	Source:   "AKS CNI networking overview (reserved ranges), Azure CNI Overlay IP address planning; SPEC C1.4; " + netSource,
 	Stack: func(s *Stack) []Finding {

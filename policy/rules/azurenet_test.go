@@ -3,6 +3,8 @@ package rules
 // Builders and cases for the Azure network rules (AKSML-NET-003..009). The
 // cases join the violations and compliant tables of rules_test.go.
 
+import "github.com/aksml/aksml/components/network"
+
 const (
 	nodeSubnet  = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aks-nodes"
 	otherSubnet = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet-old/subnets/aks-nodes"
@@ -50,6 +52,16 @@ var netViolations = []ruleCase{
 	{id: "AKSML-NET-003", name: "template pool without subnet",
 		mutate: func(s *Stack) { set(s, "gpuh100", nil, at(armPool, "vnetSubnetID")...) },
 		want:   []string{"pool gpuh100 (in DeploymentStackAtResourceGroup gpuh100) sets no vnetSubnetID"}},
+	{id: "AKSML-NET-003", name: "prod declaring the VNet AKS generated", env: EnvProd,
+		mutate: func(s *Stack) {
+			set(s, "gpua100", nil, "vnetSubnetID")
+			s.Outputs[network.ModeOutput] = Output{Value: network.ModeAKSManaged}
+		},
+		want: []string{"AgentPool gpua100 sets no vnetSubnetID"}},
+	{id: "AKSML-NET-003", name: "dev with another network mode", mutate: func(s *Stack) {
+		set(s, "gpua100", nil, "vnetSubnetID")
+		s.Outputs[network.ModeOutput] = Output{Value: network.ModeAksml}
+	}, want: []string{"AgentPool gpua100 sets no vnetSubnetID"}},
 	{id: "AKSML-NET-004", name: "no Network Contributor grant",
 		mutate: func(s *Stack) { add(s, clusterNetwork()...); s.Resources = without(s.Resources, "aks-subnet") },
 		want:   []string{"ManagedCluster aks has node pools in " + nodeSubnet, "Network Contributor (4d97b98b-1d4f-4787-a291-c67834d212e7)", "add the role assignment"}},
@@ -70,12 +82,18 @@ var netViolations = []ruleCase{
 			set(s, "aks", "10.64.0.10", "networkProfile", "dnsServiceIP")
 		},
 		want: []string{"serviceCidr 10.64.0.0/10 is larger than a /12"}},
-	{id: "AKSML-NET-005", name: "DNS IP is the first service address",
+	{id: "AKSML-NET-005", name: "DNS IP is the service range's base address",
 		mutate: func(s *Stack) {
 			add(s, clusterNetwork()...)
 			set(s, "aks", "10.0.0.0", "networkProfile", "dnsServiceIP")
 		},
-		want: []string{"dnsServiceIP 10.0.0.0 is the first address of serviceCidr 10.0.0.0/16"}},
+		want: []string{"dnsServiceIP 10.0.0.0 in serviceCidr 10.0.0.0/16 is the base address, which Kubernetes never allocates"}},
+	{id: "AKSML-NET-005", name: "DNS IP is kubernetes.default's address",
+		mutate: func(s *Stack) {
+			add(s, clusterNetwork()...)
+			set(s, "aks", "10.0.0.1", "networkProfile", "dnsServiceIP")
+		},
+		want: []string{"dnsServiceIP 10.0.0.1 in serviceCidr 10.0.0.0/16 is the first usable address, which the API server gives kubernetes.default"}},
 	{id: "AKSML-NET-005", name: "VNet overlaps the pod range",
 		mutate: func(s *Stack) {
 			add(s, clusterNetwork()...)
@@ -114,6 +132,10 @@ var netViolations = []ruleCase{
 var netCompliant = []ruleCase{
 	{id: "AKSML-NET-003", name: "cluster and pools in the node subnet", mutate: func(s *Stack) { add(s, clusterNetwork()...) }},
 	{id: "AKSML-NET-003", name: "subnet of a subnet created in the stack", mutate: func(s *Stack) { set(s, "gpua100", Unknown, "vnetSubnetID") }},
+	{id: "AKSML-NET-003", name: "dev declaring the VNet AKS generated", mutate: func(s *Stack) {
+		set(s, "gpua100", nil, "vnetSubnetID")
+		s.Outputs[network.ModeOutput] = Output{Value: network.ModeAKSManaged}
+	}},
 	{id: "AKSML-NET-004", name: "grant on the node subnet", mutate: func(s *Stack) { add(s, clusterNetwork()...) }},
 	{id: "AKSML-NET-004", name: "grant on the VNet", mutate: func(s *Stack) {
 		add(s, clusterNetwork()...)

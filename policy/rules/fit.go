@@ -683,7 +683,7 @@ var ruleTenancyReservedNamespaces = Rule{
 	Stack: func(s *Stack) []Finding {
 		var out []Finding
 		for _, r := range s.Resources {
-			if _, _, ok := kubeKind(r); !ok {
+			if _, _, ok := kubeKind(r); !ok || r.Read {
 				continue
 			}
 			if isKind(r, "", "Namespace") {

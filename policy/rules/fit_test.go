@@ -154,6 +154,18 @@ var newCompliant = []ruleCase{
 	{id: "AKSML-QUE-006", name: "Job on the pool of its flavor", mutate: clustered(func(s *Stack) {
 		set(s, "team-a-train", obj{"kubernetes.azure.com/agentpool": "gpua100"}, at(trainPod, "nodeSelector")...)
 	})},
+	{id: "AKSML-TEN-003", name: "kube-system read for its owner, not registered", mutate: func(s *Stack) {
+		ns := kube("v1", "Namespace", "", "kube-system", nil, nil)
+		ns.Read = true
+		add(s, ns)
+	}},
+	{id: "AKSML-IDN-001", name: "kube-system read and patched by one stack", mutate: func(s *Stack) {
+		read := kube("v1", "Namespace", "", "kube-system", nil, nil)
+		read.Read = true
+		patch := kube("v1", "Namespace", "", "kube-system", nil, nil)
+		patch.Type, patch.Name, patch.URN = "kubernetes:core/v1:NamespacePatch", "cluster-owner", urnOf("kubernetes:core/v1:NamespacePatch", "cluster-owner")
+		add(s, read, patch)
+	}},
 	{id: "AKSML-TEN-003", name: "GPU stack namespace registered by the GPU stack", mutate: func(s *Stack) {
 		ns := kube("v1", "Namespace", "", "gpu-operator", nil, nil)
 		ns.Parent = "urn:pulumi:dev::aksml::aksml:gpustack:GPUStack::gpustack"

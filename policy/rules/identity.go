@@ -38,7 +38,8 @@ var ClusterScopedKinds = []string{
 // https://kubernetes.io/docs/concepts/overview/working-with-objects/names/).
 // For an opaque resource (OpaqueKinds) it is the release namespace and
 // name, or the directory or file, and opaque is true. ok is false for
-// providers, patches, lists and objects whose name the provider generates.
+// providers, patches, lists, reads of existing objects and objects whose
+// name the provider generates.
 func KubeIdentity(r Resource) (key string, opaque, ok bool) {
 	parts := strings.Split(r.Type, ":")
 	if len(parts) != 3 || parts[0] != "kubernetes" {
@@ -58,7 +59,8 @@ func KubeIdentity(r Resource) (key string, opaque, ok bool) {
 	if kind == "" {
 		kind = parts[2]
 	}
-	if strings.HasSuffix(kind, "Patch") || strings.HasSuffix(kind, "List") {
+	// A patch's inputs name the kind it patches; its type token ends in Patch.
+	if strings.HasSuffix(parts[2], "Patch") || strings.HasSuffix(kind, "List") || r.Read {
 		return "", false, false
 	}
 	group := ""

@@ -29,6 +29,11 @@ type Resource struct {
 	Inputs map[string]any `yaml:"inputs,omitempty"`
 	// SecretInputs are the top-level input keys whose values are secret.
 	SecretInputs []string `yaml:"secretInputs,omitempty"`
+	// Read is true for a read of an existing object (a `get`): the stack
+	// creates, changes and deletes nothing of it, and Inputs hold the live
+	// object. Only internal/synth knows it; the policy pack's AnalyzeStack
+	// does not say which resources are reads.
+	Read bool `yaml:"read,omitempty"`
 }
 
 // Output is one stack output.

@@ -73,6 +73,10 @@ type stackObject struct {
 	// install marks a Namespace that no object of the stack creates but a skipped
 	// third-party install does (installNamespaces); it is not an object of the stack.
 	install bool
+	// patch marks a server-side apply patch of an object the stack does not
+	// create (a NamespacePatch of kube-system): applied like any object,
+	// never deleted, as deleting the patch only gives its fields up.
+	patch bool
 }
 
 // String names the object for messages: kind, namespace/name and Pulumi name.
@@ -102,7 +106,7 @@ func stackObjects(s *rules.Stack) ([]stackObject, map[string]int, error) {
 		if !isKubernetes(r) {
 			continue
 		}
-		if skippedTypes[r.Type] {
+		if skippedTypes[r.Type] || r.Read {
 			skipped[r.Type]++
 			continue
 		}
@@ -111,7 +115,7 @@ func stackObjects(s *rules.Stack) ([]stackObject, map[string]int, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", r.URN, err))
 			continue
 		}
-		objs = append(objs, stackObject{res: r, obj: obj})
+		objs = append(objs, stackObject{res: r, obj: obj, patch: strings.HasSuffix(r.Type, "Patch")})
 	}
 	return append(installNamespaces(objs), objs...), skipped, errors.Join(errs...)
 }
@@ -289,7 +293,7 @@ func applyOrder(s *rules.Stack, objs []stackObject, mapper meta.RESTMapper) ([]s
 }
 
 // goldenObjectCount counts the Kubernetes objects in tests/golden/<stack>.yaml: the
-// resources of the Kubernetes provider other than skippedTypes.
+// resources of the Kubernetes provider other than skippedTypes and reads.
 func goldenObjectCount(t *testing.T, stack string) int {
 	t.Helper()
 	root, err := RepoRoot()
@@ -302,6 +306,7 @@ func goldenObjectCount(t *testing.T, stack string) int {
 	for {
 		var doc struct {
 			Type string `json:"type"`
+			Read bool   `json:"read"`
 		}
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
@@ -309,7 +314,7 @@ func goldenObjectCount(t *testing.T, stack string) int {
 		}
 		require.NoError(t, err, "golden file of stack %s", stack)
 		r := rules.Resource{Type: doc.Type}
-		if isKubernetes(r) && !skippedTypes[r.Type] {
+		if isKubernetes(r) && !skippedTypes[r.Type] && !doc.Read {
 			n++
 		}
 	}
@@ -357,9 +362,10 @@ func deleteObjects(ctx context.Context, c client.Client, objs []stackObject) err
 }
 
 // deleteAndWait deletes objs in reverse order and waits until they are gone. The
-// namespaces of third-party installs (install) are left in place.
+// namespaces of third-party installs (install) and patched objects (patch) are left
+// in place.
 func deleteAndWait(ctx context.Context, c client.Client, objs []stackObject) error {
-	objs = slices.DeleteFunc(slices.Clone(objs), func(o stackObject) bool { return o.install })
+	objs = slices.DeleteFunc(slices.Clone(objs), func(o stackObject) bool { return o.install || o.patch })
 	var errs []error
 	for i := len(objs) - 1; i >= 0; i-- {
 		err := c.Delete(ctx, objs[i].obj.DeepCopy(), client.PropagationPolicy(metav1.DeletePropagationBackground))

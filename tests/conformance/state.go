@@ -393,12 +393,12 @@ func (s *State) expand(urns []string) []string {
 // clusters returns the ManagedCluster bodies.
 func (s *State) clusters() []Body { return s.BodiesOf(typeManagedCluster) }
 
-// kubernetesObjects returns the Kubernetes resources of the stack
-// (everything with a `kubernetes:` token).
+// kubernetesObjects returns the Kubernetes resources the stack registers
+// (everything with a `kubernetes:` token but reads of existing objects).
 func (s *State) kubernetesObjects() []rules.Resource {
 	var out []rules.Resource
 	for _, r := range s.Stack.Resources {
-		if strings.HasPrefix(r.Type, "kubernetes:") {
+		if strings.HasPrefix(r.Type, "kubernetes:") && !r.Read {
 			out = append(out, r)
 		}
 	}

@@ -53,12 +53,12 @@ func objectKey(obj map[string]any) string {
 }
 
 // kubernetesObjects returns the Kubernetes objects of s (inputs of every
-// Kubernetes resource other than skippedTypes), with integral numbers as
-// integers.
+// Kubernetes resource other than skippedTypes and reads), with integral
+// numbers as integers.
 func kubernetesObjects(s *rules.Stack) ([]object, error) {
 	var out []object
 	for _, r := range s.Resources {
-		if !strings.HasPrefix(r.Type, "kubernetes:") || skippedTypes[r.Type] {
+		if !strings.HasPrefix(r.Type, "kubernetes:") || skippedTypes[r.Type] || r.Read {
 			continue
 		}
 		obj, ok := normalize(r.Inputs).(map[string]any)

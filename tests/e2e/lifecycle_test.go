@@ -27,6 +27,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/internal/synth"
+	"github.com/aksml/aksml/stacks"
 )
 
 // lifecycleEnv turns the lifecycle tier on; `make lifecycle` sets it. It is
@@ -200,6 +201,11 @@ func TestLifecycle(t *testing.T) {
 		if len(shared) > 0 {
 			require.Error(t, previewErr, "%s declares objects %s already declares, so its preview must be refused; %s", secondStack, stackName, verdict)
 			require.True(t, mentionsAny(previewErr.Error()+previewOut, shared), "the refused preview names a shared object; %s\n%s", verdict, tailOf(previewOut))
+			// Refused for the reason that matters, by the key that points
+			// it at the cluster and naming the stack that owns it.
+			owner := "organization/" + stacks.Project + "/" + stackName
+			require.Contains(t, previewOut, "aksml:existingCluster: the cluster is owned by aksml stack "+owner, "the preview is refused because %s owns the cluster\n%s", owner, tailOf(previewOut))
+			require.Contains(t, upOut, "the cluster is owned by aksml stack "+owner, "so is the up\n%s", tailOf(upOut))
 		} else {
 			require.NoError(t, upErr, "%s shares no name with %s, so its up must succeed:\n%s", secondStack, stackName, tailOf(upOut))
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -105,11 +106,16 @@ func steps(evs []events.EngineEvent) map[string]apitype.StepEventMetadata {
 	return out
 }
 
-// changes returns the steps that are not "same", by URN.
+// unchangedOps are the steps that change nothing: "same" and the reads of
+// existing objects, as the engine's own --expect-no-changes counts them
+// (pulumi pkg/engine/update.go HasChanges).
+var unchangedOps = []apitype.OpType{apitype.OpSame, apitype.OpRead, apitype.OpReadDiscard, apitype.OpReadReplacement}
+
+// changes returns the steps that change something (not unchangedOps), by URN.
 func changes(evs []events.EngineEvent) map[string]apitype.StepEventMetadata {
 	out := map[string]apitype.StepEventMetadata{}
 	for urn, s := range steps(evs) {
-		if s.Op != apitype.OpSame {
+		if !slices.Contains(unchangedOps, s.Op) {
 			out[urn] = s
 		}
 	}
