@@ -162,7 +162,7 @@ func toResource(ar policyx.AnalyzerResource) rules.Resource {
 	return r
 }
 
-// plain converts a property value to JSON-like data, the way tests/synth
+// plain converts a property value to JSON-like data, the way internal/synth
 // does: secrets keep their value, unknowns become rules.Unknown, resource
 // references their URN.
 func plain(v property.Value) any {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aksml/aksml/components/cluster"
+	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/stacks"
 )
@@ -149,15 +150,14 @@ func PlanOf(c *stacks.Config) Plan {
 	sp := cl.SystemPool
 	p.Pools = append(p.Pools, Pool{Name: cluster.SystemPoolName, Key: "aksml:cluster.systemPool", VMSize: sp.VMSize, Zones: sp.Zones, Min: sp.Min(), Max: sp.MaxCount})
 	if cp := cl.CPUPool; !cp.Disabled {
-		minCount := cluster.DefaultCPUMinCount
-		if cp.MinCount != nil {
-			minCount = *cp.MinCount
-		}
-		p.Pools = append(p.Pools, Pool{Name: cluster.CPUPoolName, Key: "aksml:cluster.cpuPool", VMSize: cp.VMSize, Zones: cp.Zones, Min: minCount, Max: cp.MaxCount})
+		p.Pools = append(p.Pools, Pool{Name: cluster.CPUPoolName, Key: "aksml:cluster.cpuPool", VMSize: cp.VMSize, Zones: cp.Zones, Min: cp.Min(), Max: cp.MaxCount})
 	}
 	var managed, rdma []string
-	for i, g := range c.GPUPools {
-		pool := Pool{Name: g.Name, Key: gpuKey(i), VMSize: g.VMSize, Zones: g.Zones, Spot: g.IsSpot(), Min: g.Min(), Max: g.MaxNodes()}
+	// The node-count bounds are the resolved pools' (count on a Managed
+	// pool, minCount..maxCount otherwise); their problems are Validate's.
+	pools, _ := gpupool.Resolve(c.GPUPools, field.NewPath(stacks.Namespace+":gpuPools"))
+	for i, g := range pools {
+		pool := Pool{Name: g.Name, Key: gpuKey(i), VMSize: g.VMSize, Zones: g.Zones, Spot: g.IsSpot(), Min: g.MinNodes, Max: g.MaxNodes}
 		if sku, ok := g.SKU(); ok {
 			pool.GPU = &sku
 			pool.MinPerHour, pool.MaxPerHour = g.IdleCostPerHour(), g.MaxCostPerHour()

@@ -8,6 +8,7 @@ import (
 	"github.com/aksml/aksml/components/gpustack"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/teams"
 	"github.com/aksml/aksml/components/tenancy"
 )
 
@@ -74,17 +75,17 @@ func (a *TenancyArgs) Annotate(an infer.Annotator) {
 // NewTenancy constructs tenancy.Tenancy: it resolves the teams as
 // aksml:queues:Queues does (the same problems, at the same keys) and gives
 // tenancy each team's namespace fields, ResourceQuotas (the namespace
-// quota on aksml's StorageClasses) and priorities (tenancy.TeamsFromQueues).
+// quota on aksml's StorageClasses) and priorities (teams.Tenancy).
 func NewTenancy(ctx *pulumi.Context, name string, args TenancyArgs, opts ...pulumi.ResourceOption) (*tenancy.Tenancy, error) {
-	teams, err := goTeams(args.Teams)
+	goT, err := goTeams(args.Teams)
 	if err != nil {
 		return nil, err
 	}
 	paths := queues.DefaultPaths()
 	pools, _ := gpupool.Resolve(args.Pools, paths.Pools)
-	r, _ := queues.Resolve(teams, pools, deref(args.Scheduler), paths)
+	r, _ := queues.Resolve(goT, pools, deref(args.Scheduler), paths)
 	a := &tenancy.TenancyArgs{RetainNamespaces: deref(args.RetainNamespaces), ExcludedCIDRs: args.ExcludedCIDRs, ConfigPath: paths.Teams,
-		Teams: tenancy.TeamsFromQueues(r, storage.ClassNames(), nil)}
+		Teams: teams.Tenancy(r, storage.ClassNames(), nil)}
 	// As the aksml stacks do: the queue-side problems (names included) and
 	// the namespace's own, each once.
 	if err := append(r.Problems, tenancy.ValidateTeams(a.Teams, paths.Teams)...).ToAggregate(); err != nil {

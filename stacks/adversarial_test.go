@@ -14,9 +14,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // adversarialBase is a small valid dev stack each case changes: a cluster,

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/aksml/aksml/components/field"
-	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 )
 
@@ -30,16 +29,15 @@ func (c *Config) validatePackAgreement() field.ErrorList {
 // validateScaleToZero is AKSML-GPU-002 (SPEC C2.2, GPU node pools, common
 // mistakes: min-count > 0 for intermittent workloads): in a dev stack no GPU
 // node runs while idle, so an autoscaled pool's minCount and a Managed
-// pool's count are 0.
+// pool's count are 0 (the resolved pools' MinNodes).
 func (c *Config) validateScaleToZero() field.ErrorList {
 	var errs field.ErrorList
-	for i, p := range c.GPUPools {
-		path := key("gpuPools").Index(i)
+	for _, p := range c.res.pools {
 		switch {
-		case p.GPUStack == gpupool.GPUStackManaged && p.Count != nil && *p.Count > 0:
-			errs = append(errs, field.Invalid(path.Child("count"), "%d keeps GPU nodes billing while idle in the dev stack %q (SPEC C2.2, guardrail AKSML-GPU-002); set count: 0 in dev, and use a DriverOnly pool, which scales from zero, for work in dev", *p.Count, c.Stack))
-		case p.GPUStack != gpupool.GPUStackManaged && p.Min() > 0:
-			errs = append(errs, field.Invalid(path.Child("minCount"), "%d keeps GPU nodes billing while idle in the dev stack %q (SPEC C2.2, guardrail AKSML-GPU-002); remove minCount (dev GPU pools scale to zero), or keep warm nodes in a prod stack", p.Min(), c.Stack))
+		case p.IsManaged() && p.MinNodes > 0:
+			errs = append(errs, field.Invalid(p.Path.Child("count"), "%d keeps GPU nodes billing while idle in the dev stack %q (SPEC C2.2, guardrail AKSML-GPU-002); set count: 0 in dev, and use a DriverOnly pool, which scales from zero, for work in dev", p.MinNodes, c.Stack))
+		case p.MinNodes > 0:
+			errs = append(errs, field.Invalid(p.Path.Child("minCount"), "%d keeps GPU nodes billing while idle in the dev stack %q (SPEC C2.2, guardrail AKSML-GPU-002); remove minCount (dev GPU pools scale to zero), or keep warm nodes in a prod stack", p.MinNodes, c.Stack))
 		}
 	}
 	return errs

@@ -314,7 +314,7 @@ func (c *Config) networkNeeds() network.Needs {
 	}
 	if c.res != nil {
 		for _, p := range c.res.pools {
-			n.Pools = append(n.Pools, p.MaxNodes())
+			n.Pools = append(n.Pools, p.MaxNodes)
 		}
 	}
 	if a := c.Storage.Accounts; a != nil {

@@ -95,7 +95,7 @@ func TestParseValidBase(t *testing.T) {
 	assert.False(t, c.Protected(), "dev is not protected by default")
 	assert.False(t, c.DigestRequired())
 	require.Len(t, c.GPUPools, 2)
-	assert.Equal(t, 0, c.GPUPools[0].Min(), "GPU pools scale to zero by default")
+	assert.Equal(t, 0, c.res.pools[0].MinNodes, "GPU pools scale to zero by default")
 	assert.Equal(t, "DriverOnly", string(c.GPUPools[0].GPUStack))
 }
 
@@ -577,6 +577,35 @@ func TestNodeSubnetCountsEveryAddress(t *testing.T) {
 			c, err := Parse("dev", rawConfig(t, tree))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, c.Network.NodeSubnet.Prefix)
+		})
+	}
+}
+
+// TestManagedPoolCountsInTheNodeSubnet: a Managed GPU pool has count and no
+// maxCount, and its nodes take node subnet addresses like any other pool's
+// (the resolved pool's MaxNodes, not the raw maxCount). The base pools
+// need 23 addresses; a Managed pool of 8 (and 1 surge) fills a /27
+// exactly, one of 9 overflows it and the subnet is refused by key. (The
+// dev stack also refuses the count itself, AKSML-GPU-002; this test reads
+// the subnet problem only.)
+func TestManagedPoolCountsInTheNodeSubnet(t *testing.T) {
+	const refused = "aksml:network.nodeSubnet.prefix: 10.224.0.0/27 holds 32 addresses but the cluster needs 33"
+	for _, tc := range []struct {
+		count  int
+		refuse bool
+	}{{8, false}, {9, true}} {
+		t.Run(map[bool]string{false: "fits", true: "overflows"}[tc.refuse], func(t *testing.T) {
+			tree := baseTree(t)
+			tree["network"] = map[string]any{"nodeSubnet": map[string]any{"prefix": "10.224.0.0/27"}}
+			tree["gpuPools"] = append(tree["gpuPools"].([]any), map[string]any{"name": "t4mgd", "vmSize": "Standard_NC4as_T4_v3", "workload": "batch-inference", "gpuStack": "Managed", "count": tc.count})
+			_, err := Parse("dev", rawConfig(t, tree))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "aksml:gpuPools[2].count: ", "the dev refusal is the only other problem")
+			if tc.refuse {
+				assert.Contains(t, err.Error(), refused)
+			} else {
+				assert.NotContains(t, err.Error(), "aksml:network.nodeSubnet.prefix")
+			}
 		})
 	}
 }

@@ -33,7 +33,7 @@ func Run(ctx *pulumi.Context) error {
 }
 
 // Program loads the config and deploys it, returning the stack outputs
-// without exporting them (tests/synth records them with their secretness).
+// without exporting them (internal/synth records them with their secretness).
 // An invalid config returns the validation error before any resource is
 // registered.
 func Program(ctx *pulumi.Context) (map[string]pulumi.Input, error) {

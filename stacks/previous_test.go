@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/network"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 const previousClusterID = "/subscriptions/" + testGUID + "/resourceGroups/rg-aksml-adv/providers/Microsoft.ContainerService/managedClusters/aksml-adv"

@@ -12,6 +12,7 @@ import (
 	"github.com/aksml/aksml/components/network"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/teams"
 	"github.com/aksml/aksml/components/tenancy"
 )
 
@@ -24,7 +25,7 @@ func (c *Config) tenancyTeams() []tenancy.Team {
 	if c.res == nil || c.res.queues == nil {
 		return nil
 	}
-	return tenancy.TeamsFromQueues(c.res.queues, storage.ClassNames(), c.teamClaims())
+	return teams.Tenancy(c.res.queues, storage.ClassNames(), c.teamClaims())
 }
 
 // teamClaims are the claims the stack creates in every team namespace

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // The guardrails that mirror aksml's semantic checks (duplicate identity,

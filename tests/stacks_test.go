@@ -13,9 +13,9 @@ import (
 
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/vocab"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // byType returns the resources whose type token ends with suffix (API

@@ -215,6 +215,14 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "Standard_D8ds_v5", s.CPUPool.VMSize)
 	assert.Equal(t, 1, *s.CPUPool.MinCount)
 	assert.Equal(t, 5, s.CPUPool.MaxCount)
+	assert.Equal(t, 128, s.CPUPool.OSDiskSizeGB)
+
+	// A minCount above the default ceiling raises it; a written value stays.
+	raised := Spec{SystemPool: SystemPool{MinCount: intp(4)}, CPUPool: CPUPool{MinCount: intp(7), VMSize: "Standard_D4ds_v5"}}
+	raised.Default()
+	assert.Equal(t, 4, raised.SystemPool.MaxCount)
+	assert.Equal(t, 7, raised.CPUPool.MaxCount)
+	assert.Equal(t, "Standard_D4ds_v5", raised.CPUPool.VMSize)
 	assert.Equal(t, Network{PodCIDR: "10.244.0.0/16", ServiceCIDR: "10.0.0.0/16", DNSServiceIP: "10.0.0.10"}, s.Network)
 	assert.True(t, s.LocalAccountsDisabled(), "Entra ID disables local accounts by default")
 	assert.True(t, *s.AzurePolicy)

@@ -78,11 +78,45 @@ type SystemPool struct {
 }
 
 // Min returns MinCount, or the default when unset.
-func (p SystemPool) Min() int {
-	if p.MinCount == nil {
-		return DefaultSystemMinCount
+func (p SystemPool) Min() int { return systemSizing.min(p.MinCount) }
+
+// poolSizing are the defaults of the sizing fields the system and CPU
+// pools share (VMSize, MinCount, MaxCount, OSDiskSizeGB): both pools are
+// defaulted by fill, with their own values.
+type poolSizing struct {
+	vmSize                   string
+	minCount, maxCount, disk int
+}
+
+var (
+	systemSizing = poolSizing{DefaultSystemVMSize, DefaultSystemMinCount, DefaultSystemMaxCount, DefaultSystemOSDiskSizeGB}
+	cpuSizing    = poolSizing{DefaultCPUVMSize, DefaultCPUMinCount, DefaultCPUMaxCount, DefaultCPUOSDiskSizeGB}
+)
+
+// min returns *minCount, or the default when unset.
+func (d poolSizing) min(minCount *int) int {
+	if minCount == nil {
+		return d.minCount
 	}
-	return *p.MinCount
+	return *minCount
+}
+
+// fill sets the unset sizing fields of a pool to d: maxCount is at least
+// the pool's minCount, so a minCount above the default ceiling raises it.
+func (d poolSizing) fill(vmSize *string, minCount **int, maxCount, osDisk *int) {
+	if *vmSize == "" {
+		*vmSize = d.vmSize
+	}
+	if *minCount == nil {
+		v := d.minCount
+		*minCount = &v
+	}
+	if *maxCount == 0 {
+		*maxCount = max(d.maxCount, **minCount)
+	}
+	if *osDisk == 0 {
+		*osDisk = d.disk
+	}
 }
 
 // CPUPool is a User-mode pool of CPU VMs for everything that is neither a
@@ -251,34 +285,9 @@ func (s *Spec) Default() {
 	if s.NodeOSUpgradeChannel == "" {
 		s.NodeOSUpgradeChannel = DefaultNodeOSUpgradeChannel
 	}
-	sp := &s.SystemPool
-	if sp.VMSize == "" {
-		sp.VMSize = DefaultSystemVMSize
-	}
-	if sp.MinCount == nil {
-		v := DefaultSystemMinCount
-		sp.MinCount = &v
-	}
-	if sp.MaxCount == 0 {
-		sp.MaxCount = max(DefaultSystemMaxCount, sp.Min())
-	}
-	if sp.OSDiskSizeGB == 0 {
-		sp.OSDiskSizeGB = DefaultSystemOSDiskSizeGB
-	}
-	cp := &s.CPUPool
-	if cp.VMSize == "" {
-		cp.VMSize = DefaultCPUVMSize
-	}
-	if cp.MinCount == nil {
-		v := DefaultCPUMinCount
-		cp.MinCount = &v
-	}
-	if cp.MaxCount == 0 {
-		cp.MaxCount = max(DefaultCPUMaxCount, cp.Min())
-	}
-	if cp.OSDiskSizeGB == 0 {
-		cp.OSDiskSizeGB = DefaultCPUOSDiskSizeGB
-	}
+	sp, cp := &s.SystemPool, &s.CPUPool
+	systemSizing.fill(&sp.VMSize, &sp.MinCount, &sp.MaxCount, &sp.OSDiskSizeGB)
+	cpuSizing.fill(&cp.VMSize, &cp.MinCount, &cp.MaxCount, &cp.OSDiskSizeGB)
 	if s.Network.PodCIDR == "" {
 		s.Network.PodCIDR = DefaultPodCIDR
 	}
@@ -314,12 +323,7 @@ func (s *Spec) Default() {
 }
 
 // Min returns MinCount, or the default when unset.
-func (p CPUPool) Min() int {
-	if p.MinCount == nil {
-		return DefaultCPUMinCount
-	}
-	return *p.MinCount
-}
+func (p CPUPool) Min() int { return cpuSizing.min(p.MinCount) }
 
 // AzurePolicyEnabled reports whether the Azure Policy add-on is on
 // (default true).

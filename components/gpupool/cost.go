@@ -9,7 +9,7 @@ import (
 // CostSummary is the indicative idle and maximum cost per hour of pools,
 // per pool (by name) and in total, at catalogue prices (PriceDate, spot at
 // SpotDiscount): the stack output `costSummary`. Idle is at the pools'
-// minimum node count (IdleCostPerHour), maximum at MaxNodes
+// minimum node count (IdleCostPerHour), maximum at the node ceiling
 // (MaxCostPerHour).
 func CostSummary(pools []Resolved) pulumi.Map {
 	byName := map[string]Resolved{}
@@ -28,7 +28,7 @@ func CostSummary(pools []Resolved) pulumi.Map {
 		perPool[n] = pulumi.Map{
 			"idlePerHour": pulumi.Float64(s.IdleCostPerHour()),
 			"maxPerHour":  pulumi.Float64(s.MaxCostPerHour()),
-			"maxGPUs":     pulumi.Int(s.MaxGPUs()),
+			"maxGPUs":     pulumi.Int(s.maxGPUs()),
 			"spot":        pulumi.Bool(s.IsSpot()),
 		}
 	}

@@ -135,8 +135,8 @@ type GPUNodePools struct {
 
 // GPUNodePool holds the outputs of one pool of a GPUNodePools.
 type GPUNodePool struct {
-	// Spec is the defaulted, validated pool spec, for capacity maths
-	// (MaxGPUs, MIGInstances) in the caller.
+	// Spec is the defaulted, validated pool spec. Capacity, node-count
+	// bounds and the GPU resource are the resolved pool's (Resolved).
 	Spec Spec
 
 	// Name is the AKS pool name (the `kubernetes.azure.com/agentpool`
@@ -148,7 +148,8 @@ type GPUNodePool struct {
 	VMSize pulumi.StringOutput
 	// GPUStack is Managed, DriverOnly or None.
 	GPUStack pulumi.StringOutput
-	// MaxGPUs is maxCount × GPUs per node.
+	// MaxGPUs is the node ceiling (maxCount, or count on a Managed pool)
+	// × GPUs per node.
 	MaxGPUs pulumi.IntOutput
 	// IdleCostPerHour is the indicative USD cost per hour at minCount (0
 	// when the pool scales to zero).
@@ -327,7 +328,7 @@ func poolOutputs(s Spec, poolName, resourceID pulumi.StringOutput) *GPUNodePool 
 		ResourceID:      resourceID,
 		VMSize:          pulumi.String(s.VMSize).ToStringOutput(),
 		GPUStack:        pulumi.String(string(s.GPUStack)).ToStringOutput(),
-		MaxGPUs:         pulumi.Int(s.MaxGPUs()).ToIntOutput(),
+		MaxGPUs:         pulumi.Int(s.maxGPUs()).ToIntOutput(),
 		IdleCostPerHour: pulumi.Float64(s.IdleCostPerHour()).ToFloat64Output(),
 		MaxCostPerHour:  pulumi.Float64(s.MaxCostPerHour()).ToFloat64Output(),
 		SpotDiscount:    pulumi.Float64(discount).ToFloat64Output(),
@@ -355,7 +356,7 @@ func AgentPoolArgs(s Spec, resourceGroupName, clusterName pulumi.StringInput, ta
 		OsType:            pulumi.String(PoolOSType),
 		VmSize:            pulumi.String(s.VMSize),
 		EnableAutoScaling: pulumi.Bool(true),
-		MinCount:          pulumi.Int(s.Min()),
+		MinCount:          pulumi.Int(s.minNodes()),
 		MaxCount:          pulumi.Int(s.MaxCount),
 		NodeLabels:        pulumi.ToStringMap(s.Labels()),
 		NodeTaints:        pulumi.ToStringArray(s.TaintStrings()),
@@ -403,10 +404,10 @@ func TemplateProperties(s Spec, tags map[string]string) map[string]any {
 	}
 	if s.IsManaged() {
 		props["enableAutoScaling"] = false
-		props["count"] = s.Nodes()
+		props["count"] = s.fixedCount()
 	} else {
 		props["enableAutoScaling"] = true
-		props["minCount"] = s.Min()
+		props["minCount"] = s.minNodes()
 		props["maxCount"] = s.MaxCount
 	}
 	if len(s.Zones) > 0 {

@@ -588,8 +588,8 @@ func TestStackWithoutTypedPoolsWaitsForNoPool(t *testing.T) {
 func TestManagedPoolCapacityAndCostFollowCount(t *testing.T) {
 	s := specOf(func(s *Spec) { s.VMSize = "Standard_NC4as_T4_v3"; managed(s, 3) })
 	sku, _ := s.SKU()
-	assert.Equal(t, 3, s.MaxGPUs())
-	assert.Equal(t, 3, s.Min())
+	assert.Equal(t, 3, s.maxGPUs())
+	assert.Equal(t, 3, s.minNodes())
 	assert.Equal(t, round2(3*sku.PricePerHour), s.IdleCostPerHour(), "a managed pool runs its count all the time")
 	assert.Equal(t, s.IdleCostPerHour(), s.MaxCostPerHour())
 	assert.Nil(t, s.MinCount, "Default gives a managed pool no minCount")

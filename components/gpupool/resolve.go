@@ -31,10 +31,13 @@ type Resolved struct {
 	// units by: nvidia.com/gpu, or the MIG profile's resource on a pool with
 	// the Mixed strategy (e.g. nvidia.com/mig-1g.10gb).
 	GPUResource string
-	// NodeLabels and NodeTaints are the pool's placement: what a pod must
-	// select and tolerate to run on it (Labels, Taints).
-	NodeLabels map[string]string
-	NodeTaints []Taint
+	// MinNodes and MaxNodes are the pool's node-count bounds: count and
+	// count on a Managed pool (a fixed count, no autoscaler), minCount
+	// (default DefaultMinCount) and maxCount on DriverOnly and None pools.
+	// Network sizing, quota and gang checks read MaxNodes, never the
+	// spec's count or maxCount. The placement a pod must select and
+	// tolerate to run on the pool is Labels and Taints.
+	MinNodes, MaxNodes int
 	// Allocatable is what one node offers to pods after AKS's reservations
 	// (NodeAllocatable); zero when Sized is false.
 	Allocatable Allocatable
@@ -49,6 +52,11 @@ type Resolved struct {
 
 	resolved bool
 }
+
+// NodeCeiling returns MaxNodes and the config key, relative to the pool,
+// that sets it: "count" on a Managed pool, "maxCount" otherwise. Messages
+// that tell the user which key to raise name this key.
+func (r *Resolved) NodeCeiling() (nodes int, key string) { return r.nodeCeiling() }
 
 // NodeCeilingPath returns the config key that sets the pool's node
 // ceiling (NodeCeiling), below the pool's Path: `aksml:gpuPools[1].count`
@@ -103,8 +111,7 @@ func resolveOne(raw Spec, path field.Path) Resolved {
 	s := defaulted(raw)
 	r := Resolved{Spec: s, Path: path, resolved: true}
 	r.Problems = s.Validate(path)
-	r.NodeLabels = s.Labels()
-	r.NodeTaints = s.Taints()
+	r.MinNodes, r.MaxNodes = s.minNodes(), s.maxNodes()
 	r.GPUResource = GPUResource
 	if s.MIGEnabled() {
 		r.GPUResource = s.MIGResourceName()
@@ -112,9 +119,9 @@ func resolveOne(raw Spec, path field.Path) Resolved {
 	_, known := s.SKU()
 	r.Sized = known && (!s.MIGEnabled() || slices.Contains(MIGProfiles, s.MIG.Profile))
 	if r.Sized {
-		r.Capacity = s.MaxGPUs()
+		r.Capacity = s.maxGPUs()
 		if s.MIGEnabled() {
-			r.Capacity = s.MIGInstances()
+			r.Capacity = s.migInstances()
 		}
 		if a, err := NodeAllocatable(s.VMSize, 0); err == nil {
 			r.Allocatable = a

@@ -212,41 +212,41 @@ func (s *Spec) Default() {
 	}
 }
 
-// Min returns the fewest nodes the pool runs: Count on a Managed pool,
-// else MinCount, or the default when unset.
-func (s Spec) Min() int {
+// minNodes returns the fewest nodes the pool runs: Count on a Managed pool,
+// else MinCount, or the default when unset (Resolved.MinNodes).
+func (s Spec) minNodes() int {
 	switch {
 	case s.IsManaged():
-		return s.Nodes()
+		return s.fixedCount()
 	case s.MinCount == nil:
 		return DefaultMinCount
 	}
 	return *s.MinCount
 }
 
-// MaxNodes returns the most nodes the pool runs: Count on a Managed pool,
-// MaxCount otherwise (NodeCeiling). Capacity, cost at maximum scale and the
-// node subnet size use it.
-func (s Spec) MaxNodes() int {
-	n, _ := s.NodeCeiling()
+// maxNodes returns the most nodes the pool runs: Count on a Managed pool,
+// MaxCount otherwise (nodeCeiling). Capacity, cost at maximum scale and,
+// through Resolved.MaxNodes, the node subnet size use it.
+func (s Spec) maxNodes() int {
+	n, _ := s.nodeCeiling()
 	return n
 }
 
-// NodeCeiling returns the pool's node-count upper bound and the config key
+// nodeCeiling returns the pool's node-count upper bound and the config key
 // (relative to the pool) that sets it: Count and "count" on a Managed pool,
 // which runs a fixed count without the autoscaler; MaxCount and "maxCount"
 // on DriverOnly and None pools, whose count the autoscaler moves up to
 // MaxCount. It is the one place that decides "count or maxCount": messages
 // that tell the user which key to raise use the key it returns.
-func (s Spec) NodeCeiling() (nodes int, key string) {
+func (s Spec) nodeCeiling() (nodes int, key string) {
 	if s.IsManaged() {
-		return s.Nodes(), "count"
+		return s.fixedCount(), "count"
 	}
 	return s.MaxCount, "maxCount"
 }
 
-// Nodes returns Count, or 0 when unset.
-func (s Spec) Nodes() int {
+// fixedCount returns Count, or 0 when unset.
+func (s Spec) fixedCount() int {
 	if s.Count == nil {
 		return 0
 	}
@@ -324,21 +324,21 @@ func (s Spec) TaintStrings() []string {
 	return out
 }
 
-// MaxGPUs is the GPU capacity of the pool at its largest: MaxNodes ×
+// maxGPUs is the GPU capacity of the pool at its largest: maxNodes ×
 // GPUs/node (maxCount, or count on a Managed pool). With MIG it still
-// counts physical GPUs; see MIGInstances.
-func (s Spec) MaxGPUs() int {
+// counts physical GPUs; see migInstances.
+func (s Spec) maxGPUs() int {
 	sku, _ := s.SKU()
-	return s.MaxNodes() * sku.GPUsPerNode
+	return s.maxNodes() * sku.GPUsPerNode
 }
 
-// MIGInstances is the number of MIG instances the pool offers at maxCount,
+// migInstances is the number of MIG instances the pool offers at maxCount,
 // or 0 without MIG.
-func (s Spec) MIGInstances() int {
+func (s Spec) migInstances() int {
 	if !s.MIGEnabled() {
 		return 0
 	}
-	return s.MaxGPUs() * migSlices[s.MIG.Profile].perGPU
+	return s.maxGPUs() * migSlices[s.MIG.Profile].perGPU
 }
 
 // MIGResourceName is the extended resource a MIG instance is requested by,
@@ -427,9 +427,10 @@ func (s Spec) hourly() float64 {
 
 // IdleCostPerHour is the indicative cost per hour at minCount (0 when the
 // pool scales to zero).
-func (s Spec) IdleCostPerHour() float64 { return round2(float64(s.Min()) * s.hourly()) }
+func (s Spec) IdleCostPerHour() float64 { return round2(float64(s.minNodes()) * s.hourly()) }
 
-// MaxCostPerHour is the indicative cost per hour at MaxNodes.
-func (s Spec) MaxCostPerHour() float64 { return round2(float64(s.MaxNodes()) * s.hourly()) }
+// MaxCostPerHour is the indicative cost per hour at the node ceiling
+// (maxCount, or count on a Managed pool).
+func (s Spec) MaxCostPerHour() float64 { return round2(float64(s.maxNodes()) * s.hourly()) }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -150,14 +150,14 @@ func (s Spec) validateAutoscaledCount(path field.Path) field.ErrorList {
 	if s.MaxCount < 1 || s.MaxCount > MaxPoolCount {
 		errs = append(errs, field.Invalid(path.Child("maxCount"), "%d is out of range; set an explicit ceiling between 1 and %d", s.MaxCount, MaxPoolCount))
 	}
-	if s.Min() < 0 {
-		errs = append(errs, field.Invalid(path.Child("minCount"), "%d is negative; use 0 to scale to zero", s.Min()))
-	} else if s.MaxCount >= 1 && s.Min() > s.MaxCount {
-		errs = append(errs, field.Invalid(path.Child("minCount"), "minCount (%d) > maxCount (%d); lower minCount or raise maxCount", s.Min(), s.MaxCount))
-	} else if s.Priority == PrioritySpot && s.Min() > 0 {
+	if s.minNodes() < 0 {
+		errs = append(errs, field.Invalid(path.Child("minCount"), "%d is negative; use 0 to scale to zero", s.minNodes()))
+	} else if s.MaxCount >= 1 && s.minNodes() > s.MaxCount {
+		errs = append(errs, field.Invalid(path.Child("minCount"), "minCount (%d) > maxCount (%d); lower minCount or raise maxCount", s.minNodes(), s.MaxCount))
+	} else if s.Priority == PrioritySpot && s.minNodes() > 0 {
 		// SPEC C2.5 (GPU node pools: spot pool --min-count 0), guardrail
 		// AKSML-GPU-005.
-		errs = append(errs, field.Invalid(path.Child("minCount"), "%d keeps spot nodes warm, but spot capacity is for interruptible work that waits for a node (SPEC C2.5, guardrail AKSML-GPU-005); remove minCount, or use priority Regular for warm capacity", s.Min()))
+		errs = append(errs, field.Invalid(path.Child("minCount"), "%d keeps spot nodes warm, but spot capacity is for interruptible work that waits for a node (SPEC C2.5, guardrail AKSML-GPU-005); remove minCount, or use priority Regular for warm capacity", s.minNodes()))
 	}
 	if s.Count != nil {
 		errs = append(errs, field.Forbidden(path.Child("count"), "count is only for gpuStack Managed pools; the cluster autoscaler owns the node count of a %s pool between minCount and maxCount, so remove count", s.GPUStack))

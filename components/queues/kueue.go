@@ -38,7 +38,7 @@ func taint(t gpupool.Taint) map[string]any {
 // GPU flavors sit in resource groups that cover only GPU resources (see
 // clusterQueueSpec), so a workload that requests no GPU never reaches them,
 // and the injected GPU toleration cannot put CPU-only pods on GPU nodes.
-func resourceFlavorSpec(pool gpupool.Spec) map[string]any {
+func resourceFlavorSpec(pool gpupool.Resolved) map[string]any {
 	var nodeTaints []any
 	for _, t := range pool.Taints() {
 		if t.Effect == "NoSchedule" || t.Effect == "NoExecute" {
@@ -77,8 +77,8 @@ func cpuFlavorSpec() map[string]any { return map[string]any{} }
 // LowerPriority, reclaimWithinCohort Any, borrowWithinCohort Never).
 // flavorFungibility tries the next flavor before borrowing or preempting, so
 // a team uses its own quota on every flavor before it takes another team's.
-func clusterQueueSpec(t Team, pools []gpupool.Spec, cohort string) map[string]any {
-	groups := gpuGroups(teamPools(t, pools), pools, func(p gpupool.Spec, r string) map[string]any { return gpuQuota(t, p.Name, r) })
+func clusterQueueSpec(t Team, pools []gpupool.Resolved, cohort string) map[string]any {
+	groups := gpuGroups(teamPools(t, pools), pools, func(p gpupool.Resolved, r string) map[string]any { return gpuQuota(t, p.Name, r) })
 	groups = append(groups, cpuGroup(
 		withLimits(map[string]any{"name": CPUResource, "nominalQuota": t.CPU}, t.CPUBorrowingLimit, t.CPULendingLimit),
 		withLimits(map[string]any{"name": MemoryResource, "nominalQuota": t.Memory}, t.MemoryBorrowingLimit, t.MemoryLendingLimit),
@@ -97,12 +97,12 @@ func clusterQueueSpec(t Team, pools []gpupool.Spec, cohort string) map[string]an
 // gpuGroups are the GPU resource groups of a ClusterQueue: one per GPU
 // resource of pools, listing the flavors of mine (in order) that offer it,
 // each with quota(pool, resource).
-func gpuGroups(mine, pools []gpupool.Spec, quota func(gpupool.Spec, string) map[string]any) []any {
+func gpuGroups(mine, pools []gpupool.Resolved, quota func(gpupool.Resolved, string) map[string]any) []any {
 	var groups []any
 	for _, r := range gpuResources(pools) {
 		var flavors []any
 		for _, p := range mine {
-			if GPUResourceName(p) == r {
+			if p.GPUResource == r {
 				flavors = append(flavors, flavorQuota(FlavorName(p.Name), quota(p, r)))
 			}
 		}

@@ -88,8 +88,8 @@ func isZero(q string) bool {
 }
 
 // lenderPools returns the pools the lender lends on, in pool order.
-func lenderPools(l Lender, pools []gpupool.Spec) []gpupool.Spec {
-	var out []gpupool.Spec
+func lenderPools(l Lender, pools []gpupool.Resolved) []gpupool.Resolved {
+	var out []gpupool.Resolved
 	for _, p := range pools {
 		if _, ok := l.GPUQuota[p.Name]; ok {
 			out = append(out, p)
@@ -103,8 +103,8 @@ func lenderPools(l Lender, pools []gpupool.Spec) []gpupool.Spec {
 // cpu and memory on the CPU flavor), borrowingLimit 0, no lendingLimit (all
 // of it lends), no namespaceSelector (no namespace may submit to it) and no
 // preemption (it has no workloads).
-func lenderClusterQueueSpec(l Lender, pools []gpupool.Spec, cohort string) map[string]any {
-	groups := gpuGroups(lenderPools(l, pools), pools, func(p gpupool.Spec, r string) map[string]any {
+func lenderClusterQueueSpec(l Lender, pools []gpupool.Resolved, cohort string) map[string]any {
+	groups := gpuGroups(lenderPools(l, pools), pools, func(p gpupool.Resolved, r string) map[string]any {
 		return map[string]any{"name": r, "nominalQuota": itoa(l.GPUQuota[p.Name]), "borrowingLimit": "0"}
 	})
 	if !isZero(l.CPU) || !isZero(l.Memory) {

@@ -99,7 +99,7 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	if args.Namespaces == nil && r.Scheduler.Kueue() && len(r.Teams) > 0 {
 		return nil, errors.New("queues: Namespaces is required for the teams' LocalQueues; pass the team namespaces (components/tenancy Tenancy.Namespaces)")
 	}
-	teams, pools, sched := r.Teams, r.specs(), r.Scheduler
+	teams, pools, sched := r.Teams, r.Pools, r.Scheduler
 
 	c := &Queues{}
 	if args.Provider != nil {
@@ -138,7 +138,7 @@ type builder struct {
 	name   string
 	parent *Queues
 	teams  []Team
-	pools  []gpupool.Spec
+	pools  []gpupool.Resolved
 	sched  SchedulerSpec
 
 	// namespaces are the team namespaces by team name (QueuesArgs.Namespaces).

@@ -462,15 +462,12 @@ func TestProviderIsInherited(t *testing.T) {
 	}
 }
 
-func defaultedPools() []gpupool.Spec {
-	pools := testPools()
-	for i := range pools {
-		pools[i].Default()
-	}
+func defaultedPools() []gpupool.Resolved {
+	pools, _ := gpupool.Resolve(testPools(), aksmlPaths().Pools)
 	return pools
 }
 
-func poolNames(pools []gpupool.Spec) []string {
+func poolNames(pools []gpupool.Resolved) []string {
 	var out []string
 	for _, p := range pools {
 		out = append(out, p.Name)

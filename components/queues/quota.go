@@ -1,7 +1,6 @@
 package queues
 
 import (
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,14 +9,11 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 )
 
-// unlimited stands for an unset borrowing limit in the arithmetic below.
-const unlimited = math.MaxInt32
-
 // teamPools returns the pools the team lists in gpuQuota, in the order
 // Kueue tries their flavors: FlavorOrder first, then on-demand pools, then
 // spot pools, each in pool order.
-func teamPools(t Team, pools []gpupool.Spec) []gpupool.Spec {
-	var out []gpupool.Spec
+func teamPools(t Team, pools []gpupool.Resolved) []gpupool.Resolved {
+	var out []gpupool.Resolved
 	listed := func(name string) bool {
 		_, ok := t.GPUQuota[name]
 		return ok
@@ -37,20 +33,20 @@ func teamPools(t Team, pools []gpupool.Spec) []gpupool.Spec {
 	return out
 }
 
-func poolIndex(pools []gpupool.Spec, name string) int {
-	return slices.IndexFunc(pools, func(p gpupool.Spec) bool { return p.Name == name })
+func poolIndex(pools []gpupool.Resolved, name string) int {
+	return slices.IndexFunc(pools, func(p gpupool.Resolved) bool { return p.Name == name })
 }
 
-func containsPool(pools []gpupool.Spec, name string) bool { return poolIndex(pools, name) >= 0 }
+func containsPool(pools []gpupool.Resolved, name string) bool { return poolIndex(pools, name) >= 0 }
 
 // gpuResources returns the distinct GPU resource names of the pools,
 // nvidia.com/gpu first, then MIG resources sorted.
-func gpuResources(pools []gpupool.Spec) []string {
+func gpuResources(pools []gpupool.Resolved) []string {
 	seen := map[string]bool{gpupool.GPUResource: true}
 	out := []string{gpupool.GPUResource}
 	var mig []string
 	for _, p := range pools {
-		r := GPUResourceName(p)
+		r := p.GPUResource
 		if !seen[r] {
 			seen[r] = true
 			mig = append(mig, r)
@@ -60,22 +56,33 @@ func gpuResources(pools []gpupool.Spec) []string {
 	return append(out, mig...)
 }
 
-// lendable is what the team lends on a pool: its nominal quota, capped by
-// LendingLimit (Kueue requires lendingLimit <= nominalQuota).
-func lendable(t Team, pool string) int {
-	n := t.GPUQuota[pool]
-	if t.LendingLimit != nil && *t.LendingLimit < n {
-		return *t.LendingLimit
+// lendable is what the team lends on a pool (Lent of its nominal quota
+// there and its LendingLimit).
+func lendable(t Team, pool string) int { return Lent(t.GPUQuota[pool], t.LendingLimit) }
+
+// Lent is what one member of a Kueue cohort lends on a flavor: its nominal
+// quota, capped by its lendingLimit when set (Kueue requires lendingLimit
+// <= nominalQuota). What a ClusterQueue may borrow there is the sum of
+// what the other members lend, capped by its borrowingLimit (Borrowable)
+// ("Cluster Queue", borrowingLimit and lendingLimit,
+// https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/). The teams'
+// admission here and the guardrail over ClusterQueue objects
+// (policy/rules, AKSML-JOB-004) share this arithmetic.
+func Lent[N int | float64](nominal N, lendingLimit *N) N {
+	if lendingLimit != nil && *lendingLimit < nominal {
+		return *lendingLimit
 	}
-	return n
+	return nominal
 }
 
-// borrowLimit is the team's borrowing limit, or unlimited.
-func borrowLimit(t Team) int {
-	if t.BorrowingLimit == nil {
-		return unlimited
+// Borrowable is what a ClusterQueue may borrow on a flavor: lent, what the
+// other members of its cohort lend there (Lent, summed), capped by its
+// borrowingLimit when set (nil: no limit).
+func Borrowable[N int | float64](lent N, borrowingLimit *N) N {
+	if borrowingLimit != nil && *borrowingLimit < lent {
+		return *borrowingLimit
 	}
-	return *t.BorrowingLimit
+	return lent
 }
 
 // AdmissibleGPUs is, per GPU resource name, the most GPU units the team can
@@ -92,7 +99,7 @@ func borrowLimit(t Team) int {
 //
 // Every GPU resource of the pools has an entry, 0 where the team has none.
 // Teams and pools must be defaulted.
-func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec, system System) map[string]int {
+func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Resolved, system System) map[string]int {
 	out := map[string]int{}
 	for _, r := range gpuResources(pools) {
 		out[r] = 0
@@ -106,7 +113,7 @@ func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec
 					others += lendable(u, p.Name)
 				}
 			}
-			out[GPUResourceName(p)] += t.GPUQuota[p.Name] + min(borrowLimit(t), others)
+			out[p.GPUResource] += t.GPUQuota[p.Name] + Borrowable(others, t.BorrowingLimit)
 		}
 	case SystemVolcano:
 		own := nominalByResource(t, pools)
@@ -119,7 +126,7 @@ func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec
 			}
 		}
 		for r := range out {
-			out[r] = own[r] + min(borrowLimit(t), others[r])
+			out[r] = own[r] + Borrowable(others[r], t.BorrowingLimit)
 		}
 	default:
 		for r, n := range nominalByResource(t, pools) {
@@ -130,11 +137,11 @@ func AdmissibleGPUs(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec
 }
 
 // nominalByResource sums the team's nominal quota per GPU resource name.
-func nominalByResource(t Team, pools []gpupool.Spec) map[string]int {
+func nominalByResource(t Team, pools []gpupool.Resolved) map[string]int {
 	out := map[string]int{}
 	for _, p := range pools {
 		if n, ok := t.GPUQuota[p.Name]; ok {
-			out[GPUResourceName(p)] += n
+			out[p.GPUResource] += n
 		}
 	}
 	return out
@@ -152,7 +159,7 @@ func totalQuota(quota map[string]int) int {
 // resourceQuotaHard is the `hard` of the team namespace's ResourceQuota:
 // `requests.<gpu resource>` = AdmissibleGPUs. Extended resources can only be
 // limited on requests (their requests always equal their limits).
-func resourceQuotaHard(t Team, teams []Team, lenders []Lender, pools []gpupool.Spec, system System) map[string]string {
+func resourceQuotaHard(t Team, teams []Team, lenders []Lender, pools []gpupool.Resolved, system System) map[string]string {
 	hard := map[string]string{}
 	for r, n := range AdmissibleGPUs(t, teams, lenders, pools, system) {
 		hard["requests."+r] = strconv.Itoa(n)

@@ -8,10 +8,10 @@ import (
 )
 
 // Resolved is the queueing layer decided once (Resolve): the defaulted
-// teams and scheduler, the resolved GPU pools, and what the workload side
-// needs to know about each team (its namespace, queue and the GPUs it can
-// ever be admitted). NewQueues given a Resolved does not default or
-// validate again.
+// teams and scheduler and the resolved GPU pools, with what the workload
+// side asks of each team (CheckAdmission, ResourceQuotaHard,
+// TeamPriorities). NewQueues given a Resolved does not default or validate
+// again.
 type Resolved struct {
 	// Teams are the defaulted teams, in config order.
 	Teams []Team
@@ -24,19 +24,6 @@ type Resolved struct {
 	// Problems are the errors Resolve returned plus the pools' own
 	// problems; NewQueues registers nothing while there are any.
 	Problems field.ErrorList
-}
-
-// TeamQueue is what a workload of one team is admitted through.
-type TeamQueue struct {
-	// Namespace is the team namespace (the team name).
-	Namespace string
-	// QueueName is the queue a workload names: the Kueue LocalQueue
-	// (LocalQueueName), the Volcano Queue (ClusterQueueName), or "" with
-	// system none.
-	QueueName string
-	// Admissible is, per GPU resource, the most GPU units the team can hold
-	// at once (AdmissibleGPUs).
-	Admissible map[string]int
 }
 
 // Resolve defaults copies of the teams and the scheduler and checks them
@@ -57,9 +44,6 @@ func Resolve(teams []Team, pools []gpupool.Resolved, sched SchedulerSpec, paths 
 	return r, errs
 }
 
-// specs returns the defaulted pool specs.
-func (r *Resolved) specs() []gpupool.Spec { return gpupool.Specs(r.Pools) }
-
 // team returns the defaulted team named name.
 func (r *Resolved) team(name string) (Team, bool) {
 	for _, t := range r.Teams {
@@ -68,20 +52,6 @@ func (r *Resolved) team(name string) (Team, bool) {
 		}
 	}
 	return Team{}, false
-}
-
-// Queue returns how workloads of team are admitted, or false for a team
-// that is not declared.
-func (r *Resolved) Queue(team string) (TeamQueue, bool) {
-	t, ok := r.team(team)
-	if !ok {
-		return TeamQueue{}, false
-	}
-	return TeamQueue{
-		Namespace:  t.Name,
-		QueueName:  QueueName(r.Scheduler.System, t.Name),
-		Admissible: AdmissibleGPUs(t, r.Teams, r.lenders(), r.specs(), r.Scheduler.System),
-	}, true
 }
 
 // ResourceQuotaHard is the `hard` of team's namespace ResourceQuota, the
@@ -95,7 +65,7 @@ func (r *Resolved) ResourceQuotaHard(team string) map[string]string {
 	if !ok {
 		return nil
 	}
-	return resourceQuotaHard(t, r.Teams, r.lenders(), r.specs(), r.Scheduler.System)
+	return resourceQuotaHard(t, r.Teams, r.lenders(), r.Pools, r.Scheduler.System)
 }
 
 // QueueName is the queue a workload of team names with system: the Kueue
@@ -146,13 +116,13 @@ func (r *Resolved) CheckAdmission(team, pool string, units int, path field.Path)
 				others += lendable(u, pool)
 			}
 		}
-		borrow := min(borrowLimit(t), others)
+		borrow := Borrowable(others, t.BorrowingLimit)
 		if most := nominal + borrow; units > most {
 			return field.ErrorList{field.Invalid(path, "needs %d %s at once on pool %q, but team %q can be admitted at most %d there (nominal %d + borrowing %d); lower the replicas or GPUs, or raise %s.gpuQuota.%s or its borrowingLimit", units, p.GPUResource, pool, team, most, nominal, borrow, teamPath, pool)}
 		}
 		return nil
 	}
-	most := AdmissibleGPUs(t, r.Teams, nil, r.specs(), r.Scheduler.System)[p.GPUResource]
+	most := AdmissibleGPUs(t, r.Teams, nil, r.Pools, r.Scheduler.System)[p.GPUResource]
 	if units > most {
 		return field.ErrorList{field.Invalid(path, "needs %d %s at once, but team %q may hold at most %d (its ResourceQuota); lower the replicas or GPUs, or raise %s.gpuQuota", units, p.GPUResource, team, most, teamPath)}
 	}

@@ -49,21 +49,23 @@ func TestNewQueuesTakesResolved(t *testing.T) {
 	assert.Empty(t, m.All())
 }
 
-func TestResolvedQueue(t *testing.T) {
-	paths := aksmlPaths()
-	pools, _ := gpupool.Resolve(testPools(), paths.Pools)
-	r, errs := Resolve(testTeams(), pools, SchedulerSpec{}, paths)
-	require.Empty(t, errs)
-	q, ok := r.Queue("team-b")
-	require.True(t, ok)
-	assert.Equal(t, "team-b", q.Namespace)
-	assert.Equal(t, LocalQueueName, q.QueueName)
-	// team-b: 2 nominal on a100, unlimited borrowing of what team-a lends there (3).
-	assert.Equal(t, 5, q.Admissible[gpupool.GPUResource])
-	_, ok = r.Queue("nobody")
-	assert.False(t, ok)
+// TestQueueName: a workload names the team's LocalQueue with Kueue, the
+// team's own Queue with Volcano, and no queue without a queueing system.
+func TestQueueName(t *testing.T) {
+	assert.Equal(t, LocalQueueName, QueueName(SystemKueue, "team-b"))
+	assert.Equal(t, ClusterQueueName("team-a"), QueueName(SystemVolcano, "team-a"))
+	assert.Empty(t, QueueName(SystemNone, "team-a"))
+}
 
-	v, _ := Resolve(volcanoTeams(), pools, SchedulerSpec{System: SystemVolcano}, paths)
-	q, _ = v.Queue("team-a")
-	assert.Equal(t, ClusterQueueName("team-a"), q.QueueName)
+// TestLentAndBorrowable: a cohort member lends its nominal quota, capped by
+// its lendingLimit; a ClusterQueue borrows what the others lend, capped by
+// its borrowingLimit; no limit means no cap. The guardrail AKSML-QUE-005
+// runs the same functions over ClusterQueue objects.
+func TestLentAndBorrowable(t *testing.T) {
+	assert.Equal(t, 4, Lent(4, nil))
+	assert.Equal(t, 3, Lent(4, ptr(3)))
+	assert.Equal(t, 4, Lent(4, ptr(6)), "Kueue requires lendingLimit <= nominalQuota")
+	assert.Equal(t, 5.0, Borrowable(5.0, nil))
+	assert.Equal(t, 2.0, Borrowable(5.0, ptr(2.0)))
+	assert.Equal(t, 0, Borrowable(5, ptr(0)), "borrowingLimit 0 turns borrowing off")
 }

@@ -3,7 +3,6 @@ package queues
 import (
 	"slices"
 
-	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/vocab"
 )
 
@@ -260,25 +259,5 @@ func FlavorName(pool string) string { return "gpu-" + pool }
 // ClusterQueueName is the team's cluster-scoped queue: the Kueue
 // ClusterQueue, or the Volcano Queue, `<team>-gpu` (AKS MLOps best practices: team-a-gpu).
 func ClusterQueueName(team string) string { return team + "-gpu" }
-
-// GPUResourceName is the extended resource a pool's GPUs are requested by:
-// nvidia.com/gpu, or on MIG pools with the mixed strategy the MIG profile's
-// resource (e.g. nvidia.com/mig-1g.10gb).
-func GPUResourceName(pool gpupool.Spec) string {
-	if pool.MIGEnabled() {
-		return pool.MIGResourceName()
-	}
-	return gpupool.GPUResource
-}
-
-// PoolCapacity is the number of GPU units a pool offers at maxCount: GPUs
-// (maxCount × GPUs per node), or on MIG pools MIG instances (that × the
-// profile's instances per GPU), the unit quota is counted in on that pool.
-func PoolCapacity(pool gpupool.Spec) int {
-	if pool.MIGEnabled() {
-		return pool.MIGInstances()
-	}
-	return pool.MaxGPUs()
-}
 
 func ptr[T any](v T) *T { return &v }

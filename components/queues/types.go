@@ -1,4 +1,6 @@
 package queues
 
+import "github.com/aksml/aksml/components/vocab"
+
 // ComponentType is the Pulumi type token of the Queues component.
-const ComponentType = "aksml:queues:Queues"
+const ComponentType = vocab.QueuesComponentType

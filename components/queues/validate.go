@@ -62,7 +62,7 @@ func ValidateTeams(teams []Team, pools []gpupool.Spec, sched SchedulerSpec, path
 
 // validate checks the defaulted teams and scheduler against the pools.
 func (r *Resolved) validate() field.ErrorList {
-	teams, pools, sched, paths := r.Teams, r.specs(), r.Scheduler, r.Paths
+	teams, pools, sched, paths := r.Teams, r.Pools, r.Scheduler, r.Paths
 	errs := sched.Validate(paths.Scheduler)
 
 	poolNames := make([]string, len(pools))
@@ -317,18 +317,19 @@ func validateResourceLimits(t Team, sched SchedulerSpec, paths Paths, path field
 }
 
 // CheckCapacity is the capacity check (C5.4): on every GPU pool the teams'
-// nominal quota must fit what the pool holds at maxCount (PoolCapacity:
-// GPUs, or MIG instances on MIG pools) times overcommitRatio. Kueue quota is
+// nominal quota must fit what the pool holds at its node ceiling
+// (gpupool.Resolved.Capacity: GPUs, or MIG instances on MIG pools) times
+// overcommitRatio. Kueue quota is
 // a scheduling quota, not an Azure one (AKS MLOps best practices): quota the pools cannot
 // provide leaves admitted work pending. Borrowing only redistributes
 // nominal quota, so nominal quota is what must fit. Pools with a VM size
-// outside the catalogue or an unknown MIG profile are skipped (gpupool
-// validation reports them).
-// Inputs must be defaulted.
-func CheckCapacity(teams []Team, lenders []Lender, pools []gpupool.Spec, overcommitRatio float64, paths Paths) field.ErrorList {
+// outside the catalogue or an unknown MIG profile (not Sized) are skipped
+// (gpupool validation reports them).
+// Teams must be defaulted.
+func CheckCapacity(teams []Team, lenders []Lender, pools []gpupool.Resolved, overcommitRatio float64, paths Paths) field.ErrorList {
 	var errs field.ErrorList
-	for i, p := range pools {
-		if _, known := p.SKU(); !known || (p.MIGEnabled() && !slices.Contains(gpupool.MIGProfiles, p.MIG.Profile)) {
+	for _, p := range pools {
+		if !p.Sized {
 			continue
 		}
 		total := 0
@@ -345,13 +346,12 @@ func CheckCapacity(teams []Team, lenders []Lender, pools []gpupool.Spec, overcom
 				parts = append(parts, fmt.Sprintf("lender %s %d", l.Name, n))
 			}
 		}
-		capacity := PoolCapacity(p)
+		capacity := p.Capacity
 		allowed := int(math.Floor(float64(capacity)*overcommitRatio + 1e-9))
 		if total <= allowed {
 			continue
 		}
-		holds := describeCapacity(p)
-		_, ceilingKey := p.NodeCeiling()
+		holds := describeCapacity(&p)
 		fix := "or set"
 		if overcommitRatio > 1 {
 			holds += fmt.Sprintf(" and overcommitRatio %v allows %d", overcommitRatio, allowed)
@@ -359,23 +359,23 @@ func CheckCapacity(teams []Team, lenders []Lender, pools []gpupool.Spec, overcom
 		}
 		errs = append(errs, field.Invalid(paths.Teams,
 			"nominal %s quota on pool %q is %d (%s) but the pool holds %s; lower the quotas, raise %s, %s %s",
-			GPUResourceName(p), p.Name, total, strings.Join(parts, ", "), holds,
-			paths.Pools.Index(i).Child(ceilingKey), fix, paths.Scheduler.Child("overcommitRatio")))
+			p.GPUResource, p.Name, total, strings.Join(parts, ", "), holds,
+			p.NodeCeilingPath(), fix, paths.Scheduler.Child("overcommitRatio")))
 	}
 	return errs
 }
 
-// describeCapacity explains PoolCapacity, e.g. "8 GPUs (maxCount 8 × 1)".
+// describeCapacity explains p.Capacity, e.g. "8 GPUs (maxCount 8 × 1)".
 // A Managed pool holds count nodes (no autoscaler): "8 GPUs (count 8 × 1)".
-func describeCapacity(p gpupool.Spec) string {
+func describeCapacity(p *gpupool.Resolved) string {
 	sku, _ := p.SKU()
 	n, k := p.NodeCeiling()
 	nodes := fmt.Sprintf("%s %d", k, n)
 	if p.MIGEnabled() {
 		device, perGPU := p.MIGDevicesPerGPU()
-		return fmt.Sprintf("%d MIG instances (%s × %d GPUs × %d %s)", PoolCapacity(p), nodes, sku.GPUsPerNode, perGPU, device)
+		return fmt.Sprintf("%d MIG instances (%s × %d GPUs × %d %s)", p.Capacity, nodes, sku.GPUsPerNode, perGPU, device)
 	}
-	return fmt.Sprintf("%d GPUs (%s × %d)", PoolCapacity(p), nodes, sku.GPUsPerNode)
+	return fmt.Sprintf("%d GPUs (%s × %d)", p.Capacity, nodes, sku.GPUsPerNode)
 }
 
 func sortedKeys(m map[string]int) []string {

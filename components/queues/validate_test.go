@@ -234,6 +234,12 @@ func TestCheckCapacity(t *testing.T) {
 				ps[0].MaxCount = 4
 				return ps
 			}},
+		{name: "Managed pool holds its count", quota: map[string][2]int{"a100": {2, 1}}, overcommit: 1,
+			pools: func(ps []gpupool.Spec) []gpupool.Spec {
+				ps[0].GPUStack, ps[0].MaxCount, ps[0].Count = gpupool.GPUStackManaged, 0, ptr(2)
+				return ps
+			},
+			wantErr: `nominal nvidia.com/gpu quota on pool "a100" is 3 (team-a 2, team-b 1) but the pool holds 2 GPUs (count 2 × 1); lower the quotas, raise aksml:gpuPools[0].count`},
 		{name: "unknown SKU is left to pool validation", quota: map[string][2]int{"a100": {80, 0}}, overcommit: 1,
 			pools: func(ps []gpupool.Spec) []gpupool.Spec { ps[0].VMSize = "Standard_X"; return ps }},
 	}
@@ -244,13 +250,11 @@ func TestCheckCapacity(t *testing.T) {
 			for pool, q := range tc.quota {
 				a.GPUQuota[pool], b.GPUQuota[pool] = q[0], q[1]
 			}
-			pools := testPools()
+			specs := testPools()
 			if tc.pools != nil {
-				pools = tc.pools(pools)
+				specs = tc.pools(specs)
 			}
-			for i := range pools {
-				pools[i].Default()
-			}
+			pools, _ := gpupool.Resolve(specs, aksmlPaths().Pools)
 			errs := CheckCapacity([]Team{a, b}, nil, pools, tc.overcommit, aksmlPaths())
 			if tc.wantErr == "" {
 				require.Empty(t, errs)
@@ -260,22 +264,6 @@ func TestCheckCapacity(t *testing.T) {
 			assert.Contains(t, errs[0].Error(), tc.wantErr)
 		})
 	}
-}
-
-func TestPoolCapacityAndResource(t *testing.T) {
-	pools := testPools()
-	for i := range pools {
-		pools[i].Default()
-	}
-	assert.Equal(t, 8, PoolCapacity(pools[0]))
-	assert.Equal(t, "nvidia.com/gpu", GPUResourceName(pools[0]))
-	assert.Equal(t, 14, PoolCapacity(pools[2]))
-	assert.Equal(t, "nvidia.com/mig-1g.10gb", GPUResourceName(pools[2]))
-
-	single := pools[2]
-	single.MIG = &gpupool.MIGSpec{Strategy: gpupool.MIGStrategySingle, Profile: gpupool.MIG3g}
-	assert.Equal(t, "nvidia.com/gpu", GPUResourceName(single), "the single strategy exposes MIG instances as nvidia.com/gpu")
-	assert.Equal(t, 4, PoolCapacity(single))
 }
 
 func TestSchedulerDefaults(t *testing.T) {

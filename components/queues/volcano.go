@@ -15,7 +15,7 @@ import (
 //     memory and nominal GPU quota;
 //   - reclaimable true: idle quota is lent and reclaimed when the owner needs it;
 //   - weight: the team's share when teams compete (proportion plugin).
-func volcanoQueueSpec(t Team, teams []Team, pools []gpupool.Spec) map[string]any {
+func volcanoQueueSpec(t Team, teams []Team, pools []gpupool.Resolved) map[string]any {
 	capability := map[string]any{CPUResource: t.CPU, MemoryResource: t.Memory}
 	for r, n := range AdmissibleGPUs(t, teams, nil, pools, SystemVolcano) {
 		capability[r] = strconv.Itoa(n)

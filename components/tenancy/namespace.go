@@ -5,7 +5,7 @@ import (
 	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
-	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/vocab"
 )
 
 // namespaceLabels are a team namespace's labels: the team, Pod Security
@@ -32,7 +32,7 @@ func movedFromQueues(ctx *pulumi.Context, queuesName, role, team string) pulumi.
 	if queuesName == "" {
 		return pulumi.Aliases(nil)
 	}
-	parent := pulumi.CreateURN(pulumi.String(queuesName), pulumi.String(queues.ComponentType), nil,
+	parent := pulumi.CreateURN(pulumi.String(queuesName), pulumi.String(vocab.QueuesComponentType), nil,
 		pulumi.String(ctx.Project()), pulumi.String(ctx.Stack()))
 	return pulumi.Aliases([]pulumi.Alias{{Name: pulumi.String(queuesName + "-" + role + "-" + team), ParentURN: parent}})
 }

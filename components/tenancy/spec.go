@@ -1,7 +1,6 @@
 package tenancy
 
 import (
-	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/vocab"
 )
 
@@ -107,27 +106,4 @@ func (t *Team) Default() {
 	if t.PodSecurity == "" {
 		t.PodSecurity = DefaultPodSecurity
 	}
-}
-
-// TeamsFromQueues maps the resolved teams of components/queues to
-// tenancy's, defaulted: namespace fields, the GPU ResourceQuota
-// (Resolved.ResourceQuotaHard), the priorities the team may use
-// (Resolved.TeamPriorities) and the namespace quota (NamespaceQuotaHard
-// over the team's queue bound, classes and the stack's own claims, with
-// the team's namespaceQuota overrides). The aksml stacks and the provider
-// both build Tenancy's teams with it.
-func TeamsFromQueues(r *queues.Resolved, classes []string, claims []Claim) []Team {
-	out := make([]Team, 0, len(r.Teams))
-	for _, t := range r.Teams {
-		cpu, memory, _ := r.CPUMemoryBound(t.Name)
-		tt := Team{
-			Name: t.Name, Groups: t.Groups, Egress: Egress(t.Egress), PodSecurity: t.PodSecurity,
-			Quota:          r.ResourceQuotaHard(t.Name),
-			Priorities:     r.TeamPriorities(t.Name),
-			NamespaceQuota: NamespaceQuotaHard(QuotaBasis{CPU: cpu, Memory: memory, Classes: classes, Claims: claims}, t.NamespaceQuota),
-		}
-		tt.Default()
-		out = append(out, tt)
-	}
-	return out
 }

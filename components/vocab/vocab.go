@@ -46,6 +46,14 @@ const (
 	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
 )
 
+// Pulumi type tokens more than one component names.
+const (
+	// QueuesComponentType is the type token of the Queues component
+	// (components/queues). components/tenancy names it in the aliases of
+	// the team namespaces and quotas that moved from Queues to Tenancy.
+	QueuesComponentType = "aksml:queues:Queues"
+)
+
 // Pulumi Kubernetes provider annotations ("Managing resources with
 // server-side apply", https://www.pulumi.com/registry/packages/kubernetes/how-to-guides/managing-resources-with-server-side-apply/
 // and the provider's await logic).

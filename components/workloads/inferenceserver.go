@@ -129,7 +129,7 @@ func (a *InferenceServerArgs) replicaBounds() (warm, most int) {
 	}
 	sku, _ := a.Pool.SKU()
 	perNode := sku.GPUsPerNode / a.Resources.GPUs
-	return a.Pool.Min() * perNode, a.Pool.MaxNodes() * perNode
+	return a.Pool.MinNodes * perNode, a.Pool.MaxNodes * perNode
 }
 
 // Validate checks defaulted args and returns every problem, each naming its

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/components/workloads"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/tests/conformance"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 type mocks struct {

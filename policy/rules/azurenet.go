@@ -52,19 +52,10 @@ func poolProps(p Pool) map[string]any {
 	return nil
 }
 
-// allPools returns every node pool of the stack (GPU or not).
-func allPools(s *Stack) []Pool {
-	var out []Pool
-	for _, r := range s.Resources {
-		out = append(out, poolsOf(r)...)
-	}
-	return out
-}
-
 // poolSubnets returns the known subnets the stack's pools join, and whether
 // some pool's subnet is not known before deployment.
 func poolSubnets(s *Stack) (known []string, unknown bool) {
-	for _, p := range allPools(s) {
+	for _, p := range AgentPools(s) {
 		switch sub := subnetOf(p); sub {
 		case Unknown:
 			unknown = true
@@ -107,7 +98,7 @@ var ruleNetPoolSubnet = Rule{
 			return nil
 		}
 		var out []Finding
-		for _, p := range allPools(s) {
+		for _, p := range AgentPools(s) {
 			if subnetOf(p) == "" {
 				out = append(out, Finding{URN: resourceRef(p.Resource), Message: fmt.Sprintf(
 					"%s sets no vnetSubnetID, so AKS puts its nodes in a VNet it generates, which no storage rule, private endpoint or peering can name; set vnetSubnetID to the cluster's node subnet (aksml:network)", p.Describe())})
@@ -307,7 +298,7 @@ var ruleNetStorageRoute = Rule{
 	Source:   "Azure Storage firewall rules (IP rules do not match same-region traffic); SPEC C3.1; " + netSource,
 	Stack: func(s *Stack) []Finding {
 		known, unknown := poolSubnets(s)
-		if len(allPools(s)) == 0 {
+		if len(AgentPools(s)) == 0 {
 			return nil
 		}
 		var out []Finding
@@ -344,7 +335,7 @@ var ruleNetInfiniBandZones = Rule{
 	Source:   "High performance compute VM sizes: RDMA VMs of a scale set in a single placement group; SPEC C2.1 (RDMA-capable catalogue); components/gpupool/doc.go",
 	Stack: func(s *Stack) []Finding {
 		var out []Finding
-		for _, p := range allPools(s) {
+		for _, p := range AgentPools(s) {
 			if sku, ok := gpupool.LookupSKU(p.VMSize); ok && sku.RDMACapable && len(p.Zones) > 1 {
 				out = append(out, Finding{URN: resourceRef(p.Resource), Message: fmt.Sprintf(
 					"%s runs %s (InfiniBand) across zones %s, which splits its nodes over placement groups without a shared InfiniBand fabric, so NCCL falls back to TCP; keep the pool in one zone (or none)", p.Describe(), p.VMSize, strings.Join(p.Zones, ", "))})

@@ -11,7 +11,7 @@
 // resource and says what to change.
 //
 // The same rules run in three places:
-//   - unit tests, over the desired state tests/synth records under mocks;
+//   - unit tests, over the desired state internal/synth records under mocks;
 //   - the policy pack in ./policy (`pulumi preview --policy-pack ./policy`);
 //   - the reviewer CLI (`go run ./policy/cmd/check`), which CI runs over
 //     every shipped stack and example.

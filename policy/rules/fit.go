@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/vocab"
 )
 
@@ -84,7 +85,7 @@ func knownPools(s *Stack) []Pool {
 	if len(azureResources(s, "containerservice", "ManagedCluster")) == 0 {
 		return nil
 	}
-	pools := allPools(s)
+	pools := AgentPools(s)
 	for _, p := range pools {
 		if p.VMSize == "" || p.IsUnknown("vmSize") || p.IsUnknown("nodeLabels") || p.IsUnknown("nodeTaints") || p.IsUnknown("maxCount") {
 			return nil
@@ -404,10 +405,11 @@ func poolCapacity(pls []placement, res string) (capacity int, names []string, kn
 
 // cqQuota is one flavor's quota of one resource in a ClusterQueue.
 type cqQuota struct {
-	flavor                   string
-	nominal                  float64
-	borrowing, lending       float64
-	hasBorrowing, hasLending bool
+	flavor  string
+	nominal float64
+	// borrowing and lending are borrowingLimit and lendingLimit; nil
+	// when unset.
+	borrowing, lending *float64
 }
 
 // clusterQueueQuotas returns, per resource, the flavors a ClusterQueue
@@ -424,23 +426,28 @@ func clusterQueueQuotas(cq Resource) (map[string][]cqQuota, bool) {
 				if q.nominal, ok = ParseQuantity(rm["nominalQuota"]); !ok {
 					return nil, false
 				}
-				if v, set := rm["borrowingLimit"]; set {
-					if q.borrowing, ok = ParseQuantity(v); !ok {
-						return nil, false
-					}
-					q.hasBorrowing = true
+				if q.borrowing, ok = optQuantity(rm, "borrowingLimit"); !ok {
+					return nil, false
 				}
-				if v, set := rm["lendingLimit"]; set {
-					if q.lending, ok = ParseQuantity(v); !ok {
-						return nil, false
-					}
-					q.hasLending = true
+				if q.lending, ok = optQuantity(rm, "lendingLimit"); !ok {
+					return nil, false
 				}
 				out[str(rm["name"])] = append(out[str(rm["name"])], q)
 			}
 		}
 	}
 	return out, true
+}
+
+// optQuantity is the quantity m holds at key, nil when unset; ok is false
+// when it is set to a value that is not a known quantity.
+func optQuantity(m map[string]any, key string) (q *float64, ok bool) {
+	v, set := m[key]
+	if !set {
+		return nil, true
+	}
+	n, ok := ParseQuantity(v)
+	return &n, ok
 }
 
 // cohortOf is the cohort a ClusterQueue belongs to (spec.cohortName in
@@ -454,8 +461,9 @@ func cohortOf(cq Resource) string {
 
 // admissible is the most of res on flavor a ClusterQueue can be admitted at
 // once: its nominal quota plus what it may borrow from the other members of
-// its cohort (their lendingLimit, else their nominal quota), capped by its
-// borrowingLimit ("Cluster Queue", borrowingLimit and lendingLimit,
+// its cohort, with Kueue's arithmetic as components/queues states it for
+// the teams it configures (queues.Lent, queues.Borrowable; "Cluster Queue",
+// borrowingLimit and lendingLimit,
 // https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/).
 func admissible(cq Resource, q cqQuota, res string, all []Resource) (most, borrow float64) {
 	cohort := cohortOf(cq)
@@ -472,17 +480,11 @@ func admissible(cq Resource, q cqQuota, res string, all []Resource) (most, borro
 				if oq.flavor != q.flavor {
 					continue
 				}
-				if oq.hasLending {
-					borrow += math.Min(oq.lending, oq.nominal)
-				} else {
-					borrow += oq.nominal
-				}
+				borrow += queues.Lent(oq.nominal, oq.lending)
 			}
 		}
 	}
-	if q.hasBorrowing {
-		borrow = math.Min(borrow, q.borrowing)
-	}
+	borrow = queues.Borrowable(borrow, q.borrowing)
 	return q.nominal + borrow, borrow
 }
 

@@ -4,7 +4,7 @@ import "strings"
 
 // Resource is one resource of a stack's desired state as plain data: what a
 // Pulumi program registers, independent of whether it came from Pulumi mocks
-// (tests/synth) or from the policy analyzer (the pack in ./policy).
+// (internal/synth) or from the policy analyzer (the pack in ./policy).
 type Resource struct {
 	// Type is the Pulumi type token, e.g. `kubernetes:batch/v1:Job` or
 	// `azure-native:containerservice:AgentPool`.
@@ -31,7 +31,7 @@ type Resource struct {
 	SecretInputs []string `yaml:"secretInputs,omitempty"`
 	// Read is true for a read of an existing object (a `get`): the stack
 	// creates, changes and deletes nothing of it, and Inputs hold the live
-	// object. Only tests/synth knows it; the policy pack's AnalyzeStack
+	// object. Only internal/synth knows it; the policy pack's AnalyzeStack
 	// does not say which resources are reads.
 	Read bool `yaml:"read,omitempty"`
 }
@@ -56,7 +56,7 @@ type Stack struct {
 	// Outputs are the stack outputs (ctx.Export) by name.
 	Outputs map[string]Output
 	// RetainOnDeleteKnown says Resources carry their RetainOnDelete option:
-	// tests/synth records it; the policy analyzer is not given it (sdk/v3
+	// internal/synth records it; the policy analyzer is not given it (sdk/v3
 	// go/pulumi/policyx server.go passes Protect, not RetainOnDelete), so
 	// rules on it run only when it is known.
 	RetainOnDeleteKnown bool

@@ -75,6 +75,11 @@ type Pool struct {
 	// end in (the pool of a resourceId(...) expression or resource ID);
 	// only set when InTemplate.
 	DependsOn []string
+	// Props are the pool's properties as declared (the agentPoolProfiles
+	// entry, the AgentPool inputs, or the template resource's properties
+	// with its parameters evaluated), for readers that need a property
+	// the fields above do not carry.
+	Props map[string]any
 }
 
 // IsUnknown reports whether the property is not known before deployment.
@@ -231,14 +236,24 @@ func poolsOf(r Resource) []Pool {
 	return nil
 }
 
+// AgentPools returns every node pool of the stack, whichever resource
+// declares it (Pool), in registration order. It is the one reader of
+// agent pools from a synthesised desired state: the guardrails and the
+// real-cluster tier's simulated nodes (tests/cluster) read pools through it.
+func AgentPools(s *Stack) []Pool {
+	var out []Pool
+	for _, r := range s.Resources {
+		out = append(out, poolsOf(r)...)
+	}
+	return out
+}
+
 // gpuPools returns every GPU node pool of the stack, in registration order.
 func gpuPools(s *Stack) []Pool {
 	var out []Pool
-	for _, r := range s.Resources {
-		for _, p := range poolsOf(r) {
-			if p.IsGPU() {
-				out = append(out, p)
-			}
+	for _, p := range AgentPools(s) {
+		if p.IsGPU() {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -479,6 +494,7 @@ func poolFromProperties(r Resource, name string, props map[string]any) Pool {
 		ManagementMode:     str(get(props, "gpuProfile.nvidia.managementMode")),
 		Zones:              stringList(props["availabilityZones"]),
 		MaxPods:            optInt("maxPods"),
+		Props:              props,
 	}
 	for _, k := range sortedKeys(props) {
 		if props[k] == Unknown {

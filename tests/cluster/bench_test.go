@@ -22,7 +22,7 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
-	"github.com/aksml/aksml/tests/synth"
+	"github.com/aksml/aksml/internal/synth"
 )
 
 // benchEnv turns the benchmarks on; `make bench` sets it. They are measurements, not

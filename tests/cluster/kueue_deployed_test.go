@@ -10,7 +10,7 @@ import (
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 
 	"github.com/aksml/aksml/components/queues"
-	"github.com/aksml/aksml/tests/synth"
+	"github.com/aksml/aksml/internal/synth"
 )
 
 // TestKueueRunsTheDeployedConfiguration fails when the Kueue of this tier and the Kueue

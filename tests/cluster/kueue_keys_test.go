@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // TestKueuePolicyKeysAcceptedByKueue renders the dev stack with every Kueue policy key

@@ -23,8 +23,8 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // The peer's Kueue demo (issue 17) expressed in aksml's config: one 8-GPU node, two teams

@@ -15,8 +15,8 @@ import (
 	kueueconfig "sigs.k8s.io/kueue/pkg/config"
 
 	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // KueueHonouredSettings are the top-level keys of Kueue's controller configuration whose
@@ -106,7 +106,7 @@ func KueueChartValues(s *rules.Stack) (map[string]any, bool) {
 	return nil, false
 }
 
-// StackKueueConfig synthesizes the stack (tests/synth, under mocks) and loads the Kueue configuration its chart
+// StackKueueConfig synthesizes the stack (internal/synth, under mocks) and loads the Kueue configuration its chart
 // values render; ok is false when the stack does not install Kueue.
 func StackKueueConfig(scheme *runtime.Scheme, stack string) (cfg *configapi.Configuration, keys []string, ok bool, err error) {
 	root, err := RepoRoot()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -21,9 +20,9 @@ import (
 	"github.com/aksml/aksml/components/cluster"
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/gpustack"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // Labels and taints AKS puts on every node of a pool. Sources: "Use labels in an Azure
@@ -125,46 +124,21 @@ func StackNodePools(s *rules.Stack, cfg *stacks.Config) ([]NodePool, error) {
 	return pools, errors.Join(errs...)
 }
 
-// templatePoolName extracts the pool name from an agentPools resource name of the pools'
-// ARM template, "[format('{0}/{1}', parameters('clusterName'), '<pool>')]".
-var templatePoolName = regexp.MustCompile(`'([a-z][a-z0-9]*)'\)\]$`)
-
-// poolProperties returns the ARM properties of every agent pool of the stack by name, and
-// the cluster's location.
+// poolProperties returns the properties of every agent pool of the stack by name (read by
+// rules.AgentPools, the guardrails' pool reader), and the cluster's location.
 func poolProperties(s *rules.Stack, cfg *stacks.Config) (map[string]map[string]any, string, error) {
 	props := map[string]map[string]any{}
 	location := ""
 	for _, r := range s.Resources {
-		switch {
-		case strings.HasPrefix(r.Type, "azure-native:containerservice") && strings.HasSuffix(r.Type, ":ManagedCluster"):
+		if strings.HasPrefix(r.Type, "azure-native:containerservice") && strings.HasSuffix(r.Type, ":ManagedCluster") {
 			location, _ = r.Inputs["location"].(string)
-			profiles, _ := r.Inputs["agentPoolProfiles"].([]any)
-			for _, p := range profiles {
-				if m, ok := p.(map[string]any); ok {
-					name, _ := m["name"].(string)
-					props[name] = m
-				}
-			}
-		case strings.HasPrefix(r.Type, "azure-native:containerservice") && strings.HasSuffix(r.Type, ":AgentPool"):
-			name, _ := r.Inputs["agentPoolName"].(string)
-			props[name] = r.Inputs
-		case strings.HasSuffix(r.Type, ":DeploymentStackAtResourceGroup"):
-			tpl, _ := r.Inputs["template"].(map[string]any)
-			resources, _ := tpl["resources"].([]any)
-			for _, raw := range resources {
-				res, _ := raw.(map[string]any)
-				if res["type"] != gpupool.AgentPoolResourceType {
-					continue
-				}
-				rawName, _ := res["name"].(string)
-				m := templatePoolName.FindStringSubmatch(rawName)
-				p, _ := res["properties"].(map[string]any)
-				if m == nil || p == nil {
-					return nil, "", fmt.Errorf("%s: agent pool %q has no recognisable name or properties", r.URN, rawName)
-				}
-				props[m[1]] = p
-			}
 		}
+	}
+	for _, p := range rules.AgentPools(s) {
+		if p.Name == "" || p.Props == nil {
+			return nil, "", fmt.Errorf("%s: agent pool %q has no recognisable name or properties", p.Resource.URN, p.Name)
+		}
+		props[p.Name] = p.Props
 	}
 	if cfg.ExistingCluster != nil {
 		if len(props) > 0 {

@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // TestNonePoolsStackAccepted applies, on a cluster without the dev stack's objects, every

@@ -27,8 +27,8 @@ import (
 
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/workloads"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // placementStacks are the stacks whose platform and workloads are placed on simulated

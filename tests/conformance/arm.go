@@ -16,7 +16,7 @@ import (
 // https://learn.microsoft.com/azure/azure-resource-manager/templates/template-expressions
 
 // Placeholder IDs used where ARM would fill in the deployment's scope. They
-// match the subscription tests/synth gives its mock resource IDs.
+// match the subscription internal/synth gives its mock resource IDs.
 const (
 	scopeSubscription = "00000000-0000-0000-0000-000000000000"
 )

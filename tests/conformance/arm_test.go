@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 func TestEvalARM(t *testing.T) {

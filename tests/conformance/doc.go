@@ -1,5 +1,5 @@
 // Package conformance is the Azure conformance tier: it takes the desired
-// state of a stack (tests/synth, the same synthesis as the golden files)
+// state of a stack (internal/synth, the same synthesis as the golden files)
 // and checks every Azure resource in it the way Azure Resource Manager and
 // AKS would, without a subscription.
 //
@@ -46,7 +46,7 @@
 // namespace and name, or two directories with one source, are reported);
 // a namespaced object without metadata.namespace is taken to be in
 // "default" (the provider's own default namespace is not recorded by
-// tests/synth); values that only Azure knows
+// internal/synth); values that only Azure knows
 // (resource IDs, principal IDs) are the mocks' stand-ins (a typed
 // resource's mock ID is mapped to the ID its name inputs give before IDs
 // are compared, State.canon); and nothing here

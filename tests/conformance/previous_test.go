@@ -75,7 +75,7 @@ func TestPreviousReleaseFails(t *testing.T) {
 }
 
 // readGolden reads a (gzipped) golden file back into the desired state it
-// renders (tests/synth.Golden): one document per resource, then the stack
+// renders (internal/synth.Golden): one document per resource, then the stack
 // outputs. Numbers come back as float64, as synthesis gives them; secret
 // inputs stay "[secret]".
 func readGolden(path, stack, environment string) (*rules.Stack, error) {

@@ -300,7 +300,7 @@ func (sp *Spec) Validate(body map[string]any) (violations []Violation, skipped i
 	return violations, skipped
 }
 
-// unknownValue is how tests/synth records a value not known before
+// unknownValue is how internal/synth records a value not known before
 // deployment.
 const unknownValue = "<computed>"
 

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // Body is one Azure resource of a stack's desired state as the ARM request
@@ -58,7 +58,7 @@ func (b Body) Describe() string {
 	return b.Resource.Name + " " + b.Where
 }
 
-// ID is the ARM ID of the body's resource: tests/synth's mock ID for typed
+// ID is the ARM ID of the body's resource: internal/synth's mock ID for typed
 // resources (what other resources receive as its `id` output), the
 // resourceId() form for template resources; "" when the name is unknown.
 func (b Body) ID() string {
@@ -324,7 +324,7 @@ func NewState(st *rules.Stack) *State {
 }
 
 // canon returns a resource ID in the form ARM gives it, lower-case. Under
-// tests/synth a typed resource's id output is a mock built from its
+// internal/synth a typed resource's id output is a mock built from its
 // Pulumi name and token (…/providers/Microsoft.network/Subnet/network-nodes);
 // Azure returns the ID built from the resource's own name inputs
 // (…/virtualNetworks/vnet/subnets/aks-nodes). Comparing canonical IDs lets

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // templatePoolsStack is dev with one more Managed and one None GPU pool

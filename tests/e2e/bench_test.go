@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/aksml/aksml/tests/synth"
+	"github.com/aksml/aksml/internal/synth"
 )
 
 // benchEnv turns the benchmarks on; `make bench` sets it.

@@ -9,7 +9,7 @@
 //     config that passes config validation but breaks a mandatory rule is
 //     blocked by the pack, naming the rule;
 //  2. `up` creates every object of the synthesized desired state
-//     (tests/synth), which the API server then holds as desired;
+//     (internal/synth), which the API server then holds as desired;
 //  3. a second `up` changes nothing (no perpetual diff);
 //  4. changing one team's GPU quota previews exactly the resources the
 //     quota derives (its ClusterQueue and its namespace ResourceQuota);
@@ -58,8 +58,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 const (

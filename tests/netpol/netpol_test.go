@@ -14,9 +14,9 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/aksml/aksml/components/tenancy"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // projectDir holds the shipped Pulumi.<stack>.yaml files.

@@ -1,5 +1,5 @@
 // Command check runs every aksml guardrail (policy/rules) over the desired
-// state of a stack, synthesized under mocks (tests/synth) from its
+// state of a stack, synthesized under mocks (internal/synth) from its
 // Pulumi.<stack>.yaml, and prints the violations grouped by severity. It
 // needs no cloud credentials, so reviewers and CI run it on every pull
 // request:
@@ -27,8 +27,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // Exit statuses.

@@ -32,9 +32,9 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
+	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/stacks"
 	cluster "github.com/aksml/aksml/tests/cluster"
-	"github.com/aksml/aksml/tests/synth"
 )
 
 // demoJob is a Job the demo submits.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aksml/aksml/tests/synth"
+	"github.com/aksml/aksml/internal/synth"
 )
 
 // TestBenchStackSynthesizes keeps the stack `make bench` deploys valid: the local

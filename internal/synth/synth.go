@@ -3,10 +3,11 @@
 // parent, options and inputs) and every stack output. Nothing talks to Azure
 // or Kubernetes.
 //
-// It is the shared test infrastructure of the project:
+// It ships with the reviewer CLI (go run ./policy/cmd/check, which the PR
+// workflow runs: the policy rules of policy/rules over its result), so it
+// lives outside the test tier, and the test tiers share it:
 //   - tests/golden_test.go writes and checks tests/golden/<stack>.yaml;
-//   - the policy rules (policy/rules) run over its result, in tests and in
-//     the reviewer CLI (go run ./policy/cmd/check);
+//   - the policy rules' tests run over its result;
 //   - the real-cluster tier (tests/cluster) applies its Kubernetes objects to
 //     a real kube-apiserver.
 //
