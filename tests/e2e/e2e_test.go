@@ -389,11 +389,16 @@ func TestLocalStack(t *testing.T) {
 			require.Zero(t, *info.ResourceCount, "resources left in the stack state")
 		}
 
-		var retained, gone []object
+		// A patch (the cluster-owner claim on kube-system) leaves the object
+		// it patched in place and gives up the fields it set.
+		var retained, gone, patched []object
 		for _, o := range objs {
-			if o.res.RetainOnDelete {
+			switch {
+			case strings.HasSuffix(o.res.Type, "Patch"):
+				patched = append(patched, o)
+			case o.res.RetainOnDelete:
 				retained = append(retained, o)
-			} else {
+			default:
 				gone = append(gone, o)
 			}
 		}
@@ -417,6 +422,16 @@ func TestLocalStack(t *testing.T) {
 			time.Sleep(2 * time.Second)
 		}
 		require.Empty(t, leftovers(gone, live), "objects without RetainOnDelete still exist %v after destroy", deletionTimeout)
+		for _, o := range patched {
+			l, ok := live[o.key()]
+			require.True(t, ok, "%s was patched, not created: destroy must leave it", o)
+			annotations, _ := get(o.obj, "metadata", "annotations").(map[string]any)
+			require.NotEmpty(t, annotations, "%s: the patch sets annotations, or this checks nothing", o)
+			liveAnnotations, _ := get(l, "metadata", "annotations").(map[string]any)
+			for k := range annotations {
+				require.NotContains(t, liveAnnotations, k, "%s: destroy gives up the annotations the patch set", o)
+			}
+		}
 		var kept []string
 		for _, o := range retained {
 			l, ok := live[o.key()]
@@ -424,8 +439,8 @@ func TestLocalStack(t *testing.T) {
 			require.Nil(t, get(l, "metadata", "deletionTimestamp"), "%s has RetainOnDelete but is being deleted", o)
 			kept = append(kept, o.key())
 		}
-		return fmt.Sprintf("%d resources deleted from the stack; still in the cluster: %s; the other %d objects are gone; wall %v",
-			resourceCount, strings.Join(kept, ", "), len(gone), op.took.Round(time.Millisecond))
+		return fmt.Sprintf("%d resources deleted from the stack; still in the cluster: %s; %d patched objects kept without the patches' annotations; the other %d objects are gone; wall %v",
+			resourceCount, strings.Join(kept, ", "), len(patched), len(gone), op.took.Round(time.Millisecond))
 	})
 
 	sum.ratio = fmt.Sprintf("pulumi preview %v vs kubectl apply --server-side --dry-run=server %v over %d objects: ratio %.1fx",
