@@ -8,13 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/components/storage"
-	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
 )
@@ -138,14 +136,7 @@ func (c config) set(path string, v any) {
 // the language host sets it (so that keys outside aksml: are seen).
 func synthesise(t *testing.T, stack string, c config) (*rules.Stack, error) {
 	t.Helper()
-	if stack == "" {
-		stack = "dev"
-	}
-	raw := c.raw(t)
-	b, err := json.Marshal(raw)
-	require.NoError(t, err)
-	t.Setenv(pulumi.EnvConfig, string(b))
-	return synth.Run(stack, rules.Environment(stack), raw, stacks.Program)
+	return synthesiseAfter(t, stack, c, nil)
 }
 
 // runAdversarial runs each case against the base config: the program must
