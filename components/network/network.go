@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
-	netv1 "github.com/pulumi/pulumi-azure-native-sdk/network/v2/v20240501"
 	dns "github.com/pulumi/pulumi-azure-native-sdk/network/v2/v20240601"
 	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -129,7 +128,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 			n.PrivateEndpointSubnetID = pulumi.String(spec.PrivateEndpointSubnet.ID).ToStringOutput()
 		}
 	} else {
-		vnet, err := netv1.NewVirtualNetwork(ctx, name+"-vnet", VNetArgs(spec, n.ResourceGroupName, args.Location, args.Tags), child...)
+		vnet, err := registerARM(ctx, VirtualNetworkType, name+"-vnet", VNetArgs(spec, n.ResourceGroupName, args.Location, args.Tags), child...)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +138,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 		// that the desired state shows the name Azure gets.
 		vnetName := pulumi.String(spec.Name)
 		afterVNet := append(child, pulumi.DependsOn([]pulumi.Resource{vnet}))
-		node, err := netv1.NewSubnet(ctx, name+"-nodes", SubnetArgs(spec.NodeSubnet, n.ResourceGroupName, vnetName), afterVNet...)
+		node, err := registerARM(ctx, SubnetType, name+"-nodes", SubnetArgs(spec.NodeSubnet, n.ResourceGroupName, vnetName), afterVNet...)
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +147,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 		if route == RoutePrivateEndpoint {
 			// Subnets of one VNet are written one at a time: Azure rejects
 			// concurrent subnet updates of the same VNet.
-			pe, err := netv1.NewSubnet(ctx, name+"-private-endpoints", SubnetArgs(spec.PrivateEndpointSubnet, n.ResourceGroupName, vnetName),
+			pe, err := registerARM(ctx, SubnetType, name+"-private-endpoints", SubnetArgs(spec.PrivateEndpointSubnet, n.ResourceGroupName, vnetName),
 				append(child, pulumi.DependsOn([]pulumi.Resource{vnet, node}))...)
 			if err != nil {
 				return nil, err
@@ -202,33 +201,35 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 	return n, nil
 }
 
-// VNetArgs maps a defaulted, created Spec to the VNet. Subnets are separate
-// Subnet resources (SubnetArgs), not inline.
-func VNetArgs(s Spec, resourceGroupName pulumi.StringInput, location string, tags map[string]string) *netv1.VirtualNetworkArgs {
-	return &netv1.VirtualNetworkArgs{
-		VirtualNetworkName: pulumi.String(s.Name),
-		ResourceGroupName:  resourceGroupName,
-		Location:           pulumi.String(location),
-		AddressSpace:       netv1.AddressSpaceArgs{AddressPrefixes: pulumi.ToStringArray([]string{s.AddressSpace})},
-		Tags:               pulumi.ToStringMap(tags),
+// VNetArgs maps a defaulted, created Spec to the VNet's inputs (VirtualNetworkType).
+// Subnets are separate Subnet resources (SubnetArgs), not inline.
+func VNetArgs(s Spec, resourceGroupName pulumi.StringInput, location string, tags map[string]string) pulumi.Map {
+	return pulumi.Map{
+		"virtualNetworkName":   pulumi.String(s.Name),
+		"resourceGroupName":    resourceGroupName,
+		"location":             pulumi.String(location),
+		"addressSpace":         pulumi.Map{"addressPrefixes": pulumi.ToStringArray([]string{s.AddressSpace})},
+		"tags":                 pulumi.ToStringMap(tags),
+		"enableDdosProtection": pulumi.Bool(false),
+		"enableVmProtection":   pulumi.Bool(false),
 	}
 }
 
-// SubnetArgs maps a created subnet to its arguments, with its service
+// SubnetArgs maps a created subnet to its inputs (SubnetType), with its service
 // endpoints.
-func SubnetArgs(s Subnet, resourceGroupName, vnetName pulumi.StringInput) *netv1.SubnetArgs {
-	a := &netv1.SubnetArgs{
-		SubnetName:         pulumi.String(s.Name),
-		ResourceGroupName:  resourceGroupName,
-		VirtualNetworkName: vnetName,
-		AddressPrefix:      pulumi.String(s.Prefix),
-	}
-	var endpoints netv1.ServiceEndpointPropertiesFormatArray
+func SubnetArgs(s Subnet, resourceGroupName, vnetName pulumi.StringInput) pulumi.Map {
+	a := subnetPolicyDefaults(pulumi.Map{
+		"subnetName":         pulumi.String(s.Name),
+		"resourceGroupName":  resourceGroupName,
+		"virtualNetworkName": vnetName,
+		"addressPrefix":      pulumi.String(s.Prefix),
+	})
+	var endpoints pulumi.Array
 	for _, svc := range s.ServiceEndpoints {
-		endpoints = append(endpoints, netv1.ServiceEndpointPropertiesFormatArgs{Service: pulumi.String(svc)})
+		endpoints = append(endpoints, pulumi.Map{"service": pulumi.String(svc)})
 	}
 	if len(endpoints) > 0 {
-		a.ServiceEndpoints = endpoints
+		a["serviceEndpoints"] = endpoints
 	}
 	return a
 }
@@ -272,28 +273,28 @@ func (n *Network) PrivateEndpoints(ctx *pulumi.Context, name string, targets []T
 				return errors.New("network: private endpoints need the network built with Needs.StorageRoute " + string(RoutePrivateEndpoint) + " and sub-resource file or blob; got " + g)
 			}
 			peName := name + "-" + t.Name + "-" + g + "-pe"
-			pe, err := netv1.NewPrivateEndpoint(ctx, peName, &netv1.PrivateEndpointArgs{
-				ResourceGroupName: n.ResourceGroupName,
-				Location:          pulumi.String(n.location),
-				Subnet:            netv1.SubnetTypeArgs{Id: n.PrivateEndpointSubnetID},
-				PrivateLinkServiceConnections: netv1.PrivateLinkServiceConnectionArray{
-					netv1.PrivateLinkServiceConnectionArgs{
-						Name:                 pulumi.String(peName),
-						PrivateLinkServiceId: t.ResourceID,
-						GroupIds:             pulumi.ToStringArray([]string{g}),
+			pe, err := registerARM(ctx, PrivateEndpointType, peName, pulumi.Map{
+				"resourceGroupName": n.ResourceGroupName,
+				"location":          pulumi.String(n.location),
+				"subnet":            subnetPolicyDefaults(pulumi.Map{"id": n.PrivateEndpointSubnetID}),
+				"privateLinkServiceConnections": pulumi.Array{
+					pulumi.Map{
+						"name":                 pulumi.String(peName),
+						"privateLinkServiceId": t.ResourceID,
+						"groupIds":             pulumi.ToStringArray([]string{g}),
 					},
 				},
-				Tags: pulumi.ToStringMap(n.tags),
+				"tags": pulumi.ToStringMap(n.tags),
 			}, pulumi.Parent(n), pulumi.Protect(n.protect))
 			if err != nil {
 				return err
 			}
-			if _, err := netv1.NewPrivateDnsZoneGroup(ctx, peName+"-dns", &netv1.PrivateDnsZoneGroupArgs{
-				ResourceGroupName:       n.ResourceGroupName,
-				PrivateEndpointName:     pe.Name,
-				PrivateDnsZoneGroupName: pulumi.String("default"),
-				PrivateDnsZoneConfigs: netv1.PrivateDnsZoneConfigArray{
-					netv1.PrivateDnsZoneConfigArgs{Name: pulumi.String(g), PrivateDnsZoneId: zone},
+			if _, err := registerARM(ctx, PrivateDNSZoneGroupType, peName+"-dns", pulumi.Map{
+				"resourceGroupName":       n.ResourceGroupName,
+				"privateEndpointName":     pe.Name,
+				"privateDnsZoneGroupName": pulumi.String("default"),
+				"privateDnsZoneConfigs": pulumi.Array{
+					pulumi.Map{"name": pulumi.String(g), "privateDnsZoneId": zone},
 				},
 			}, pulumi.Parent(n), pulumi.Protect(n.protect)); err != nil {
 				return err
