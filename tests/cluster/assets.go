@@ -20,7 +20,7 @@ import (
 const (
 	// KubernetesVersion is the version of kube-apiserver and kube-controller-manager that
 	// build-assets.sh builds from tools/go.mod.
-	KubernetesVersion = "v1.37.2"
+	KubernetesVersion = "v1.36.3"
 
 	// KueueModule is the Go module providing the in-process Kueue controllers, its CRDs
 	// (config/components/crd/bases) and its webhook manifests (config/components/webhook).

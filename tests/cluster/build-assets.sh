@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # build-assets.sh builds the control-plane binaries used by the real-cluster test tier
 # (kube-apiserver, kube-controller-manager, kube-scheduler, etcd) and KWOK from the pinned
-# wrapper modules in tools/, tools/etcd/ and tools/kwok/ into bin/ (or $1, or
-# $AKSML_CLUSTER_BIN).
+# wrapper module in tools/ into bin/ (or $1, or $AKSML_CLUSTER_BIN).
+#
+# The binaries share their compiled dependencies with the test modules (issue 30): the
+# control plane is Kubernetes v1.36.3, the release whose k8s.io/* v0.36.3 the cluster
+# tier (and Kueue v0.17.0 in it) uses; tools/go.mod requires every module it shares with
+# the five aksml modules at their version (`go run ./tools/versions` checks it); and this
+# script builds with the flags `go vet` and `go test` use (no -trimpath, the environment's
+# CGO_ENABLED). So the Go build cache holds one copy of k8s.io/api, client-go, grpc,
+# OpenTelemetry..., and a cold `.ci/run` compiles each once.
 #
 # It is idempotent: when all binaries exist and were built from the current
-# tools/go.mod, tools/go.sum, tools/etcd/{go.mod,go.sum,main.go}, tools/kwok/{go.mod,go.sum}
-# and this script, it
-# exits 0 immediately. The first build takes ~15 CPU-minutes and ~3 GB of build cache.
+# tools/go.mod, tools/go.sum, tools/etcd/main.go and this script, it exits 0
+# immediately.
 #
 # Usage: tests/cluster/build-assets.sh [bin-dir]
 set -euo pipefail
@@ -17,17 +23,15 @@ bin="${1:-${AKSML_CLUSTER_BIN:-$here/bin}}"
 mkdir -p "$bin"
 bin="$(cd "$bin" && pwd)"
 
-k8s_version="v1.37.2"
+k8s_version="v1.36.3"
 k8s_major="1"
-k8s_minor="37"
+k8s_minor="36"
 
 log() { printf '[build-assets %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
 # The stamp identifies the inputs the binaries were built from.
 stamp_value() {
-	cat "$here/tools/go.mod" "$here/tools/go.sum" \
-		"$here/tools/etcd/go.mod" "$here/tools/etcd/go.sum" "$here/tools/etcd/main.go" \
-		"$here/tools/kwok/go.mod" "$here/tools/kwok/go.sum" \
+	cat "$here/tools/go.mod" "$here/tools/go.sum" "$here/tools/etcd/main.go" \
 		"$here/build-assets.sh" | sha256sum | cut -d' ' -f1
 }
 
@@ -59,28 +63,26 @@ stamp="$(stamp_value)"
 rm -f "$bin/.stamp"
 
 export GOWORK=off
-export CGO_ENABLED=0
 
 version_flags="-s -w"
 for kv in "gitVersion=$k8s_version" "gitMajor=$k8s_major" "gitMinor=$k8s_minor" "gitTreeState=clean"; do
 	version_flags+=" -X k8s.io/component-base/version.$kv"
 done
 
-build() { # build <module-dir> <output-name> <package> <ldflags>
-	local dir="$1" out="$2" pkg="$3" ldflags="$4" start tmp
-	start="$(date +%s)"
-	tmp="$bin/.$out.tmp.$$"
-	log "building $out from $pkg (this can take several minutes on a cold cache)"
-	(cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg")
-	mv -f "$tmp" "$bin/$out"
-	log "built $bin/$out in $(($(date +%s) - start))s"
-}
-
+# One `go build` for all five: the linker of one binary runs while the compiler works on
+# another's packages, and each shared package is compiled once. The -X flags set the
+# version kube-apiserver reports; the other binaries do not link that package's variables
+# with other values (etcd and KWOK report their own versions).
 total_start="$(date +%s)"
-build "$here/tools/etcd" etcd . "-s -w"
-build "$here/tools" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$version_flags"
-build "$here/tools" kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$version_flags"
-build "$here/tools" kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "$version_flags"
-build "$here/tools/kwok" kwok sigs.k8s.io/kwok/cmd/kwok "-s -w"
+tmp="$bin/.build.$$"
+mkdir -p "$tmp"
+log "building etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok (a cold cache takes about 15 CPU-minutes; README \"Figures\")"
+(cd "$here/tools" && go build -ldflags "$version_flags" -o "$tmp/" ./etcd \
+	k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+	k8s.io/kubernetes/cmd/kube-scheduler sigs.k8s.io/kwok/cmd/kwok)
+for out in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
+	mv -f "$tmp/$out" "$bin/$out"
+done
+rmdir "$tmp"
 printf '%s\n' "$stamp" >"$bin/.stamp"
 log "all assets built in $(($(date +%s) - total_start))s: $bin"

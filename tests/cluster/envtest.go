@@ -1,6 +1,6 @@
 // Package cluster is the real-cluster test tier of aksml: it runs a real Kubernetes
 // control plane on loopback (controller-runtime envtest with etcd and kube-apiserver
-// v1.37.2 built from source, plus kube-controller-manager as a subprocess), installs the
+// v1.36.3 built from source, plus kube-controller-manager as a subprocess), installs the
 // Kueue, Kubeflow training-operator and shared CRDs, and can run the Kueue v0.17.0
 // controllers, scheduler and webhooks in-process.
 //

@@ -1,8 +1,11 @@
 // Module cluster is the real-cluster test tier: envtest (etcd + kube-apiserver +
 // kube-controller-manager on loopback) with CRDs installed and Kueue running in-process.
 //
-// It is a separate module because Kueue v0.17.0 pins its own controller-runtime and
-// Kubernetes client versions (controller-runtime v0.23.3, k8s.io/* v0.35.3).
+// It is a separate module because it brings Kueue v0.17.0, controller-runtime and the
+// Kubernetes client libraries into the build. Its k8s.io/* are v0.36.3, the version of the
+// control plane tools/ builds, so both compile them once (issue 30); Kueue v0.17.0 pins
+// v0.35 but builds against v0.36 with controller-runtime v0.24.1 and kubeflow trainer
+// v2.2.1 (v2.2.0, which Kueue requires, uses corev1.WorkloadReference, gone in v0.36).
 module github.com/aksml/aksml/tests/cluster
 
 go 1.26.6
@@ -12,13 +15,13 @@ require (
 	github.com/go-logr/logr v1.4.4
 	github.com/pulumi/pulumi/sdk/v3 v3.276.0
 	github.com/stretchr/testify v1.12.1
-	k8s.io/api v0.35.3
-	k8s.io/apiextensions-apiserver v0.35.3
-	k8s.io/apimachinery v0.35.3
-	k8s.io/client-go v0.35.3
+	k8s.io/api v0.36.3
+	k8s.io/apiextensions-apiserver v0.36.3
+	k8s.io/apimachinery v0.36.3
+	k8s.io/client-go v0.36.3
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
-	sigs.k8s.io/controller-runtime v0.23.3
+	sigs.k8s.io/controller-runtime v0.24.1
 	sigs.k8s.io/kueue v0.17.0
 	sigs.k8s.io/yaml v1.6.0
 )
@@ -80,7 +83,6 @@ require (
 	github.com/godbus/dbus/v5 v5.2.2 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/glog v1.2.5 // indirect
-	github.com/google/btree v1.1.3 // indirect
 	github.com/google/gnostic-models v0.7.1 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect
@@ -98,7 +100,7 @@ require (
 	github.com/klauspost/compress v1.20.2 // indirect
 	github.com/kubeflow/mpi-operator v0.8.0 // indirect
 	github.com/kubeflow/spark-operator/v2 v2.5.0 // indirect
-	github.com/kubeflow/trainer/v2 v2.2.0 // indirect
+	github.com/kubeflow/trainer/v2 v2.2.1 // indirect
 	github.com/kubeflow/training-operator v1.9.3 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.1 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
@@ -168,7 +170,7 @@ require (
 	go.opentelemetry.io/proto/otlp v1.11.1 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
-	go.uber.org/zap v1.27.1 // indirect
+	go.uber.org/zap v1.28.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
@@ -189,10 +191,10 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/apiserver v0.35.3 // indirect
-	k8s.io/component-base v0.35.3 // indirect
-	k8s.io/component-helpers v0.35.3 // indirect
-	k8s.io/kube-openapi v0.0.0-20260127142750-a19766b6e2d4 // indirect
+	k8s.io/apiserver v0.36.3 // indirect
+	k8s.io/component-base v0.36.3 // indirect
+	k8s.io/component-helpers v0.36.3 // indirect
+	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
 	lukechampine.com/frand v1.5.1 // indirect
 	sigs.k8s.io/cluster-inventory-api v0.0.0-20251028164203-2e3fabb46733 // indirect
 	sigs.k8s.io/gateway-api v1.5.0 // indirect
@@ -200,7 +202,7 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/lws v0.8.0 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
-	sigs.k8s.io/structured-merge-diff/v6 v6.3.2 // indirect
+	sigs.k8s.io/structured-merge-diff/v6 v6.3.3 // indirect
 	volcano.sh/apis v1.14.0 // indirect
 )
 

@@ -60,7 +60,7 @@ func (p *process) stop() {
 	}
 }
 
-// StartNodeSimulation starts the real kube-scheduler (v1.37.2, built by build-assets.sh)
+// StartNodeSimulation starts the real kube-scheduler (v1.36.3, built by build-assets.sh)
 // and KWOK v0.8.0, which manages the nodes annotated kwok.x-k8s.io/node=fake (see
 // CreateNodes): it marks them Ready and moves the Pods bound to them to Running and Ready.
 // A Pod marked for deletion (deleted, evicted, or its Job suspended) ends as the kubelet

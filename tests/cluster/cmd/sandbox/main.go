@@ -1,5 +1,5 @@
 // Command sandbox runs a local control plane for trying aksml without Azure:
-// etcd, kube-apiserver and kube-controller-manager v1.37.2 with the Kueue,
+// etcd, kube-apiserver and kube-controller-manager v1.36.3 with the Kueue,
 // Kubeflow and shared CRDs installed and Kueue v0.17.0 running in-process —
 // the same environment the real-cluster tests use (package cluster). It
 // writes an admin kubeconfig to <repo>/.sandbox/kubeconfig, which the
