@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	autoscaling "k8s.io/autoscaler/cluster-autoscaler/apis/provisioningrequest/autoscaling.x-k8s.io/v1"
 	"k8s.io/utils/ptr"
@@ -88,7 +89,7 @@ func TestGangScaleUpAllOrNothing(t *testing.T) {
 	}
 	require.Len(t, checks, 2, "one AdmissionCheck and its ProvisioningRequestConfig")
 	defer restoreDevQueues(t, env, checks)
-	defer deleteNodes(t, env)
+	defer deleteNodesAndPods(t, env)
 
 	cq := queues.ClusterQueueName(teamA)
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
@@ -101,9 +102,7 @@ func TestGangScaleUpAllOrNothing(t *testing.T) {
 	}, scenarioTimeout, scenarioPoll)
 
 	job := submitGang(ctx, t, env)
-	defer func() {
-		require.NoError(t, client.IgnoreNotFound(env.Client.Delete(context.Background(), job, client.PropagationPolicy("Background"))))
-	}()
+	defer deleteGang(t, env, job)
 
 	// Not provisioned: the cloud has one node for a gang that needs two.
 	provisioner := &NodeProvisioner{Env: env, Pools: pools, Available: map[string]int{gangPool: 1}}
@@ -186,6 +185,49 @@ func submitGang(ctx context.Context, t *testing.T, env *Env) *batchv1.Job {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), job))
 	require.True(t, ptr.Deref(job.Spec.Suspend, false), "Kueue suspends the queued Job")
 	return job
+}
+
+// deleteGang deletes job, its pods (at once: KWOK runs no process to stop) and its
+// Workload and waits until they are gone, so that no pod is left on the nodes the test
+// deletes next and the team namespace can be deleted by later tests.
+func deleteGang(t *testing.T, env *Env, job *batchv1.Job) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, client.IgnoreNotFound(env.Client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))))
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		pods := jobPods(ctx, t, env, job)
+		for i := range pods {
+			assert.NoError(ct, client.IgnoreNotFound(env.Client.Delete(ctx, &pods[i], client.GracePeriodSeconds(0))))
+		}
+		assert.Empty(ct, pods, "pods of Job %s", job.Name)
+		assert.Nil(ct, workloadFor(ctx, ct, env.Client, job), "Workload of Job %s", job.Name)
+		var prs autoscaling.ProvisioningRequestList
+		assert.NoError(ct, env.Client.List(ctx, &prs, client.InNamespace(job.Namespace)))
+		assert.Empty(ct, prs.Items, "ProvisioningRequests in %s", job.Namespace)
+	}, time.Minute, scenarioPoll)
+}
+
+// deleteNodesAndPods deletes the simulated nodes and then, at once, the pods still bound
+// to them (the GPU stack's DaemonSet pods on the nodes the request added): PodGC would
+// take them only after its quarantine, and until then they hold their namespace's
+// deletion in later tests.
+func deleteNodesAndPods(t *testing.T, env *Env) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var nodes corev1.NodeList
+	require.NoError(t, env.Client.List(ctx, &nodes))
+	deleteNodes(t, env)
+	for _, n := range nodes.Items {
+		require.EventuallyWithT(t, func(ct *assert.CollectT) {
+			pods := podsOnNode(ctx, t, env, n.Name)
+			for i := range pods {
+				assert.NoError(ct, client.IgnoreNotFound(env.Client.Delete(ctx, &pods[i], client.GracePeriodSeconds(0))))
+			}
+			assert.Empty(ct, pods, "pods on deleted node %s", n.Name)
+		}, time.Minute, scenarioPoll)
+	}
 }
 
 // runProvisioner runs p until the returned stop is called; stop fails the test if p
