@@ -74,6 +74,9 @@ type NodePool struct {
 	Taints []corev1.Taint
 	// Allocatable is what one node offers to pods.
 	Allocatable corev1.ResourceList
+	// Tags are the tags the stack sends with the pool, which AKS puts on its scale set
+	// (the cluster autoscaler's scale-from-zero hints among them, gpupool.ScaleFromZeroTags).
+	Tags map[string]string
 }
 
 // existingClusterLocation labels the nodes of an existing-cluster stack, whose region the
@@ -215,6 +218,12 @@ func nodePool(name, location string, p map[string]any, specs map[string]gpupool.
 	if labels, ok := p["nodeLabels"].(map[string]any); ok {
 		for k, v := range labels {
 			np.Labels[k] = fmt.Sprint(v)
+		}
+	}
+	if tags, ok := p["tags"].(map[string]any); ok {
+		np.Tags = map[string]string{}
+		for k, v := range tags {
+			np.Tags[k] = fmt.Sprint(v)
 		}
 	}
 	var errs []error

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,9 +20,12 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/gpustack"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/workloads"
 	"github.com/aksml/aksml/internal/synth"
+	"github.com/aksml/aksml/stacks"
 )
 
 // gangPool is the dev stack's pool the gang runs on: Regular T4, minCount 0, maxCount 2,
@@ -39,74 +43,21 @@ const gangPool = poolT4
 //   - with capacity for both, both nodes are added at once, the request is Provisioned,
 //     the workload admitted, and both pods run on the new nodes.
 func TestGangScaleUpAllOrNothing(t *testing.T) {
-	env := testEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	require.NoError(t, env.StartNodeSimulation(ctx), "logs in %s", env.Dir)
-	defer env.StopNodeSimulation()
+	f := newProvisioningFixture(t)
+	ctx, env, pools := f.ctx, f.env, f.pools
+	require.Equal(t, 0, resolvedPools(t, f.cfg)[gangPool].MinNodes, "the gang pool must scale from zero")
 
-	// The team's data claims bind as the Azure CSI provisioners would bind them.
-	vctx, vcancel := context.WithCancel(ctx)
-	volumes := make(chan error, 1)
-	go func() { volumes <- RunVolumeProvisioner(vctx, env.Client, 200*time.Millisecond) }()
-	defer func() {
-		vcancel()
-		require.NoError(t, <-volumes)
-	}()
-
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	s, err := synth.SynthEdited(root, scenarioStack, func(cfg map[string]string) error {
-		cfg["aksml:scheduler"] = `{"system": "kueue", "provisioning": [{"pool": "` + gangPool + `"}]}`
-		return nil
+	job := submitJob(ctx, t, env, "gang-from-zero", func(pctx *pulumi.Context, name string) error {
+		common := queuedJob(teamA)
+		common.Resources = workloads.Resources{CPU: "3", Memory: "16Gi", GPUs: 1}
+		_, err := workloads.NewIndexedJob(pctx, name, &workloads.IndexedJobArgs{Common: common, Pool: f.pool(t, gangPool), Completions: 2, Parallelism: 2})
+		return err
 	})
-	require.NoError(t, err)
-	cfg := parsedConfig(t, scenarioStack)
-	pools, err := StackNodePools(s, cfg)
-	require.NoError(t, err)
-	require.Equal(t, 0, resolvedPools(t, cfg)[gangPool].MinNodes, "the gang pool must scale from zero")
-
-	objs, _, err := stackObjects(s)
-	require.NoError(t, err)
-	objs, err = applyOrder(s, objs, env.Client.RESTMapper())
-	require.NoError(t, err)
-	var (
-		checks    []stackObject
-		checkName string
-	)
-	for _, o := range objs {
-		if isExampleWorkload(o) {
-			continue
-		}
-		require.NoError(t, env.Apply(ctx, o.obj.DeepCopy()), "apply %s", o)
-		switch o.obj.GetKind() {
-		case "AdmissionCheck":
-			checkName = o.obj.GetName()
-			checks = append(checks, o)
-		case "ProvisioningRequestConfig":
-			checks = append(checks, o)
-		}
-	}
-	require.Len(t, checks, 2, "one AdmissionCheck and its ProvisioningRequestConfig")
-	defer restoreDevQueues(t, env, checks)
-	defer deleteNodesAndPods(t, env)
-
-	cq := queues.ClusterQueueName(teamA)
-	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		ac := &kueue.AdmissionCheck{}
-		require.NoError(ct, env.Client.Get(ctx, client.ObjectKey{Name: checkName}, ac))
-		assert.True(ct, apimeta.IsStatusConditionTrue(ac.Status.Conditions, kueue.AdmissionCheckActive), "AdmissionCheck %s not active (is Kueue's ProvisioningRequest controller running?): %v", ac.Name, ac.Status.Conditions)
-		q := &kueue.ClusterQueue{}
-		require.NoError(ct, env.Client.Get(ctx, client.ObjectKey{Name: cq}, q))
-		assert.True(ct, apimeta.IsStatusConditionTrue(q.Status.Conditions, kueue.ClusterQueueActive), "ClusterQueue %s not active: %v", cq, q.Status.Conditions)
-	}, scenarioTimeout, scenarioPoll)
-
-	job := submitGang(ctx, t, env)
 	defer deleteGang(t, env, job)
 
 	// Not provisioned: the cloud has one node for a gang that needs two.
 	provisioner := &NodeProvisioner{Env: env, Pools: pools, Available: map[string]int{gangPool: 1}}
-	stop := runProvisioner(ctx, t, provisioner)
+	stop := runUntilStopped(ctx, t, provisionNodes(provisioner))
 	var pr *autoscaling.ProvisioningRequest
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		pr = provisioningRequestOf(ctx, ct, env, job)
@@ -135,7 +86,7 @@ func TestGangScaleUpAllOrNothing(t *testing.T) {
 
 	// Provisioned: both nodes at once, then the gang.
 	provisioner.Available = nil
-	stop = runProvisioner(ctx, t, provisioner)
+	stop = runUntilStopped(ctx, t, provisionNodes(provisioner))
 	defer stop()
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		wl := workloadFor(ctx, ct, env.Client, job)
@@ -158,18 +109,85 @@ func TestGangScaleUpAllOrNothing(t *testing.T) {
 	}, scenarioTimeout, scenarioPoll)
 }
 
-// submitGang builds team-a's gang (IndexedJob, two one-GPU pods at once on gangPool) with
-// the component under mocks and applies it.
-func submitGang(ctx context.Context, t *testing.T, env *Env) *batchv1.Job {
+// TestMIGTrialScaleUpFromZero proves the scale-from-zero hints of a DriverOnly MIG pool
+// (gpupool.ScaleFromZeroTags) on the dev stack's a100mig pool at minCount 0, with
+// aksml:scheduler.provisioning on it: a MIG trial (one nvidia.com/mig-1g.10gb, selecting
+// nvidia.com/mig.config.state=success) fits no template node built from the pool's VM
+// size and labels alone, since both appear only once a node has booted and the MIG Manager
+// has run, so an autoscaler that ignores the tags does not provision it and the trial is
+// not admitted; with the tags the template offers the MIG instances and the state label,
+// the pool's node is added, the MIG Manager's effect is emulated on it (requireMIGManager)
+// and the trial runs there.
+func TestMIGTrialScaleUpFromZero(t *testing.T) {
+	f := newProvisioningFixture(t)
+	ctx, env := f.ctx, f.env
+	pool := f.pool(t, poolA100MIG)
+	require.Equal(t, 0, pool.MinNodes, "the MIG pool must scale from zero")
+	require.Equal(t, gpupool.GPUStackDriverOnly, pool.GPUStack, "the MIG Manager labels only DriverOnly pools")
+	require.NotEmpty(t, pool.ScaleFromZeroTags())
+
+	job := submitJob(ctx, t, env, "mig-trial-from-zero", func(pctx *pulumi.Context, name string) error {
+		_, err := workloads.NewMIGTrial(pctx, name, &workloads.MIGTrialArgs{Common: queuedJob(teamA), Pool: pool, MIGDevices: 1})
+		return err
+	})
+	defer deleteGang(t, env, job)
+
+	// An autoscaler that builds the template without the tags.
+	provisioner := &NodeProvisioner{Env: env, Pools: f.pools, IgnoreTemplateTags: true}
+	stop := runUntilStopped(ctx, t, provisionNodes(provisioner))
+	var pr *autoscaling.ProvisioningRequest
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		pr = provisioningRequestOf(ctx, ct, env, job)
+		if pr == nil {
+			return
+		}
+		c := apimeta.FindStatusCondition(pr.Status.Conditions, autoscaling.Provisioned)
+		if assert.NotNil(ct, c, "ProvisioningRequest %s has no Provisioned condition", pr.Name) {
+			assert.Equal(ct, ReasonCapacityIsNotFound, c.Reason)
+		}
+	}, scenarioTimeout, scenarioPoll)
+	wl := workloadOf(ctx, t, env, job)
+	require.False(t, apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted), "admitted without a node")
+	require.Empty(t, poolNodes(ctx, t, env, poolA100MIG))
+	stop()
+	t.Logf("without the tags: %s", apimeta.FindStatusCondition(pr.Status.Conditions, autoscaling.Provisioned).Message)
+
+	// The autoscaler's Azure provider reads them.
+	provisioner.IgnoreTemplateTags = false
+	stop = runUntilStopped(ctx, t, provisionNodes(provisioner))
+	defer stop()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		wl := workloadFor(ctx, ct, env.Client, job)
+		if assert.NotNil(ct, wl) {
+			assert.True(ct, apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted), "not admitted: %v %v", wl.Status.Conditions, wl.Status.AdmissionChecks)
+		}
+	}, scenarioTimeout, scenarioPoll)
+	nodes := poolNodes(ctx, t, env, poolA100MIG)
+	require.Len(t, nodes, 1)
+	// The MIG Manager DaemonSet reaches the new node; its effect is emulated there.
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		var pods corev1.PodList
+		assert.NoError(ct, env.Client.List(ctx, &pods, client.MatchingFields{"spec.nodeName": nodes[0]}, client.MatchingLabels{gpustack.NameLabel: gpustack.MIGManagerName}))
+		if assert.Len(ct, pods.Items, 1, "MIG Manager pod on %s", nodes[0]) {
+			assert.Equal(ct, corev1.PodRunning, pods.Items[0].Status.Phase)
+		}
+	}, scenarioTimeout, scenarioPoll)
+	requireMIGManager(ctx, t, env, f.objs, f.cfg, poolsByName(f.pools))
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		pods := jobPods(ctx, t, env, job)
+		if assert.Len(ct, pods, 1) {
+			assert.Equal(ct, corev1.PodRunning, pods[0].Status.Phase, "trial pod: %v", pods[0].Status.Conditions)
+			assert.Equal(ct, nodes[0], pods[0].Spec.NodeName)
+		}
+	}, scenarioTimeout, scenarioPoll)
+}
+
+// submitJob builds the Job that build registers (a workload component, as team-a's, under
+// mocks) and applies it.
+func submitJob(ctx context.Context, t *testing.T, env *Env, name string, build func(*pulumi.Context, string) error) *batchv1.Job {
 	t.Helper()
-	pool := resolvedPools(t, parsedConfig(t, scenarioStack))[gangPool]
-	require.NotNil(t, pool)
-	const name = "gang-from-zero"
 	s, err := synth.Run(scenarioStack, scenarioStack, map[string]string{}, func(pctx *pulumi.Context) (map[string]pulumi.Input, error) {
-		common := queuedJob(teamA)
-		common.Resources = workloads.Resources{CPU: "3", Memory: "16Gi", GPUs: 1}
-		_, err := workloads.NewIndexedJob(pctx, name, &workloads.IndexedJobArgs{Common: common, Pool: pool, Completions: 2, Parallelism: 2})
-		return nil, err
+		return nil, build(pctx, name)
 	})
 	require.NoError(t, err)
 	var obj *unstructured.Unstructured
@@ -179,12 +197,102 @@ func submitGang(ctx context.Context, t *testing.T, env *Env) *batchv1.Job {
 			require.NoError(t, err)
 		}
 	}
-	require.NotNil(t, obj, "IndexedJob registered no Job")
+	require.NotNil(t, obj, "%s registered no Job", name)
 	require.NoError(t, env.Apply(ctx, obj.DeepCopy()))
 	job := &batchv1.Job{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), job))
 	require.True(t, ptr.Deref(job.Spec.Suspend, false), "Kueue suspends the queued Job")
 	return job
+}
+
+// provisionedPools are the dev stack's pools the provisioning tests opt in: the T4 pool
+// and the DriverOnly MIG pool, both at minCount 0.
+var provisionedPools = []string{gangPool, poolA100MIG}
+
+// provisioningFixture is the dev stack with aksml:scheduler.provisioning on
+// provisionedPools, applied (without its example workloads) to the shared environment with
+// kube-scheduler and KWOK running, no node, and the volume provisioner running.
+type provisioningFixture struct {
+	ctx   context.Context
+	env   *Env
+	cfg   *stacks.Config
+	pools []NodePool
+	objs  []stackObject
+}
+
+// newProvisioningFixture sets the fixture up; the test's cleanup deletes the nodes and
+// the pods on them, puts the dev ClusterQueues back and stops what it started.
+func newProvisioningFixture(t *testing.T) *provisioningFixture {
+	t.Helper()
+	env := testEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	require.NoError(t, env.StartNodeSimulation(ctx), "logs in %s", env.Dir)
+	t.Cleanup(env.StopNodeSimulation)
+	// The team's data claims bind as the Azure CSI provisioners would bind them.
+	t.Cleanup(runUntilStopped(ctx, t, func(ctx context.Context) error {
+		return RunVolumeProvisioner(ctx, env.Client, 200*time.Millisecond)
+	}))
+
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	s, err := synth.SynthEdited(root, scenarioStack, func(cfg map[string]string) error {
+		var entries []string
+		for _, p := range provisionedPools {
+			entries = append(entries, `{"pool": "`+p+`"}`)
+		}
+		cfg["aksml:scheduler"] = `{"system": "kueue", "provisioning": [` + strings.Join(entries, ", ") + `]}`
+		return nil
+	})
+	require.NoError(t, err)
+	f := &provisioningFixture{ctx: ctx, env: env, cfg: parsedConfig(t, scenarioStack)}
+	f.pools, err = StackNodePools(s, f.cfg)
+	require.NoError(t, err)
+
+	objs, _, err := stackObjects(s)
+	require.NoError(t, err)
+	objs, err = applyOrder(s, objs, env.Client.RESTMapper())
+	require.NoError(t, err)
+	var (
+		checks    []stackObject
+		checkName string
+	)
+	for _, o := range objs {
+		if isExampleWorkload(o) {
+			continue
+		}
+		require.NoError(t, env.Apply(ctx, o.obj.DeepCopy()), "apply %s", o)
+		f.objs = append(f.objs, o)
+		switch o.obj.GetKind() {
+		case "AdmissionCheck":
+			checkName = o.obj.GetName()
+			checks = append(checks, o)
+		case "ProvisioningRequestConfig":
+			checks = append(checks, o)
+		}
+	}
+	require.Len(t, checks, 2, "one AdmissionCheck and its ProvisioningRequestConfig")
+	t.Cleanup(func() { restoreDevQueues(t, env, checks) })
+	t.Cleanup(func() { deleteNodesAndPods(t, env) })
+
+	cq := queues.ClusterQueueName(teamA)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		ac := &kueue.AdmissionCheck{}
+		require.NoError(ct, env.Client.Get(ctx, client.ObjectKey{Name: checkName}, ac))
+		assert.True(ct, apimeta.IsStatusConditionTrue(ac.Status.Conditions, kueue.AdmissionCheckActive), "AdmissionCheck %s not active (is Kueue's ProvisioningRequest controller running?): %v", ac.Name, ac.Status.Conditions)
+		q := &kueue.ClusterQueue{}
+		require.NoError(ct, env.Client.Get(ctx, client.ObjectKey{Name: cq}, q))
+		assert.True(ct, apimeta.IsStatusConditionTrue(q.Status.Conditions, kueue.ClusterQueueActive), "ClusterQueue %s not active: %v", cq, q.Status.Conditions)
+	}, scenarioTimeout, scenarioPoll)
+	return f
+}
+
+// pool returns the dev stack's resolved GPU pool.
+func (f *provisioningFixture) pool(t *testing.T, name string) *gpupool.Resolved {
+	t.Helper()
+	p := resolvedPools(t, f.cfg)[name]
+	require.NotNil(t, p, "no GPU pool %s in the dev stack", name)
+	return p
 }
 
 // deleteGang deletes job, its pods (at once: KWOK runs no process to stop) and its
@@ -230,12 +338,17 @@ func deleteNodesAndPods(t *testing.T, env *Env) {
 	}
 }
 
-// runProvisioner runs p until the returned stop is called; stop fails the test if p
-// failed.
-func runProvisioner(ctx context.Context, t *testing.T, p *NodeProvisioner) (stop func()) {
-	pctx, cancel := context.WithCancel(ctx)
+// provisionNodes runs p every 200 ms.
+func provisionNodes(p *NodeProvisioner) func(context.Context) error {
+	return func(ctx context.Context) error { return p.Run(ctx, 200*time.Millisecond) }
+}
+
+// runUntilStopped runs run in the background until the returned stop is called (once;
+// later calls do nothing); stop fails the test if run failed.
+func runUntilStopped(ctx context.Context, t *testing.T, run func(context.Context) error) (stop func()) {
+	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- p.Run(pctx, 200*time.Millisecond) }()
+	go func() { done <- run(rctx) }()
 	stopped := false
 	return func() {
 		if stopped {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -10,10 +11,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	autoscaling "k8s.io/autoscaler/cluster-autoscaler/apis/provisioningrequest/autoscaling.x-k8s.io/v1"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/aksml/aksml/components/gpupool"
 )
 
 // Reasons the stand-in gives on a ProvisioningRequest's Provisioned condition. The
@@ -29,9 +33,16 @@ const (
 // provisioning class on a control plane without an autoscaler, the way
 // RunVolumeProvisioner stands in for the CSI provisioners: for each ProvisioningRequest
 // of that class not yet Provisioned, it finds the pool its pods select (the AKS agentpool
-// label Kueue's ResourceFlavor puts into the request's PodTemplates), counts the nodes of
-// that pool the pods need (whole pods per node by their requests and the pool's
-// allocatable; the pool's taints must be tolerated) and then either adds all those nodes
+// label Kueue's ResourceFlavor puts into the request's PodTemplates), checks the pods
+// against the pool's template node, as the autoscaler's Azure provider builds it for a
+// scale set without nodes (the pool's labels, taints and VM size, plus the
+// scale-from-zero tags: `k8s.io_cluster-autoscaler_node-template_label_<key>` and
+// `..._resources_<name>`, '_' for '/'; "Cluster Autoscaler on Azure", "Scaling a VMSS node
+// group to and from 0",
+// https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/azure/README.md):
+// every node selector matched, every NoSchedule/NoExecute taint tolerated, and counts the
+// nodes the pods need (whole pods per node by their requests and the template's
+// allocatable). Then it either adds all those nodes
 // to the pool at once and sets Accepted and Provisioned True, or, when the pool would
 // exceed its maximum (Pools' Count) or the cloud has fewer nodes left (Available), adds
 // none and sets Provisioned False with reason CapacityIsNotFound ("Provisioning Request"
@@ -47,6 +58,38 @@ type NodeProvisioner struct {
 	// Available limits, by pool name, how many nodes the cloud can still add (regional
 	// capacity or quota); a pool not listed is limited by its maximum only.
 	Available map[string]int
+	// IgnoreTemplateTags builds template nodes without the scale-from-zero tags, as an
+	// autoscaler that does not read them would.
+	IgnoreTemplateTags bool
+}
+
+// Scale-set tag prefixes the autoscaler's Azure provider reads into a template node,
+// written as components/gpupool writes them.
+const (
+	templateLabelTag    = gpupool.NodeTemplateLabelTagPrefix
+	templateResourceTag = gpupool.NodeTemplateResourcesTagPrefix
+)
+
+// template returns the labels and allocatable of pool's template node.
+func (p *NodeProvisioner) template(pool NodePool) (map[string]string, corev1.ResourceList, error) {
+	labels := maps.Clone(pool.Labels)
+	alloc := pool.Allocatable.DeepCopy()
+	if p.IgnoreTemplateTags {
+		return labels, alloc, nil
+	}
+	for k, v := range pool.Tags {
+		if key, ok := strings.CutPrefix(k, templateLabelTag); ok {
+			labels[strings.ReplaceAll(key, "_", "/")] = v
+		}
+		if name, ok := strings.CutPrefix(k, templateResourceTag); ok {
+			q, err := resource.ParseQuantity(v)
+			if err != nil {
+				return nil, nil, fmt.Errorf("pool %s: tag %s: %w", pool.Name, k, err)
+			}
+			alloc[corev1.ResourceName(strings.ReplaceAll(name, "_", "/"))] = q
+		}
+	}
+	return labels, alloc, nil
 }
 
 // Run provisions every interval until ctx ends.
@@ -93,7 +136,10 @@ func (p *NodeProvisioner) provision(ctx context.Context, pr *autoscaling.Provisi
 		if err := p.Env.Client.Get(ctx, client.ObjectKey{Namespace: pr.Namespace, Name: ps.PodTemplateRef.Name}, tmpl); err != nil {
 			return err
 		}
-		pool, perNode, why := p.fit(&tmpl.Template.Spec)
+		pool, perNode, why, err := p.fit(&tmpl.Template.Spec)
+		if err != nil {
+			return err
+		}
 		if why != "" {
 			return p.record(ctx, pr, false, ReasonCapacityIsNotFound, why)
 		}
@@ -126,19 +172,28 @@ func (p *NodeProvisioner) provision(ctx context.Context, pr *autoscaling.Provisi
 	return p.record(ctx, pr, true, ReasonProvisioned, "added "+strings.Join(added, ", "))
 }
 
-// fit returns the pool whose nodes a pod of spec selects and how many such pods one of
-// its nodes holds, or why none can.
-func (p *NodeProvisioner) fit(spec *corev1.PodSpec) (NodePool, int, string) {
+// fit returns the pool whose nodes a pod of spec selects and how many such pods its
+// template node holds, or why none can.
+func (p *NodeProvisioner) fit(spec *corev1.PodSpec) (NodePool, int, string, error) {
 	name := spec.NodeSelector[AgentPoolLabel]
 	i := slices.IndexFunc(p.Pools, func(pool NodePool) bool { return pool.Name == name })
 	if i < 0 {
-		return NodePool{}, 0, fmt.Sprintf("the pods select no known pool (%s=%q)", AgentPoolLabel, name)
+		return NodePool{}, 0, fmt.Sprintf("the pods select no known pool (%s=%q)", AgentPoolLabel, name), nil
 	}
 	pool := p.Pools[i]
+	labels, alloc, err := p.template(pool)
+	if err != nil {
+		return pool, 0, "", err
+	}
+	for k, v := range spec.NodeSelector {
+		if labels[k] != v {
+			return pool, 0, fmt.Sprintf("the pods select %s=%s, which pool %s's template node does not carry", k, v, pool.Name), nil
+		}
+	}
 	for _, taint := range pool.Taints {
 		if (taint.Effect == corev1.TaintEffectNoSchedule || taint.Effect == corev1.TaintEffectNoExecute) &&
 			!slices.ContainsFunc(spec.Tolerations, func(t corev1.Toleration) bool { return t.ToleratesTaint(klog.Background(), &taint, false) }) {
-			return pool, 0, fmt.Sprintf("the pods do not tolerate pool %s's taint %s", pool.Name, taint.ToString())
+			return pool, 0, fmt.Sprintf("the pods do not tolerate pool %s's taint %s", pool.Name, taint.ToString()), nil
 		}
 	}
 	requests := corev1.ResourceList{}
@@ -156,22 +211,22 @@ func (p *NodeProvisioner) fit(spec *corev1.PodSpec) (NodePool, int, string) {
 	}
 	sort.Strings(names)
 	for _, r := range names {
-		req, alloc := requests[corev1.ResourceName(r)], pool.Allocatable[corev1.ResourceName(r)]
+		req, offer := requests[corev1.ResourceName(r)], alloc[corev1.ResourceName(r)]
 		if req.IsZero() {
 			continue
 		}
-		n := int(alloc.MilliValue() / req.MilliValue())
+		n := int(offer.MilliValue() / req.MilliValue())
 		if n == 0 {
-			return pool, 0, fmt.Sprintf("a pod requests %s %s, more than a node of pool %s offers (%s)", req.String(), r, pool.Name, alloc.String())
+			return pool, 0, fmt.Sprintf("a pod requests %s %s, more than pool %s's template node offers (%s)", req.String(), r, pool.Name, offer.String()), nil
 		}
 		if perNode < 0 || n < perNode {
 			perNode = n
 		}
 	}
 	if perNode < 0 {
-		return pool, 0, "the pods request no resources"
+		return pool, 0, "the pods request no resources", nil
 	}
-	return pool, perNode, ""
+	return pool, perNode, "", nil
 }
 
 // record sets pr's Provisioned condition (and Accepted) unless it already says so.
