@@ -58,17 +58,7 @@ func TestGangScaleUpAllOrNothing(t *testing.T) {
 	// Not provisioned: the cloud has one node for a gang that needs two.
 	provisioner := &NodeProvisioner{Env: env, Pools: pools, Available: map[string]int{gangPool: 1}}
 	stop := runUntilStopped(ctx, t, provisionNodes(provisioner))
-	var pr *autoscaling.ProvisioningRequest
-	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		pr = provisioningRequestOf(ctx, ct, env, job)
-		if pr == nil {
-			return
-		}
-		c := apimeta.FindStatusCondition(pr.Status.Conditions, autoscaling.Provisioned)
-		if assert.NotNil(ct, c, "ProvisioningRequest %s has no Provisioned condition", pr.Name) {
-			assert.Equal(ct, ReasonCapacityIsNotFound, c.Reason)
-		}
-	}, scenarioTimeout, scenarioPoll)
+	pr := waitNotProvisioned(ctx, t, env, job)
 	assert.Equal(t, autoscaling.ProvisioningClassBestEffortAtomicScaleUp, pr.Spec.ProvisioningClassName)
 	assert.Equal(t, int32(2), pr.Spec.PodSets[0].Count, "one request for the whole gang")
 	// Long enough for Kueue to have admitted it if it were going to.
@@ -88,12 +78,7 @@ func TestGangScaleUpAllOrNothing(t *testing.T) {
 	provisioner.Available = nil
 	stop = runUntilStopped(ctx, t, provisionNodes(provisioner))
 	defer stop()
-	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		wl := workloadFor(ctx, ct, env.Client, job)
-		if assert.NotNil(ct, wl) {
-			assert.True(ct, apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted), "not admitted: %v %v", wl.Status.Conditions, wl.Status.AdmissionChecks)
-		}
-	}, scenarioTimeout, scenarioPoll)
+	waitWorkloadAdmitted(ctx, t, env, job)
 	nodes := poolNodes(ctx, t, env, gangPool)
 	require.Len(t, nodes, 2, "the request added the gang's two nodes")
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
@@ -135,17 +120,7 @@ func TestMIGTrialScaleUpFromZero(t *testing.T) {
 	// An autoscaler that builds the template without the tags.
 	provisioner := &NodeProvisioner{Env: env, Pools: f.pools, IgnoreTemplateTags: true}
 	stop := runUntilStopped(ctx, t, provisionNodes(provisioner))
-	var pr *autoscaling.ProvisioningRequest
-	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		pr = provisioningRequestOf(ctx, ct, env, job)
-		if pr == nil {
-			return
-		}
-		c := apimeta.FindStatusCondition(pr.Status.Conditions, autoscaling.Provisioned)
-		if assert.NotNil(ct, c, "ProvisioningRequest %s has no Provisioned condition", pr.Name) {
-			assert.Equal(ct, ReasonCapacityIsNotFound, c.Reason)
-		}
-	}, scenarioTimeout, scenarioPoll)
+	pr := waitNotProvisioned(ctx, t, env, job)
 	wl := workloadOf(ctx, t, env, job)
 	require.False(t, apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted), "admitted without a node")
 	require.Empty(t, poolNodes(ctx, t, env, poolA100MIG))
@@ -156,12 +131,7 @@ func TestMIGTrialScaleUpFromZero(t *testing.T) {
 	provisioner.IgnoreTemplateTags = false
 	stop = runUntilStopped(ctx, t, provisionNodes(provisioner))
 	defer stop()
-	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		wl := workloadFor(ctx, ct, env.Client, job)
-		if assert.NotNil(ct, wl) {
-			assert.True(ct, apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted), "not admitted: %v %v", wl.Status.Conditions, wl.Status.AdmissionChecks)
-		}
-	}, scenarioTimeout, scenarioPoll)
+	waitWorkloadAdmitted(ctx, t, env, job)
 	nodes := poolNodes(ctx, t, env, poolA100MIG)
 	require.Len(t, nodes, 1)
 	// The MIG Manager DaemonSet reaches the new node; its effect is emulated there.
@@ -358,6 +328,35 @@ func runUntilStopped(ctx context.Context, t *testing.T, run func(context.Context
 		cancel()
 		require.NoError(t, <-done)
 	}
+}
+
+// waitNotProvisioned waits until the ProvisioningRequest of job's Workload says
+// Provisioned False, CapacityIsNotFound, and returns it.
+func waitNotProvisioned(ctx context.Context, t *testing.T, env *Env, job *batchv1.Job) *autoscaling.ProvisioningRequest {
+	t.Helper()
+	var pr *autoscaling.ProvisioningRequest
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		pr = provisioningRequestOf(ctx, ct, env, job)
+		if pr == nil {
+			return
+		}
+		c := apimeta.FindStatusCondition(pr.Status.Conditions, autoscaling.Provisioned)
+		if assert.NotNil(ct, c, "ProvisioningRequest %s has no Provisioned condition", pr.Name) {
+			assert.Equal(ct, ReasonCapacityIsNotFound, c.Reason)
+		}
+	}, scenarioTimeout, scenarioPoll)
+	return pr
+}
+
+// waitWorkloadAdmitted waits until job's Workload is Admitted.
+func waitWorkloadAdmitted(ctx context.Context, t *testing.T, env *Env, job *batchv1.Job) {
+	t.Helper()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		wl := workloadFor(ctx, ct, env.Client, job)
+		if assert.NotNil(ct, wl) {
+			assert.True(ct, apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted), "not admitted: %v %v", wl.Status.Conditions, wl.Status.AdmissionChecks)
+		}
+	}, scenarioTimeout, scenarioPoll)
 }
 
 // workloadOf returns job's Workload, failing the test if there is none.
