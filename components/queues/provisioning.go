@@ -20,9 +20,11 @@ import (
 // https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/).
 //
 // What AKS requires, by its sources: the how-to lists a node pool with the
-// cluster autoscaler enabled and no other setting (the managed autoscaler
-// has no ARM property for ProvisioningRequest; the how-to enables nothing
-// besides the pool's autoscaler), and its sample (Azure/AKS,
+// cluster autoscaler enabled and no other setting, and the managed
+// autoscaler has no ARM property for ProvisioningRequest to set (the
+// ManagedCluster autoScalerProfile has no enable-provisioning-requests in
+// Microsoft.ContainerService 2024-10-01 nor 2026-02-02-preview,
+// managedClusters.json of the published REST specs), and its sample (Azure/AKS,
 // examples/kueue-and-ray-on-aks/3-workloads/cas-batch-job/README.md) names
 // Kubernetes 1.30 or later (ProvisioningRequestMinKubernetes). In February
 // 2026 an AKS engineer wrote that the managed autoscaler did not process
