@@ -351,6 +351,13 @@ var goDocs = map[string]goDoc{
 			"value":            "Value is the priority: higher runs first and, where preemption allows, evicts lower. -2147483648..1000000000. Required.",
 		},
 	},
+	"queues.ProvisioningPool": {
+		Doc: "ProvisioningPool opts the flavor of one GPU pool into the ProvisioningRequest admission check, `aksml:scheduler.provisioning[i]`. Kueue only.",
+		Fields: map[string]string{
+			"class": "Class is the ProvisioningRequest class: best-effort-atomic-scale-up.autoscaling.x-k8s.io (default) or check-capacity.autoscaling.x-k8s.io, which never scales up and is therefore refused on a pool at minCount 0.",
+			"pool":  "Pool is the name of a GPU pool in `aksml:gpuPools` whose node count the cluster autoscaler owns (DriverOnly or None; a Managed pool has no autoscaler). Required.",
+		},
+	},
 	"queues.Queues": {
 		Doc: "Queues is the scheduler and its queues (C5): PriorityClasses, the queueing system (its namespace and chart when aksml installs it) and its objects: with Kueue the ResourceFlavors, the teams' ClusterQueues and LocalQueues and the lending-only ClusterQueues; with Volcano a Queue per team. The team namespaces and their ResourceQuotas are components/tenancy's.",
 		Fields: map[string]string{
@@ -385,6 +392,7 @@ var goDocs = map[string]goDoc{
 			"lenders":            "Lenders are lending-only cohort members: quota without a namespace, queue or workloads that the teams borrow. Default none. Kueue only.",
 			"overcommitratio":    "OvercommitRatio allows the nominal GPU quota handed out on a pool to exceed the pool's capacity at maxCount by this factor; >= 1. Default 1.0 (no overcommit). Set it only when overcommit is deliberate, e.g. teams that rarely run at the same time.",
 			"priorities":         "Priorities are the priority levels: each a PriorityClass and, with Kueue, a WorkloadPriorityClass of the same name. Default DefaultPriorities (training-batch 10000 Never, inference-critical 100000 PreemptLowerPriority). Setting it replaces the defaults.",
+			"provisioning":       "Provisioning opts GPU pools into Kueue's ProvisioningRequest admission check: a workload on such a pool is admitted only once the cluster autoscaler has provisioned nodes for all its pods, so a gang on a pool at zero nodes scales it up in one step, all or nothing (see ProvisioningPool). Default none: admission needs quota only, and the autoscaler adds nodes for the pods one scale-up at a time. Kueue only.",
 			"system":             "System is kueue (default), volcano or none. Only one runs: settings of the other system are rejected.",
 			"volcanochartvalues": "VolcanoChartValues are Helm values merged over the ones aksml sets. Escape hatch; Volcano only.",
 		},

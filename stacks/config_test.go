@@ -220,6 +220,12 @@ func TestParseInvalid(t *testing.T) {
 		{name: "quota beyond pool capacity", mutate: func(m map[string]any) { at(m, "teams", 0, "gpuQuota")["t4"] = 2 }, wantErr: []string{`pool "t4"`, "team-a 2", "team-b 1", "aksml:scheduler.overcommitRatio"}},
 		{name: "overcommit below one", mutate: func(m map[string]any) { at(m, "scheduler")["overcommitRatio"] = 0.5 }, wantErr: []string{"aksml:scheduler.overcommitRatio"}},
 		{name: "unknown scheduler", mutate: func(m map[string]any) { at(m, "scheduler")["system"] = "slurm" }, wantErr: []string{"aksml:scheduler.system"}},
+		{name: "provisioning on an unknown pool", mutate: func(m map[string]any) {
+			at(m, "scheduler")["provisioning"] = []any{map[string]any{"pool": "h100"}}
+		}, wantErr: []string{`aksml:scheduler.provisioning[0].pool: "h100" is not a GPU pool in aksml:gpuPools`}},
+		{name: "check-capacity on a pool at zero", mutate: func(m map[string]any) {
+			at(m, "scheduler")["provisioning"] = []any{map[string]any{"pool": "t4", "class": "check-capacity.autoscaling.x-k8s.io"}}
+		}, wantErr: []string{"aksml:scheduler.provisioning[0].class", "never scales it up", "aksml:gpuPools[0].minCount"}},
 		{name: "kueue setting under volcano", mutate: func(m map[string]any) {
 			at(m, "scheduler")["system"] = "volcano"
 			at(m, "scheduler")["installKueue"] = true

@@ -17,7 +17,10 @@
 //     preemption policy and fair-sharing weight, a LocalQueue `gpu-queue`
 //     per team namespace, a lending-only ClusterQueue per lender
 //     (SchedulerSpec.Lenders: quota without namespace, queue or claims),
-//     and a WorkloadPriorityClass per priority level;
+//     a WorkloadPriorityClass per priority level, and, for the pools in
+//     SchedulerSpec.Provisioning, a ProvisioningRequest AdmissionCheck and
+//     ProvisioningRequestConfig per class on those pools' flavors
+//     (all-or-nothing scale-up for gangs, provisioning.go);
 //   - volcano: Volcano VolcanoVersion from its chart and a Queue per team;
 //   - none: no queues.
 //

@@ -77,21 +77,28 @@ func cpuFlavorSpec() map[string]any { return map[string]any{} }
 // LowerPriority, reclaimWithinCohort Any, borrowWithinCohort Never).
 // flavorFungibility tries the next flavor before borrowing or preempting, so
 // a team uses its own quota on every flavor before it takes another team's.
-func clusterQueueSpec(t Team, pools []gpupool.Resolved, cohort string) map[string]any {
+//
+// admissionChecksStrategy puts the ProvisioningRequest admission check on the
+// flavors of the pools in sched.Provisioning (admissionChecksStrategy).
+func clusterQueueSpec(t Team, pools []gpupool.Resolved, sched SchedulerSpec) map[string]any {
 	groups := gpuGroups(teamPools(t, pools), pools, func(p gpupool.Resolved, r string) map[string]any { return gpuQuota(t, p.Name, r) })
 	groups = append(groups, cpuGroup(
 		withLimits(map[string]any{"name": CPUResource, "nominalQuota": t.CPU}, t.CPUBorrowingLimit, t.CPULendingLimit),
 		withLimits(map[string]any{"name": MemoryResource, "nominalQuota": t.Memory}, t.MemoryBorrowingLimit, t.MemoryLendingLimit),
 	))
-	return map[string]any{
+	spec := map[string]any{
 		"namespaceSelector": map[string]any{"matchLabels": map[string]any{NamespaceNameLabel: t.Name}},
 		"queueingStrategy":  QueueingStrategy,
-		"cohortName":        cohort,
+		"cohortName":        sched.Cohort,
 		"resourceGroups":    groups,
 		"flavorFungibility": map[string]any{"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
 		"preemption":        t.Preemption.spec(),
 		"fairSharing":       map[string]any{"weight": strconv.Itoa(t.Weight)},
 	}
+	if checks := admissionChecksStrategy(sched, t, pools); checks != nil {
+		spec["admissionChecksStrategy"] = checks
+	}
+	return spec
 }
 
 // gpuGroups are the GPU resource groups of a ClusterQueue: one per GPU

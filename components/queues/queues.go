@@ -285,6 +285,25 @@ func (b *builder) kueue() error {
 	}
 	objects = append(objects, cpu, cohort)
 
+	// The ProvisioningRequest admission checks (aksml:scheduler.provisioning),
+	// one per class in use, each with its ProvisioningRequestConfig.
+	for _, c := range b.sched.provisioningClasses() {
+		name := provisioningName(c)
+		prc, err := b.customResource("prc-"+name, KueueAPIVersion, "ProvisioningRequestConfig",
+			&metav1.ObjectMetaArgs{Name: pulumi.String(name), Labels: partOf()},
+			map[string]any{"spec": provisioningConfigSpec(c, b.sched, b.pools)}, deps)
+		if err != nil {
+			return err
+		}
+		ac, err := b.customResource("ac-"+name, KueueAPIVersion, "AdmissionCheck",
+			&metav1.ObjectMetaArgs{Name: pulumi.String(name), Labels: partOf()},
+			map[string]any{"spec": admissionCheckSpec(c)}, append(append([]pulumi.Resource(nil), deps...), prc))
+		if err != nil {
+			return err
+		}
+		objects = append(objects, prc, ac)
+	}
+
 	// A WorkloadPriorityClass per priority level, the queue-side twin of
 	// its PriorityClass: same name, value and description (AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops):
 	// coordinate Kueue workload priority with Kubernetes pod priority).
@@ -313,7 +332,7 @@ func (b *builder) kueue() error {
 	for _, t := range b.teams {
 		cq, err := b.customResource("cq-"+t.Name, KueueAPIVersion, "ClusterQueue",
 			&metav1.ObjectMetaArgs{Name: pulumi.String(ClusterQueueName(t.Name)), Labels: pulumi.ToStringMap(teamLabels(t))},
-			map[string]any{"spec": clusterQueueSpec(t, b.pools, b.sched.Cohort)}, objects)
+			map[string]any{"spec": clusterQueueSpec(t, b.pools, b.sched)}, objects)
 		if err != nil {
 			return err
 		}

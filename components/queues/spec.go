@@ -189,6 +189,13 @@ type SchedulerSpec struct {
 	// Lenders are lending-only cohort members: quota without a namespace,
 	// queue or workloads that the teams borrow. Default none. Kueue only.
 	Lenders []Lender `json:"lenders,omitempty" pulumi:"lenders,optional"`
+	// Provisioning opts GPU pools into Kueue's ProvisioningRequest
+	// admission check: a workload on such a pool is admitted only once the
+	// cluster autoscaler has provisioned nodes for all its pods, so a gang
+	// on a pool at zero nodes scales it up in one step, all or nothing (see
+	// ProvisioningPool). Default none: admission needs quota only, and the
+	// autoscaler adds nodes for the pods one scale-up at a time. Kueue only.
+	Provisioning []ProvisioningPool `json:"provisioning,omitempty" pulumi:"provisioning,optional"`
 }
 
 // Default fills unset fields with their documented defaults. Settings of a
@@ -203,6 +210,12 @@ func (s *SchedulerSpec) Default() {
 	}
 	if len(s.Priorities) == 0 {
 		s.Priorities = DefaultPriorities()
+	}
+	s.Provisioning = slices.Clone(s.Provisioning)
+	for i := range s.Provisioning {
+		if s.Provisioning[i].Class == "" {
+			s.Provisioning[i].Class = DefaultProvisioningClass
+		}
 	}
 	s.Priorities = slices.Clone(s.Priorities)
 	for i := range s.Priorities {

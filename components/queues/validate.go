@@ -82,6 +82,7 @@ func (r *Resolved) validate() field.ErrorList {
 	}
 	errs = append(errs, validateLenders(sched.Lenders, teams, poolNames, sched, paths)...)
 	errs = append(errs, validateCohortPeers(teams, sched, paths)...)
+	errs = append(errs, validateProvisioning(sched, pools, paths)...)
 	ratio := sched.OvercommitRatio
 	if !validRatio(ratio) {
 		ratio = DefaultOvercommitRatio

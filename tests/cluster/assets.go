@@ -34,6 +34,15 @@ const (
 	// installed (downloaded into the module cache, never imported as code).
 	KubeflowTrainingOperatorModule = "github.com/kubeflow/training-operator@v1.8.1"
 
+	// AutoscalerAPIsModule is the cluster autoscaler's API module, at the version Kueue
+	// requires: its ProvisioningRequest types are linked with Kueue's ProvisioningRequest
+	// admission check, and its config/crd holds the ProvisioningRequest CRD.
+	AutoscalerAPIsModule = "k8s.io/autoscaler/cluster-autoscaler/apis"
+
+	// autoscalerAPIsVersionFallback is used when the build information does not list
+	// AutoscalerAPIsModule; it must match go.mod.
+	autoscalerAPIsVersionFallback = "v0.0.0-20240830133931-adfbe7e45277"
+
 	clusterModulePath = "github.com/aksml/aksml/tests/cluster"
 )
 
@@ -104,10 +113,27 @@ func SharedCRDDir() (string, error) {
 
 // KueueDir returns the module-cache directory of the Kueue module linked into this binary.
 func KueueDir(ctx context.Context) (string, error) {
-	version := kueueVersionFallback
+	return linkedModuleDir(ctx, KueueModule, kueueVersionFallback)
+}
+
+// ProvisioningRequestCRDDir returns the directory with the ProvisioningRequest CRD
+// (autoscaling.x-k8s.io) of the autoscaler API module linked into this binary: the one
+// Kueue's ProvisioningRequest admission check is built against.
+func ProvisioningRequestCRDDir(ctx context.Context) (string, error) {
+	dir, err := linkedModuleDir(ctx, AutoscalerAPIsModule, autoscalerAPIsVersionFallback)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "config", "crd"), nil
+}
+
+// linkedModuleDir returns the module-cache directory of module at the version linked into
+// this binary (fallback when the build information does not list it).
+func linkedModuleDir(ctx context.Context, module, fallback string) (string, error) {
+	version := fallback
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range bi.Deps {
-			if dep.Path != KueueModule {
+			if dep.Path != module {
 				continue
 			}
 			if dep.Replace != nil {
@@ -118,7 +144,7 @@ func KueueDir(ctx context.Context) (string, error) {
 			}
 		}
 	}
-	return moduleCacheDir(ctx, KueueModule+"@"+version)
+	return moduleCacheDir(ctx, module+"@"+version)
 }
 
 // KubeflowCRDDir returns the directory with the Kubeflow training-operator CRDs

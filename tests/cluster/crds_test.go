@@ -10,7 +10,7 @@ import (
 )
 
 // TestCRDFilesRead reads every CRD directory the control plane installs, as envtest reads
-// them before it starts the API server: Kueue's and Kubeflow's from their Go modules, the
+// them before it starts the API server: Kueue's, Kubeflow's and the autoscaler's ProvisioningRequest from their Go modules, the
 // others from SharedCRDDir (a shared/ copy, AKSML_SHARED_DIR or the cache `make deps`
 // fills). It needs no control plane, so a bare clone proves its CRDs are found without
 // building one.
@@ -28,6 +28,7 @@ func TestCRDFilesRead(t *testing.T) {
 		"podmonitors.azmonitoring.coreos.com", "servicemonitors.azmonitoring.coreos.com",
 		"jobs.batch.volcano.sh", "queues.scheduling.volcano.sh", "podgroups.scheduling.volcano.sh",
 		"workspaces.kaito.sh", "prometheusrules.monitoring.coreos.com",
+		"provisioningrequests.autoscaling.x-k8s.io",
 	} {
 		assert.True(t, names[want], "CRD %s is not among the %d read from %v", want, len(opts.CRDs), paths)
 	}

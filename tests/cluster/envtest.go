@@ -265,7 +265,8 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	return e, nil
 }
 
-// crdPaths lists the CRD directories: Kueue, Kubeflow training-operator, shared, extra.
+// crdPaths lists the CRD directories: Kueue, Kubeflow training-operator, the cluster
+// autoscaler's ProvisioningRequest, shared, extra.
 func crdPaths(ctx context.Context, opts Options) ([]string, error) {
 	kueueDir, err := KueueDir(ctx)
 	if err != nil {
@@ -275,7 +276,11 @@ func crdPaths(ctx context.Context, opts Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths := []string{filepath.Join(kueueDir, "config", "components", "crd", "bases"), kubeflow}
+	provreq, err := ProvisioningRequestCRDDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	paths := []string{filepath.Join(kueueDir, "config", "components", "crd", "bases"), kubeflow, provreq}
 	if !opts.SkipSharedCRDs {
 		shared := opts.SharedCRDDir
 		if shared == "" {

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	autoscaling "k8s.io/autoscaler/cluster-autoscaler/apis/provisioningrequest/autoscaling.x-k8s.io/v1"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
@@ -43,6 +44,7 @@ import (
 	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/constants"
+	"sigs.k8s.io/kueue/pkg/controller/admissionchecks/provisioning"
 	"sigs.k8s.io/kueue/pkg/controller/core"
 	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	"sigs.k8s.io/kueue/pkg/controller/jobframework"
@@ -87,7 +89,8 @@ var DefaultKueueFrameworks = []string{
 }
 
 // NewScheme returns a scheme with the Kubernetes built-in types, apiextensions/v1, Kueue
-// (v1beta2, v1beta1 and its configuration API) and the job types of the linked Kueue
+// (v1beta2, v1beta1 and its configuration API), the cluster autoscaler's
+// ProvisioningRequest (autoscaling.x-k8s.io/v1, as cmd/kueue registers it) and the job types of the linked Kueue
 // integrations (batch, Kubeflow training jobs, JobSet, Ray, ...).
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
@@ -97,6 +100,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		kueue.AddToScheme,
 		kueuev1beta1.AddToScheme,
 		configapi.AddToScheme,
+		autoscaling.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err
@@ -328,6 +332,15 @@ func setupKueue(ctx context.Context, mgr manager.Manager, cfg *configapi.Configu
 		jobframework.WithEnabledFrameworks(cfg.Integrations.Frameworks)); err != nil {
 		return fmt.Errorf("kueue job indexes: %w", err)
 	}
+	// The ProvisioningRequest admission check, as cmd/kueue/main.go sets it up: only when
+	// the API server serves autoscaling.x-k8s.io/v1 ProvisioningRequests at start (the CRD
+	// is installed here from the autoscaler API module, ProvisioningRequestCRDDir).
+	provisioningServed := provisioning.ServerSupportsProvisioningRequest(mgr) == nil
+	if provisioningServed {
+		if err := provisioning.SetupIndexer(ctx, mgr.GetFieldIndexer()); err != nil {
+			return fmt.Errorf("kueue provisioning indexes: %w", err)
+		}
+	}
 
 	dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
 	if err != nil {
@@ -343,6 +356,17 @@ func setupKueue(ctx context.Context, mgr manager.Manager, cfg *configapi.Configu
 
 	if failed, err := core.SetupControllers(mgr, queues, cCache, cfg, nil, preemption, nil); err != nil {
 		return fmt.Errorf("kueue controller %s: %w", failed, err)
+	}
+	if provisioningServed {
+		//lint:ignore SA1019 required by sigs.k8s.io/kueue/pkg/controller/admissionchecks/provisioning.NewController
+		recorder := mgr.GetEventRecorderFor("kueue-provisioning-request-controller") //nolint:staticcheck // see above
+		controller, err := provisioning.NewController(mgr.GetClient(), recorder, nil)
+		if err != nil {
+			return fmt.Errorf("kueue provisioning controller: %w", err)
+		}
+		if err := controller.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("kueue provisioning controller: %w", err)
+		}
 	}
 	if tasEnabled {
 		if failed, err := tas.SetupControllers(mgr, queues, cCache, cfg, nil); err != nil {
@@ -386,7 +410,7 @@ func setupKueue(ctx context.Context, mgr manager.Manager, cfg *configapi.Configu
 	if err := mgr.Add(sched); err != nil {
 		return err
 	}
-	log.Info("kueue set up", "frameworks", cfg.Integrations.Frameworks, "fairSharing", cfg.FairSharing != nil, "waitForPodsReady", cfg.WaitForPodsReady != nil)
+	log.Info("kueue set up", "frameworks", cfg.Integrations.Frameworks, "fairSharing", cfg.FairSharing != nil, "waitForPodsReady", cfg.WaitForPodsReady != nil, "provisioningRequests", provisioningServed)
 	return nil
 }
 

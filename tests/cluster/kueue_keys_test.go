@@ -18,7 +18,7 @@ import (
 // TestKueuePolicyKeysAcceptedByKueue renders the dev stack with every Kueue policy key
 // set (fair sharing off, each preemption field including borrowWithinCohort's
 // maxPriorityThreshold, cpu and memory borrowing and lending limits, a lending-only
-// member, custom priority levels) and has the real API server with Kueue's webhooks and
+// member, custom priority levels, ProvisioningRequest admission checks on two pools) and has the real API server with Kueue's webhooks and
 // CRD validation accept the cluster-scoped queueing objects (server-side apply, dry run).
 // Two objects that aksml's validation rejects at preview are shown to be rejected by
 // Kueue too, so that the preview check is what keeps them from failing mid-update.
@@ -51,6 +51,7 @@ func TestKueuePolicyKeysAcceptedByKueue(t *testing.T) {
 		map[string]any{"name": "keys-urgent", "value": 900000, "description": "Urgent."},
 	}
 	sched["lenders"] = []any{map[string]any{"name": "keys-shared", "gpuQuota": map[string]any{"t4spot": 0}, "cpu": "8", "memory": "32Gi"}}
+	sched["provisioning"] = []any{map[string]any{"pool": "t4"}, map[string]any{"pool": "a100mig", "class": "best-effort-atomic-scale-up.autoscaling.x-k8s.io"}}
 	for key, v := range map[string]any{"aksml:teams": teams, "aksml:scheduler": sched} {
 		b, err := json.Marshal(v)
 		require.NoError(t, err)
@@ -71,7 +72,7 @@ func TestKueuePolicyKeysAcceptedByKueue(t *testing.T) {
 	var team0 *unstructured.Unstructured
 	for _, o := range objs {
 		switch o.obj.GetKind() {
-		case "ClusterQueue", "Cohort", "ResourceFlavor", "PriorityClass", "WorkloadPriorityClass":
+		case "ClusterQueue", "Cohort", "ResourceFlavor", "PriorityClass", "WorkloadPriorityClass", "AdmissionCheck", "ProvisioningRequestConfig":
 		default:
 			continue
 		}
@@ -84,6 +85,8 @@ func TestKueuePolicyKeysAcceptedByKueue(t *testing.T) {
 	assert.Equal(t, 3, kinds["ClusterQueue"], "two teams and the lending-only member")
 	assert.Equal(t, 3, kinds["WorkloadPriorityClass"])
 	assert.Equal(t, 3, kinds["PriorityClass"])
+	assert.Equal(t, 1, kinds["AdmissionCheck"], "one ProvisioningRequest check for the atomic class")
+	assert.Equal(t, 1, kinds["ProvisioningRequestConfig"])
 	t.Logf("accepted (dry run): %s", formatCounts(kinds))
 	require.NotNil(t, team0)
 

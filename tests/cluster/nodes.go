@@ -74,6 +74,9 @@ type NodePool struct {
 	Taints []corev1.Taint
 	// Allocatable is what one node offers to pods.
 	Allocatable corev1.ResourceList
+	// Tags are the tags the stack sends with the pool, which AKS puts on its scale set
+	// (the cluster autoscaler's scale-from-zero hints among them, gpupool.ScaleFromZeroTags).
+	Tags map[string]string
 }
 
 // existingClusterLocation labels the nodes of an existing-cluster stack, whose region the
@@ -217,6 +220,12 @@ func nodePool(name, location string, p map[string]any, specs map[string]gpupool.
 			np.Labels[k] = fmt.Sprint(v)
 		}
 	}
+	if tags, ok := p["tags"].(map[string]any); ok {
+		np.Tags = map[string]string{}
+		for k, v := range tags {
+			np.Tags[k] = fmt.Sprint(v)
+		}
+	}
 	var errs []error
 	for _, raw := range asSlice(p["nodeTaints"]) {
 		t, err := gpupool.ParseTaint(fmt.Sprint(raw))
@@ -326,9 +335,12 @@ func (p NodePool) NodeName(i int) string {
 }
 
 // Nodes returns the Node objects of the pool (Count of them), annotated for KWOK.
-func (p NodePool) Nodes() []*corev1.Node {
-	nodes := make([]*corev1.Node, 0, p.Count)
-	for i := 0; i < p.Count; i++ {
+func (p NodePool) Nodes() []*corev1.Node { return p.nodeRange(0, p.Count) }
+
+// nodeRange returns the pool's nodes first to first+n-1 (NodeName numbering).
+func (p NodePool) nodeRange(first, n int) []*corev1.Node {
+	nodes := make([]*corev1.Node, 0, n)
+	for i := first; i < first+n; i++ {
 		name := p.NodeName(i)
 		labels := map[string]string{HostnameLabel: name, ZoneLabel: p.Zone(i)}
 		for k, v := range p.Labels {
@@ -361,20 +373,27 @@ const nodePoll = 100 * time.Millisecond
 // does not run here (it would also evict pods from nodes whose heartbeats KWOK does not
 // simulate), so CreateNodes restores the pool's own taints once KWOK reports Ready.
 func (e *Env) CreateNodes(ctx context.Context, pools []NodePool) error {
-	var created []*corev1.Node
+	var nodes []*corev1.Node
 	for _, p := range pools {
-		for _, n := range p.Nodes() {
-			want := n.DeepCopy()
-			if err := e.Client.Create(ctx, n); err != nil {
-				return fmt.Errorf("create node %s: %w", n.Name, err)
-			}
-			orig := n.DeepCopy()
-			n.Status.Capacity, n.Status.Allocatable = want.Status.Capacity, want.Status.Allocatable
-			if err := e.Client.Status().Patch(ctx, n, client.MergeFrom(orig)); err != nil {
-				return fmt.Errorf("set node %s allocatable: %w", n.Name, err)
-			}
-			created = append(created, want)
+		nodes = append(nodes, p.Nodes()...)
+	}
+	return e.createNodes(ctx, nodes)
+}
+
+// createNodes creates nodes and waits for them as CreateNodes does.
+func (e *Env) createNodes(ctx context.Context, nodes []*corev1.Node) error {
+	var created []*corev1.Node
+	for _, n := range nodes {
+		want := n.DeepCopy()
+		if err := e.Client.Create(ctx, n); err != nil {
+			return fmt.Errorf("create node %s: %w", n.Name, err)
 		}
+		orig := n.DeepCopy()
+		n.Status.Capacity, n.Status.Allocatable = want.Status.Capacity, want.Status.Allocatable
+		if err := e.Client.Status().Patch(ctx, n, client.MergeFrom(orig)); err != nil {
+			return fmt.Errorf("set node %s allocatable: %w", n.Name, err)
+		}
+		created = append(created, want)
 	}
 	for _, want := range created {
 		for {
