@@ -10,16 +10,55 @@ import (
 )
 
 // The workload kinds of components/workloads. Each Args type is the Go
-// Args flattened (a construct fills only the top-level fields of an Args
-// struct, so the shared settings cannot be an embedded struct): plain
-// optional values, a gpupool.Spec where the Go component takes a resolved
-// pool, and no Provider (the Kubernetes provider comes in the `providers`
-// resource option). Field names are the Go ones, so assign converts them
-// and the properties are named as the components' validation errors name
-// them (`<name>.checkpointPVC`, `<name>.totalGPUs`);
-// TestArgsCoverTheGoArgs fails when a Go field has no property.
-// Properties without an Annotate description take the Go field's doc
-// comment (see describeSchema).
+// Args as plain optional values: the settings every container kind shares
+// are written once, in Container (workloads.Common) and JobRun (the run
+// bounds of the kinds that run to completion), and embedded; infer lists
+// their fields as each component's own inputs and component (construct.go)
+// fills them. A gpupool.Spec stands where the Go component takes a
+// resolved pool, and there is no Provider (the Kubernetes provider comes in
+// the `providers` resource option). Field names are the Go ones, so assign
+// converts them and the properties are named as the components' validation
+// errors name them (`<name>.checkpointPVC`, `<name>.totalGPUs`);
+// TestArgsCoverTheGoArgs fails when a Go field has no property. Properties
+// without an Annotate description take the Go field's doc comment (see
+// describeSchema).
+
+// Container are the inputs of workloads.Common, embedded in the Args of
+// every kind that runs aksml's container (all but FineTuningWorkspace).
+type Container struct {
+	Namespace             pulumi.StringInput   `pulumi:"namespace"`
+	Team                  string               `pulumi:"team"`
+	Image                 string               `pulumi:"image"`
+	Resources             *workloads.Resources `pulumi:"resources,optional"`
+	Name                  *string              `pulumi:"name,optional"`
+	Scheduler             *string              `pulumi:"scheduler,optional"`
+	QueueName             *string              `pulumi:"queueName,optional"`
+	PriorityClass         *string              `pulumi:"priorityClass,optional"`
+	WorkloadPriorityClass *string              `pulumi:"workloadPriorityClass,optional"`
+	CheckpointPVC         *string              `pulumi:"checkpointPVC,optional"`
+	CheckpointDir         *string              `pulumi:"checkpointDir,optional"`
+	DataPVC               *string              `pulumi:"dataPVC,optional"`
+	DataDir               *string              `pulumi:"dataDir,optional"`
+	RequireDigest         *bool                `pulumi:"requireDigest,optional"`
+	Command               []string             `pulumi:"command,optional"`
+	Args                  []string             `pulumi:"args,optional"`
+	ShmSize               *string              `pulumi:"shmSize,optional"`
+	Env                   map[string]string    `pulumi:"env,optional"`
+	Labels                map[string]string    `pulumi:"labels,optional"`
+	MetricsPort           *int                 `pulumi:"metricsPort,optional"`
+	ServiceAccountName    *string              `pulumi:"serviceAccountName,optional"`
+	WorkloadIdentity      *bool                `pulumi:"workloadIdentity,optional"`
+	Await                 *bool                `pulumi:"await,optional"`
+	AwaitTimeoutSeconds   *int                 `pulumi:"awaitTimeoutSeconds,optional"`
+}
+
+// JobRun are the run bounds of the kinds whose pods run to completion
+// (every container kind but InferenceServer), embedded in their Args.
+type JobRun struct {
+	ActiveDeadlineSeconds         *int `pulumi:"activeDeadlineSeconds,optional"`
+	TTLSecondsAfterFinished       *int `pulumi:"ttlSecondsAfterFinished,optional"`
+	TerminationGracePeriodSeconds *int `pulumi:"terminationGracePeriodSeconds,optional"`
+}
 
 // resolvePool resolves an optional pool the way the stack does; its
 // problems travel in Resolved.Problems and the Go component reports them
@@ -36,37 +75,11 @@ func resolvePool(spec *gpupool.Spec) *gpupool.Resolved {
 // Kueue-queued batch Job that saves checkpoints to the team's claim and
 // survives spot eviction (workloads.CheckpointedJobArgs).
 type CheckpointedJobArgs struct {
-	// The container settings (workloads.Common).
-	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
-	Team                          string               `pulumi:"team"`
-	Image                         string               `pulumi:"image"`
-	Resources                     *workloads.Resources `pulumi:"resources,optional"`
-	Name                          *string              `pulumi:"name,optional"`
-	Scheduler                     *string              `pulumi:"scheduler,optional"`
-	QueueName                     *string              `pulumi:"queueName,optional"`
-	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
-	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
-	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
-	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
-	DataPVC                       *string              `pulumi:"dataPVC,optional"`
-	DataDir                       *string              `pulumi:"dataDir,optional"`
-	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
-	Command                       []string             `pulumi:"command,optional"`
-	Args                          []string             `pulumi:"args,optional"`
-	ShmSize                       *string              `pulumi:"shmSize,optional"`
-	Env                           map[string]string    `pulumi:"env,optional"`
-	Labels                        map[string]string    `pulumi:"labels,optional"`
-	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
-	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
-	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
-	Await                         *bool                `pulumi:"await,optional"`
-	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
-	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
-	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
-	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
-	Pool                          *gpupool.Spec        `pulumi:"pool,optional"`
-	BackoffLimit                  *int                 `pulumi:"backoffLimit,optional"`
-	NonRetryableExitCodes         []int                `pulumi:"nonRetryableExitCodes,optional"`
+	Container
+	JobRun
+	Pool                  *gpupool.Spec `pulumi:"pool,optional"`
+	BackoffLimit          *int          `pulumi:"backoffLimit,optional"`
+	NonRetryableExitCodes []int         `pulumi:"nonRetryableExitCodes,optional"`
 }
 
 // Annotate documents CheckpointedJobArgs in the schema.
@@ -86,41 +99,15 @@ func NewCheckpointedJob(ctx *pulumi.Context, name string, args CheckpointedJobAr
 // IndexedJobArgs are the inputs of aksml:workloads:IndexedJob
 // (workloads.IndexedJobArgs).
 type IndexedJobArgs struct {
-	// The container settings (workloads.Common).
-	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
-	Team                          string               `pulumi:"team"`
-	Image                         string               `pulumi:"image"`
-	Resources                     *workloads.Resources `pulumi:"resources,optional"`
-	Name                          *string              `pulumi:"name,optional"`
-	Scheduler                     *string              `pulumi:"scheduler,optional"`
-	QueueName                     *string              `pulumi:"queueName,optional"`
-	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
-	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
-	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
-	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
-	DataPVC                       *string              `pulumi:"dataPVC,optional"`
-	DataDir                       *string              `pulumi:"dataDir,optional"`
-	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
-	Command                       []string             `pulumi:"command,optional"`
-	Args                          []string             `pulumi:"args,optional"`
-	ShmSize                       *string              `pulumi:"shmSize,optional"`
-	Env                           map[string]string    `pulumi:"env,optional"`
-	Labels                        map[string]string    `pulumi:"labels,optional"`
-	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
-	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
-	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
-	Await                         *bool                `pulumi:"await,optional"`
-	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
-	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
-	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
-	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
-	Pool                          *gpupool.Spec        `pulumi:"pool,optional"`
-	Completions                   int                  `pulumi:"completions"`
-	Parallelism                   *int                 `pulumi:"parallelism,optional"`
-	BackoffLimitPerIndex          *int                 `pulumi:"backoffLimitPerIndex,optional"`
-	MaxFailedIndexes              *int                 `pulumi:"maxFailedIndexes,optional"`
-	NonRetryableExitCodes         []int                `pulumi:"nonRetryableExitCodes,optional"`
-	ShardManifest                 *string              `pulumi:"shardManifest,optional"`
+	Container
+	JobRun
+	Pool                  *gpupool.Spec `pulumi:"pool,optional"`
+	Completions           int           `pulumi:"completions"`
+	Parallelism           *int          `pulumi:"parallelism,optional"`
+	BackoffLimitPerIndex  *int          `pulumi:"backoffLimitPerIndex,optional"`
+	MaxFailedIndexes      *int          `pulumi:"maxFailedIndexes,optional"`
+	NonRetryableExitCodes []int         `pulumi:"nonRetryableExitCodes,optional"`
+	ShardManifest         *string       `pulumi:"shardManifest,optional"`
 }
 
 // NewIndexedJob constructs workloads.IndexedJob.
@@ -135,38 +122,12 @@ func NewIndexedJob(ctx *pulumi.Context, name string, args IndexedJobArgs, opts .
 // MIGTrialArgs are the inputs of aksml:workloads:MIGTrial
 // (workloads.MIGTrialArgs).
 type MIGTrialArgs struct {
-	// The container settings (workloads.Common).
-	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
-	Team                          string               `pulumi:"team"`
-	Image                         string               `pulumi:"image"`
-	Resources                     *workloads.Resources `pulumi:"resources,optional"`
-	Name                          *string              `pulumi:"name,optional"`
-	Scheduler                     *string              `pulumi:"scheduler,optional"`
-	QueueName                     *string              `pulumi:"queueName,optional"`
-	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
-	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
-	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
-	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
-	DataPVC                       *string              `pulumi:"dataPVC,optional"`
-	DataDir                       *string              `pulumi:"dataDir,optional"`
-	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
-	Command                       []string             `pulumi:"command,optional"`
-	Args                          []string             `pulumi:"args,optional"`
-	ShmSize                       *string              `pulumi:"shmSize,optional"`
-	Env                           map[string]string    `pulumi:"env,optional"`
-	Labels                        map[string]string    `pulumi:"labels,optional"`
-	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
-	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
-	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
-	Await                         *bool                `pulumi:"await,optional"`
-	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
-	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
-	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
-	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
-	Pool                          gpupool.Spec         `pulumi:"pool"`
-	MIGDevices                    *int                 `pulumi:"migDevices,optional"`
-	BackoffLimit                  *int                 `pulumi:"backoffLimit,optional"`
-	NonRetryableExitCodes         []int                `pulumi:"nonRetryableExitCodes,optional"`
+	Container
+	JobRun
+	Pool                  gpupool.Spec `pulumi:"pool"`
+	MIGDevices            *int         `pulumi:"migDevices,optional"`
+	BackoffLimit          *int         `pulumi:"backoffLimit,optional"`
+	NonRetryableExitCodes []int        `pulumi:"nonRetryableExitCodes,optional"`
 }
 
 // NewMIGTrial constructs workloads.MIGTrial.
@@ -181,43 +142,17 @@ func NewMIGTrial(ctx *pulumi.Context, name string, args MIGTrialArgs, opts ...pu
 // ScheduledScoringArgs are the inputs of aksml:workloads:ScheduledScoring
 // (workloads.ScheduledScoringArgs).
 type ScheduledScoringArgs struct {
-	// The container settings (workloads.Common).
-	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
-	Team                          string               `pulumi:"team"`
-	Image                         string               `pulumi:"image"`
-	Resources                     *workloads.Resources `pulumi:"resources,optional"`
-	Name                          *string              `pulumi:"name,optional"`
-	Scheduler                     *string              `pulumi:"scheduler,optional"`
-	QueueName                     *string              `pulumi:"queueName,optional"`
-	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
-	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
-	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
-	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
-	DataPVC                       *string              `pulumi:"dataPVC,optional"`
-	DataDir                       *string              `pulumi:"dataDir,optional"`
-	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
-	Command                       []string             `pulumi:"command,optional"`
-	Args                          []string             `pulumi:"args,optional"`
-	ShmSize                       *string              `pulumi:"shmSize,optional"`
-	Env                           map[string]string    `pulumi:"env,optional"`
-	Labels                        map[string]string    `pulumi:"labels,optional"`
-	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
-	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
-	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
-	Await                         *bool                `pulumi:"await,optional"`
-	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
-	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
-	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
-	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
-	BackoffLimit                  *int                 `pulumi:"backoffLimit,optional"`
-	NonRetryableExitCodes         []int                `pulumi:"nonRetryableExitCodes,optional"`
-	Schedule                      *string              `pulumi:"schedule,optional"`
-	TimeZone                      *string              `pulumi:"timeZone,optional"`
-	ConcurrencyPolicy             *string              `pulumi:"concurrencyPolicy,optional"`
-	StartingDeadlineSeconds       *int                 `pulumi:"startingDeadlineSeconds,optional"`
-	SuccessfulJobsHistoryLimit    *int                 `pulumi:"successfulJobsHistoryLimit,optional"`
-	FailedJobsHistoryLimit        *int                 `pulumi:"failedJobsHistoryLimit,optional"`
-	NodeSelector                  map[string]string    `pulumi:"nodeSelector,optional"`
+	Container
+	JobRun
+	BackoffLimit               *int              `pulumi:"backoffLimit,optional"`
+	NonRetryableExitCodes      []int             `pulumi:"nonRetryableExitCodes,optional"`
+	Schedule                   *string           `pulumi:"schedule,optional"`
+	TimeZone                   *string           `pulumi:"timeZone,optional"`
+	ConcurrencyPolicy          *string           `pulumi:"concurrencyPolicy,optional"`
+	StartingDeadlineSeconds    *int              `pulumi:"startingDeadlineSeconds,optional"`
+	SuccessfulJobsHistoryLimit *int              `pulumi:"successfulJobsHistoryLimit,optional"`
+	FailedJobsHistoryLimit     *int              `pulumi:"failedJobsHistoryLimit,optional"`
+	NodeSelector               map[string]string `pulumi:"nodeSelector,optional"`
 }
 
 // NewScheduledScoring constructs workloads.ScheduledScoring.
@@ -233,35 +168,8 @@ func NewScheduledScoring(ctx *pulumi.Context, name string, args ScheduledScoring
 // (workloads.PyTorchJobArgs). The Kubeflow Training Operator must be
 // installed on the cluster.
 type PyTorchJobArgs struct {
-	// The container settings (workloads.Common).
-	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
-	Team                          string               `pulumi:"team"`
-	Image                         string               `pulumi:"image"`
-	Resources                     *workloads.Resources `pulumi:"resources,optional"`
-	Name                          *string              `pulumi:"name,optional"`
-	Scheduler                     *string              `pulumi:"scheduler,optional"`
-	QueueName                     *string              `pulumi:"queueName,optional"`
-	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
-	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
-	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
-	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
-	DataPVC                       *string              `pulumi:"dataPVC,optional"`
-	DataDir                       *string              `pulumi:"dataDir,optional"`
-	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
-	Command                       []string             `pulumi:"command,optional"`
-	Args                          []string             `pulumi:"args,optional"`
-	ShmSize                       *string              `pulumi:"shmSize,optional"`
-	Env                           map[string]string    `pulumi:"env,optional"`
-	Labels                        map[string]string    `pulumi:"labels,optional"`
-	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
-	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
-	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
-	Await                         *bool                `pulumi:"await,optional"`
-	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
-	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
-	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
-	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
-	// The distributed settings (workloads.Distributed).
+	Container
+	JobRun
 	Pool             gpupool.Spec    `pulumi:"pool"`
 	TotalGPUs        int             `pulumi:"totalGPUs"`
 	NCCL             *workloads.NCCL `pulumi:"nccl,optional"`
@@ -283,35 +191,8 @@ func NewPyTorchJob(ctx *pulumi.Context, name string, args PyTorchJobArgs, opts .
 // TFJobArgs are the inputs of aksml:workloads:TFJob (workloads.TFJobArgs).
 // The Kubeflow Training Operator must be installed on the cluster.
 type TFJobArgs struct {
-	// The container settings (workloads.Common).
-	Namespace                     pulumi.StringInput   `pulumi:"namespace"`
-	Team                          string               `pulumi:"team"`
-	Image                         string               `pulumi:"image"`
-	Resources                     *workloads.Resources `pulumi:"resources,optional"`
-	Name                          *string              `pulumi:"name,optional"`
-	Scheduler                     *string              `pulumi:"scheduler,optional"`
-	QueueName                     *string              `pulumi:"queueName,optional"`
-	PriorityClass                 *string              `pulumi:"priorityClass,optional"`
-	WorkloadPriorityClass         *string              `pulumi:"workloadPriorityClass,optional"`
-	CheckpointPVC                 *string              `pulumi:"checkpointPVC,optional"`
-	CheckpointDir                 *string              `pulumi:"checkpointDir,optional"`
-	DataPVC                       *string              `pulumi:"dataPVC,optional"`
-	DataDir                       *string              `pulumi:"dataDir,optional"`
-	RequireDigest                 *bool                `pulumi:"requireDigest,optional"`
-	Command                       []string             `pulumi:"command,optional"`
-	Args                          []string             `pulumi:"args,optional"`
-	ShmSize                       *string              `pulumi:"shmSize,optional"`
-	Env                           map[string]string    `pulumi:"env,optional"`
-	Labels                        map[string]string    `pulumi:"labels,optional"`
-	MetricsPort                   *int                 `pulumi:"metricsPort,optional"`
-	ServiceAccountName            *string              `pulumi:"serviceAccountName,optional"`
-	WorkloadIdentity              *bool                `pulumi:"workloadIdentity,optional"`
-	Await                         *bool                `pulumi:"await,optional"`
-	AwaitTimeoutSeconds           *int                 `pulumi:"awaitTimeoutSeconds,optional"`
-	ActiveDeadlineSeconds         *int                 `pulumi:"activeDeadlineSeconds,optional"`
-	TTLSecondsAfterFinished       *int                 `pulumi:"ttlSecondsAfterFinished,optional"`
-	TerminationGracePeriodSeconds *int                 `pulumi:"terminationGracePeriodSeconds,optional"`
-	// The distributed settings (workloads.Distributed).
+	Container
+	JobRun
 	Pool             gpupool.Spec         `pulumi:"pool"`
 	TotalGPUs        int                  `pulumi:"totalGPUs"`
 	NCCL             *workloads.NCCL      `pulumi:"nccl,optional"`
@@ -367,39 +248,15 @@ func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args FineTuningWor
 // InferenceServerArgs are the inputs of aksml:workloads:InferenceServer
 // (workloads.InferenceServerArgs).
 type InferenceServerArgs struct {
-	// The container settings (workloads.Common).
-	Namespace             pulumi.StringInput              `pulumi:"namespace"`
-	Team                  string                          `pulumi:"team"`
-	Image                 string                          `pulumi:"image"`
-	Resources             *workloads.Resources            `pulumi:"resources,optional"`
-	Name                  *string                         `pulumi:"name,optional"`
-	Scheduler             *string                         `pulumi:"scheduler,optional"`
-	QueueName             *string                         `pulumi:"queueName,optional"`
-	PriorityClass         *string                         `pulumi:"priorityClass,optional"`
-	WorkloadPriorityClass *string                         `pulumi:"workloadPriorityClass,optional"`
-	CheckpointPVC         *string                         `pulumi:"checkpointPVC,optional"`
-	CheckpointDir         *string                         `pulumi:"checkpointDir,optional"`
-	DataPVC               *string                         `pulumi:"dataPVC,optional"`
-	DataDir               *string                         `pulumi:"dataDir,optional"`
-	RequireDigest         *bool                           `pulumi:"requireDigest,optional"`
-	Command               []string                        `pulumi:"command,optional"`
-	Args                  []string                        `pulumi:"args,optional"`
-	ShmSize               *string                         `pulumi:"shmSize,optional"`
-	Env                   map[string]string               `pulumi:"env,optional"`
-	Labels                map[string]string               `pulumi:"labels,optional"`
-	MetricsPort           *int                            `pulumi:"metricsPort,optional"`
-	ServiceAccountName    *string                         `pulumi:"serviceAccountName,optional"`
-	WorkloadIdentity      *bool                           `pulumi:"workloadIdentity,optional"`
-	Await                 *bool                           `pulumi:"await,optional"`
-	AwaitTimeoutSeconds   *int                            `pulumi:"awaitTimeoutSeconds,optional"`
-	Pool                  gpupool.Spec                    `pulumi:"pool"`
-	Serving               *bool                           `pulumi:"serving,optional"`
-	Port                  *int                            `pulumi:"port,optional"`
-	HealthPath            *string                         `pulumi:"healthPath,optional"`
-	ModelLoadSeconds      *int                            `pulumi:"modelLoadSeconds,optional"`
-	MinReplicas           *int                            `pulumi:"minReplicas,optional"`
-	MaxReplicas           *int                            `pulumi:"maxReplicas,optional"`
-	Autoscaling           *workloads.InferenceAutoscaling `pulumi:"autoscaling,optional"`
+	Container
+	Pool             gpupool.Spec                    `pulumi:"pool"`
+	Serving          *bool                           `pulumi:"serving,optional"`
+	Port             *int                            `pulumi:"port,optional"`
+	HealthPath       *string                         `pulumi:"healthPath,optional"`
+	ModelLoadSeconds *int                            `pulumi:"modelLoadSeconds,optional"`
+	MinReplicas      *int                            `pulumi:"minReplicas,optional"`
+	MaxReplicas      *int                            `pulumi:"maxReplicas,optional"`
+	Autoscaling      *workloads.InferenceAutoscaling `pulumi:"autoscaling,optional"`
 }
 
 // NewInferenceServer constructs workloads.InferenceServer.
