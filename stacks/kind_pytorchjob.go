@@ -1,6 +1,8 @@
 package stacks
 
 import (
+	"fmt"
+
 	"github.com/aksml/aksml/components/workloads"
 )
 
@@ -11,11 +13,16 @@ type pyTorchJobConfig struct {
 	Replicas int `json:"replicas,omitempty"`
 }
 
-var pyTorchJobKind = trainingOperatorKind(KindPyTorchJob,
-	func(c *pyTorchJobConfig) (workloads.NCCL, int, int) {
-		return c.NCCL, c.Replicas, workloads.DefaultPyTorchReplicas
-	},
-	func(c *pyTorchJobConfig, common workloads.Common, d workloads.Distributed) *workloads.PyTorchJobArgs {
-		return &workloads.PyTorchJobArgs{Common: common, Distributed: d, Replicas: c.Replicas}
-	},
-	workloads.NewPyTorchJob)
+// KindPyTorchJob is a Kubeflow PyTorchJob (workloads.PyTorchJob).
+const KindPyTorchJob WorkloadKind = "PyTorchJob"
+
+func init() {
+	registerKind(trainingOperatorKind(KindPyTorchJob, map[string]string{"replicas": fmt.Sprint(workloads.DefaultPyTorchReplicas)},
+		func(c *pyTorchJobConfig) (workloads.NCCL, int, int) {
+			return c.NCCL, c.Replicas, workloads.DefaultPyTorchReplicas
+		},
+		func(c *pyTorchJobConfig, common workloads.Common, d workloads.Distributed) *workloads.PyTorchJobArgs {
+			return &workloads.PyTorchJobArgs{Common: common, Distributed: d, Replicas: c.Replicas}
+		},
+		workloads.NewPyTorchJob))
+}

@@ -1,6 +1,8 @@
 package stacks
 
 import (
+	"fmt"
+
 	"github.com/aksml/aksml/components/workloads"
 )
 
@@ -11,9 +13,14 @@ type tfJobConfig struct {
 	Workers int `json:"workers,omitempty"`
 }
 
-var tfJobKind = trainingOperatorKind(KindTFJob,
-	func(c *tfJobConfig) (workloads.NCCL, int, int) { return c.NCCL, c.Workers, workloads.DefaultTFWorkers },
-	func(c *tfJobConfig, common workloads.Common, d workloads.Distributed) *workloads.TFJobArgs {
-		return &workloads.TFJobArgs{Common: common, Distributed: d, Workers: c.Workers}
-	},
-	workloads.NewTFJob)
+// KindTFJob is a Kubeflow TFJob (workloads.TFJob).
+const KindTFJob WorkloadKind = "TFJob"
+
+func init() {
+	registerKind(trainingOperatorKind(KindTFJob, map[string]string{"workers": fmt.Sprint(workloads.DefaultTFWorkers)},
+		func(c *tfJobConfig) (workloads.NCCL, int, int) { return c.NCCL, c.Workers, workloads.DefaultTFWorkers },
+		func(c *tfJobConfig, common workloads.Common, d workloads.Distributed) *workloads.TFJobArgs {
+			return &workloads.TFJobArgs{Common: common, Distributed: d, Workers: c.Workers}
+		},
+		workloads.NewTFJob))
+}
