@@ -167,11 +167,9 @@ var goDocs = map[string]goDoc{
 		Doc: "GPUNodePoolsArgs configures the GPU node pools of one AKS cluster.",
 		Fields: map[string]string{
 			"clustername":         "ClusterName is the AKS cluster the pools join. Required. Pass the cluster's Name output so that the pools wait for the cluster.",
-			"configpath":          "ConfigPath is the config key Pools was read from, used in validation errors (`<ConfigPath>[i].<field>`). Default DefaultConfigPath (`gpuPools`).",
 			"nodesubnetid":        "NodeSubnetID is the subnet (ARM ID) every pool joins (vnetSubnetID): the cluster's node subnet, e.g. network.Network.NodeSubnetID. Default nil: the pools join the VNet AKS generated for the cluster.",
-			"pools":               "Pools are the pools, in config order, as raw config: NewGPUNodePools resolves them (Resolve: defaults on copies, one validation). Empty is valid: the shared template stack is still registered (see the package doc for why). Ignored when Resolved is set.",
+			"pools":               "Pools are the pools, in config order, resolved once by Resolve (defaults on copies, one validation), which is given the config key the specs were read from for its errors (`<key>[i].<field>`). Their Problems are reported here, before anything is registered; nothing is validated again. Empty is valid: the shared template stack is still registered (see the package doc for why).",
 			"propertiestransform": "PropertiesTransform may change the ARM `properties` of a Managed or None pool before they go into the shared template (escape hatch). It gets the defaulted spec of the pool.",
-			"resolved":            "Resolved are the pools already resolved by the caller (Resolve), so that a program that resolves its config once hands the result on instead of the raw specs; they are not validated again.",
 			"resourcegroupname":   "ResourceGroupName is the cluster's resource group; the shared template stack is created there too. Required.",
 			"tags":                "Tags are put on every pool's scale set and on the template stack; a MIG pool's scale set also gets its ScaleFromZeroTags.",
 			"transform":           "Transform may change the typed provider arguments of a DriverOnly pool before it is registered (escape hatch). It gets the defaulted spec of the pool.",
@@ -216,12 +214,8 @@ var goDocs = map[string]goDoc{
 	"gpustack.GPUStackArgs": {
 		Doc: "GPUStackArgs configures NewGPUStack.",
 		Fields: map[string]string{
-			"configpath":      "ConfigPath names Spec in validation errors. Default DefaultConfigPath (`gpuStack`).",
-			"pools":           "Pools are the stack's GPU pools (`aksml:gpuPools`). Only DriverOnly pools get the device plugin and DCGM exporter; MIG pools not Managed get their layout in mig-parted-config; Managed pools get nothing.",
-			"poolsconfigpath": "PoolsConfigPath names Pools in validation errors. Default DefaultPoolsConfigPath (`gpuPools`).",
-			"provider":        "Provider is the Kubernetes provider; nil uses the ambient default.",
-			"resolved":        "Resolved is the stack already resolved by the caller (Resolve); when set, Pools and Spec are ignored and nothing is validated again.",
-			"spec":            "Spec is the GPU software configuration (`aksml:gpuStack`); unset fields take their defaults.",
+			"provider": "Provider is the Kubernetes provider; nil uses the ambient default.",
+			"resolved": "Resolved is the GPU software configuration (`aksml:gpuStack`) with the stack's GPU pools (`aksml:gpuPools`), resolved once by Resolve, which is given the config keys they were read from for its errors. Required. Its Problems are reported here, before anything is registered; nothing is validated again. Only DriverOnly pools get the device plugin and DCGM exporter; MIG pools not Managed get their layout in mig-parted-config; Managed pools get nothing.",
 		},
 	},
 	"gpustack.Spec": {
@@ -365,12 +359,8 @@ var goDocs = map[string]goDoc{
 		Doc: "QueuesArgs configures NewQueues.",
 		Fields: map[string]string{
 			"namespaces": "Namespaces are the team namespaces by team name, the output of the component that creates them (components/tenancy Tenancy.Namespaces): each team's LocalQueue goes there and waits for it. Required with Kueue when there are teams; a team missing from the map gets no LocalQueue (the apply fails on the empty namespace name).",
-			"paths":      "Paths are the error-path roots of Teams, Pools and Scheduler when NewQueues resolves them itself. An empty root defaults to the one of DefaultPaths (teams, gpuPools, scheduler).",
-			"pools":      "Pools are the cluster's GPU pools (`aksml:gpuPools`): one Kueue ResourceFlavor each, and the capacity the teams' quota must fit.",
 			"provider":   "Provider is the Kubernetes provider of the target cluster (AKS or any other). nil uses the ambient default provider.",
-			"resolved":   "Resolved is the layer already resolved by the caller (Resolve); when set, Teams, Pools and Scheduler are ignored and nothing is validated again.",
-			"scheduler":  "Scheduler selects the queueing system (`aksml:scheduler`). Default Kueue, installed by aksml.",
-			"teams":      "Teams are the tenants (`aksml:teams`). Default none.",
+			"resolved":   "Resolved is the layer resolved once by Resolve: the tenants (`aksml:teams`), the cluster's GPU pools (`aksml:gpuPools`: one Kueue ResourceFlavor each, and the capacity the teams' quota must fit) and the queueing system (`aksml:scheduler`; default Kueue, installed by aksml), with the config keys they were read from for its errors. Required. Its Problems are reported here, before anything is registered; nothing is validated again.",
 		},
 	},
 	"queues.SchedulerSpec": {
