@@ -19,6 +19,7 @@ import (
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/teams"
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/workloads"
 )
@@ -618,7 +619,7 @@ func (c *Config) checkNamespaceQuota(w WorkloadSpec, units int, p field.Path) fi
 	if err != nil || units <= most {
 		return nil
 	}
-	i := slices.IndexFunc(c.Teams, func(t queues.Team) bool { return t.Name == w.Team })
+	i := slices.IndexFunc(c.Teams, func(t teams.Team) bool { return t.Name == w.Team })
 	return field.ErrorList{field.Invalid(p.Child("maxReplicas"), "at most %d %s at once (maxReplicas, plus the replica a rolling update starts before stopping an old one while the pool has room for it), but team %q's namespace ResourceQuota allows %d (what its queue can admit): the autoscaler or a rollout would stall; lower maxReplicas, or raise %s.gpuQuota.%s", units, pool.GPUResource, w.Team, most, key("teams").Index(i), w.Pool)}
 }
 
