@@ -294,9 +294,7 @@ func TestConstructFillsEmbeddedArgs(t *testing.T) {
 
 	plain, err := infer.NewProviderBuilder().WithNamespace(Name).WithComponents(infer.ComponentF(NewCheckpointedJob)).Build()
 	require.NoError(t, err)
-	srv, err := integration.NewServer(context.Background(), Name, semver.MustParse(Version), integration.WithProvider(plain), integration.WithMocks((&registered{}).monitor()))
-	require.NoError(t, err)
-	_, err = srv.Construct(p.ConstructRequest{Urn: presource.CreateURN("q", workloads.CheckpointedJobType, "", "proj", "stack"), Inputs: in})
+	err = constructOn(t, plain, (&registered{}).monitor(), workloads.CheckpointedJobType, in)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "q.image: is required")
 }

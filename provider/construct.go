@@ -13,7 +13,7 @@ import (
 )
 
 // component is infer.ComponentF(fn) whose construct also fills the fields
-// of the Args' embedded structs (Container, JobRun), so that the settings
+// of the Args' embedded structs (Container, JobRun, Distributed), so that the settings
 // the workload kinds share are written once and embedded. infer's schema
 // already lists an embedded struct's fields as the component's own inputs
 // (reflect.VisibleFields in propertyListFromType, pulumi-go-provider

@@ -12,16 +12,16 @@ import (
 // The workload kinds of components/workloads. Each Args type is the Go
 // Args as plain optional values: the settings every container kind shares
 // are written once, in Container (workloads.Common) and JobRun (the run
-// bounds of the kinds that run to completion), and embedded; infer lists
-// their fields as each component's own inputs and component (construct.go)
-// fills them. A gpupool.Spec stands where the Go component takes a
-// resolved pool, and there is no Provider (the Kubernetes provider comes in
-// the `providers` resource option). Field names are the Go ones, so assign
-// converts them and the properties are named as the components' validation
-// errors name them (`<name>.checkpointPVC`, `<name>.totalGPUs`);
-// TestArgsCoverTheGoArgs fails when a Go field has no property. Properties
-// without an Annotate description take the Go field's doc comment (see
-// describeSchema).
+// bounds of the kinds that run to completion), and the Training Operator
+// kinds' in Distributed, and embedded; infer lists their fields as each
+// component's own inputs and component (construct.go) fills them. A
+// gpupool.Spec stands where the Go component takes a resolved pool, and
+// there is no Provider (the Kubernetes provider comes in the `providers`
+// resource option). Field names are the Go ones, so assign converts them
+// and the properties are named as the components' validation errors name
+// them (`<name>.checkpointPVC`, `<name>.totalGPUs`); TestArgsCoverTheGoArgs
+// fails when a Go field has no property. Properties without an Annotate
+// description take the Go field's doc comment (see describeSchema).
 
 // Container are the inputs of workloads.Common, embedded in the Args of
 // every kind that runs aksml's container (all but FineTuningWorkspace).
@@ -60,6 +60,27 @@ type JobRun struct {
 	TerminationGracePeriodSeconds *int `pulumi:"terminationGracePeriodSeconds,optional"`
 }
 
+// build fills g, the Go component's Args (with its resolved pool, if
+// any, already set), from args and constructs the Go component.
+func build[G, R any](ctx *pulumi.Context, name string, g *G, args any, newFn func(*pulumi.Context, string, *G, ...pulumi.ResourceOption) (R, error), opts []pulumi.ResourceOption) (R, error) {
+	if err := assign(g, args, "Pool"); err != nil {
+		var zero R
+		return zero, err
+	}
+	return newFn(ctx, name, g, opts...)
+}
+
+// Distributed are the inputs of workloads.Distributed, embedded in the
+// Args of the Training Operator kinds (PyTorchJob, TFJob).
+type Distributed struct {
+	Pool             gpupool.Spec    `pulumi:"pool"`
+	TotalGPUs        int             `pulumi:"totalGPUs"`
+	NCCL             *workloads.NCCL `pulumi:"nccl,optional"`
+	BackoffLimit     *int            `pulumi:"backoffLimit,optional"`
+	CleanPodPolicy   *string         `pulumi:"cleanPodPolicy,optional"`
+	AllowEgressCIDRs []string        `pulumi:"allowEgressCIDRs,optional"`
+}
+
 // resolvePool resolves an optional pool the way the stack does; its
 // problems travel in Resolved.Problems and the Go component reports them
 // together with its own.
@@ -89,11 +110,7 @@ func (a *CheckpointedJobArgs) Annotate(an infer.Annotator) {
 
 // NewCheckpointedJob constructs workloads.CheckpointedJob.
 func NewCheckpointedJob(ctx *pulumi.Context, name string, args CheckpointedJobArgs, opts ...pulumi.ResourceOption) (*workloads.CheckpointedJob, error) {
-	a := &workloads.CheckpointedJobArgs{Pool: resolvePool(args.Pool)}
-	if err := assign(a, args, "Pool"); err != nil {
-		return nil, err
-	}
-	return workloads.NewCheckpointedJob(ctx, name, a, opts...)
+	return build(ctx, name, &workloads.CheckpointedJobArgs{Pool: resolvePool(args.Pool)}, args, workloads.NewCheckpointedJob, opts)
 }
 
 // IndexedJobArgs are the inputs of aksml:workloads:IndexedJob
@@ -112,11 +129,7 @@ type IndexedJobArgs struct {
 
 // NewIndexedJob constructs workloads.IndexedJob.
 func NewIndexedJob(ctx *pulumi.Context, name string, args IndexedJobArgs, opts ...pulumi.ResourceOption) (*workloads.IndexedJob, error) {
-	a := &workloads.IndexedJobArgs{Pool: resolvePool(args.Pool)}
-	if err := assign(a, args, "Pool"); err != nil {
-		return nil, err
-	}
-	return workloads.NewIndexedJob(ctx, name, a, opts...)
+	return build(ctx, name, &workloads.IndexedJobArgs{Pool: resolvePool(args.Pool)}, args, workloads.NewIndexedJob, opts)
 }
 
 // MIGTrialArgs are the inputs of aksml:workloads:MIGTrial
@@ -132,11 +145,7 @@ type MIGTrialArgs struct {
 
 // NewMIGTrial constructs workloads.MIGTrial.
 func NewMIGTrial(ctx *pulumi.Context, name string, args MIGTrialArgs, opts ...pulumi.ResourceOption) (*workloads.MIGTrial, error) {
-	a := &workloads.MIGTrialArgs{Pool: resolvePool(&args.Pool)}
-	if err := assign(a, args, "Pool"); err != nil {
-		return nil, err
-	}
-	return workloads.NewMIGTrial(ctx, name, a, opts...)
+	return build(ctx, name, &workloads.MIGTrialArgs{Pool: resolvePool(&args.Pool)}, args, workloads.NewMIGTrial, opts)
 }
 
 // ScheduledScoringArgs are the inputs of aksml:workloads:ScheduledScoring
@@ -157,11 +166,7 @@ type ScheduledScoringArgs struct {
 
 // NewScheduledScoring constructs workloads.ScheduledScoring.
 func NewScheduledScoring(ctx *pulumi.Context, name string, args ScheduledScoringArgs, opts ...pulumi.ResourceOption) (*workloads.ScheduledScoring, error) {
-	a := &workloads.ScheduledScoringArgs{}
-	if err := assign(a, args); err != nil {
-		return nil, err
-	}
-	return workloads.NewScheduledScoring(ctx, name, a, opts...)
+	return build(ctx, name, &workloads.ScheduledScoringArgs{}, args, workloads.NewScheduledScoring, opts)
 }
 
 // PyTorchJobArgs are the inputs of aksml:workloads:PyTorchJob
@@ -170,22 +175,13 @@ func NewScheduledScoring(ctx *pulumi.Context, name string, args ScheduledScoring
 type PyTorchJobArgs struct {
 	Container
 	JobRun
-	Pool             gpupool.Spec    `pulumi:"pool"`
-	TotalGPUs        int             `pulumi:"totalGPUs"`
-	NCCL             *workloads.NCCL `pulumi:"nccl,optional"`
-	BackoffLimit     *int            `pulumi:"backoffLimit,optional"`
-	CleanPodPolicy   *string         `pulumi:"cleanPodPolicy,optional"`
-	AllowEgressCIDRs []string        `pulumi:"allowEgressCIDRs,optional"`
-	Replicas         *int            `pulumi:"replicas,optional"`
+	Distributed
+	Replicas *int `pulumi:"replicas,optional"`
 }
 
 // NewPyTorchJob constructs workloads.PyTorchJob.
 func NewPyTorchJob(ctx *pulumi.Context, name string, args PyTorchJobArgs, opts ...pulumi.ResourceOption) (*workloads.PyTorchJob, error) {
-	a := &workloads.PyTorchJobArgs{Distributed: workloads.Distributed{Pool: resolvePool(&args.Pool)}}
-	if err := assign(a, args, "Pool"); err != nil {
-		return nil, err
-	}
-	return workloads.NewPyTorchJob(ctx, name, a, opts...)
+	return build(ctx, name, &workloads.PyTorchJobArgs{Distributed: workloads.Distributed{Pool: resolvePool(&args.Pool)}}, args, workloads.NewPyTorchJob, opts)
 }
 
 // TFJobArgs are the inputs of aksml:workloads:TFJob (workloads.TFJobArgs).
@@ -193,25 +189,16 @@ func NewPyTorchJob(ctx *pulumi.Context, name string, args PyTorchJobArgs, opts .
 type TFJobArgs struct {
 	Container
 	JobRun
-	Pool             gpupool.Spec         `pulumi:"pool"`
-	TotalGPUs        int                  `pulumi:"totalGPUs"`
-	NCCL             *workloads.NCCL      `pulumi:"nccl,optional"`
-	BackoffLimit     *int                 `pulumi:"backoffLimit,optional"`
-	CleanPodPolicy   *string              `pulumi:"cleanPodPolicy,optional"`
-	AllowEgressCIDRs []string             `pulumi:"allowEgressCIDRs,optional"`
-	Workers          *int                 `pulumi:"workers,optional"`
-	Chief            *int                 `pulumi:"chief,optional"`
-	PS               *int                 `pulumi:"ps,optional"`
-	PSResources      *workloads.Resources `pulumi:"psResources,optional"`
+	Distributed
+	Workers     *int                 `pulumi:"workers,optional"`
+	Chief       *int                 `pulumi:"chief,optional"`
+	PS          *int                 `pulumi:"ps,optional"`
+	PSResources *workloads.Resources `pulumi:"psResources,optional"`
 }
 
 // NewTFJob constructs workloads.TFJob.
 func NewTFJob(ctx *pulumi.Context, name string, args TFJobArgs, opts ...pulumi.ResourceOption) (*workloads.TFJob, error) {
-	a := &workloads.TFJobArgs{Distributed: workloads.Distributed{Pool: resolvePool(&args.Pool)}}
-	if err := assign(a, args, "Pool"); err != nil {
-		return nil, err
-	}
-	return workloads.NewTFJob(ctx, name, a, opts...)
+	return build(ctx, name, &workloads.TFJobArgs{Distributed: workloads.Distributed{Pool: resolvePool(&args.Pool)}}, args, workloads.NewTFJob, opts)
 }
 
 // FineTuningWorkspaceArgs are the inputs of
@@ -238,11 +225,7 @@ type FineTuningWorkspaceArgs struct {
 
 // NewFineTuningWorkspace constructs workloads.FineTuningWorkspace.
 func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args FineTuningWorkspaceArgs, opts ...pulumi.ResourceOption) (*workloads.FineTuningWorkspace, error) {
-	a := &workloads.FineTuningWorkspaceArgs{}
-	if err := assign(a, args); err != nil {
-		return nil, err
-	}
-	return workloads.NewFineTuningWorkspace(ctx, name, a, opts...)
+	return build(ctx, name, &workloads.FineTuningWorkspaceArgs{}, args, workloads.NewFineTuningWorkspace, opts)
 }
 
 // InferenceServerArgs are the inputs of aksml:workloads:InferenceServer
@@ -261,9 +244,5 @@ type InferenceServerArgs struct {
 
 // NewInferenceServer constructs workloads.InferenceServer.
 func NewInferenceServer(ctx *pulumi.Context, name string, args InferenceServerArgs, opts ...pulumi.ResourceOption) (*workloads.InferenceServer, error) {
-	a := &workloads.InferenceServerArgs{Pool: resolvePool(&args.Pool)}
-	if err := assign(a, args, "Pool"); err != nil {
-		return nil, err
-	}
-	return workloads.NewInferenceServer(ctx, name, a, opts...)
+	return build(ctx, name, &workloads.InferenceServerArgs{Pool: resolvePool(&args.Pool)}, args, workloads.NewInferenceServer, opts)
 }
