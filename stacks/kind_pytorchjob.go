@@ -1,10 +1,6 @@
 package stacks
 
-import (
-	"fmt"
-
-	"github.com/aksml/aksml/components/workloads"
-)
+import "github.com/aksml/aksml/components/workloads"
 
 // pyTorchJobConfig is the config of a PyTorchJob.
 type pyTorchJobConfig struct {
@@ -17,10 +13,8 @@ type pyTorchJobConfig struct {
 const KindPyTorchJob WorkloadKind = "PyTorchJob"
 
 func init() {
-	registerKind(trainingOperatorKind(KindPyTorchJob, map[string]string{"replicas": fmt.Sprint(workloads.DefaultPyTorchReplicas)},
-		func(c *pyTorchJobConfig) (workloads.NCCL, int, int) {
-			return c.NCCL, c.Replicas, workloads.DefaultPyTorchReplicas
-		},
+	registerKind(trainingOperatorKind(KindPyTorchJob, "replicas", workloads.DefaultPyTorchReplicas,
+		func(c *pyTorchJobConfig) (workloads.NCCL, int) { return c.NCCL, c.Replicas },
 		func(c *pyTorchJobConfig, common workloads.Common, d workloads.Distributed) *workloads.PyTorchJobArgs {
 			return &workloads.PyTorchJobArgs{Common: common, Distributed: d, Replicas: c.Replicas}
 		},

@@ -1,10 +1,6 @@
 package stacks
 
-import (
-	"fmt"
-
-	"github.com/aksml/aksml/components/workloads"
-)
+import "github.com/aksml/aksml/components/workloads"
 
 // tfJobConfig is the config of a TFJob.
 type tfJobConfig struct {
@@ -17,8 +13,8 @@ type tfJobConfig struct {
 const KindTFJob WorkloadKind = "TFJob"
 
 func init() {
-	registerKind(trainingOperatorKind(KindTFJob, map[string]string{"workers": fmt.Sprint(workloads.DefaultTFWorkers)},
-		func(c *tfJobConfig) (workloads.NCCL, int, int) { return c.NCCL, c.Workers, workloads.DefaultTFWorkers },
+	registerKind(trainingOperatorKind(KindTFJob, "workers", workloads.DefaultTFWorkers,
+		func(c *tfJobConfig) (workloads.NCCL, int) { return c.NCCL, c.Workers },
 		func(c *tfJobConfig, common workloads.Common, d workloads.Distributed) *workloads.TFJobArgs {
 			return &workloads.TFJobArgs{Common: common, Distributed: d, Workers: c.Workers}
 		},

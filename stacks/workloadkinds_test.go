@@ -96,6 +96,7 @@ func TestKindZeroDefaults(t *testing.T) {
 	}{
 		{"MIGTrial defaults its resources", map[string]any{"kind": "MIGTrial", "resources": map[string]any{"cpu": ""}}, "aksml:workloads[0].resources.cpu"},
 		{"IndexedJob requires its resources", map[string]any{"kind": "IndexedJob", "resources": map[string]any{"cpu": ""}, "completions": 2}, ""},
+		{"a Training Operator kind's replica count", map[string]any{"kind": "PyTorchJob", "replicas": 0}, "aksml:workloads[0].replicas"},
 		{"a Training Operator kind's NCCL", map[string]any{"kind": "TFJob", "nccl": map[string]any{"debug": ""}}, "aksml:workloads[0].nccl.debug"},
 		{"a container kind's priority", map[string]any{"kind": "ScheduledScoring", "priority": ""}, "aksml:workloads[0].priority"},
 		{"the kind's own key", map[string]any{"kind": "ScheduledScoring", "schedule": ""}, "aksml:workloads[0].schedule"},

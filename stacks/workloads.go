@@ -367,16 +367,17 @@ var ncclZeroDefaults = map[string]string{
 // trainingOperatorKind is the registry entry of a Kubeflow Training
 // Operator kind (PyTorchJob, TFJob): it runs on a GPU pool, needs the
 // Training Operator and checkpoints to the team's checkpoint claim.
-// zeroDefaults are the kind's own (ncclZeroDefaults are added). C is the
-// kind's config: replicas gives its NCCL settings, its replica count and
-// that count's default; args maps it, with the target's Common and the
-// Distributed settings, to the component's args, which build defaults.
+// replicasKey is the config key of its replica count, whose default is def
+// (a zero written there is refused, as the NCCL keys' are). C is the
+// kind's config: replicas gives its NCCL settings and replica count; args
+// maps it, with the target's Common and the Distributed settings, to the
+// component's args, which build defaults.
 func trainingOperatorKind[C, A any, P interface {
 	*A
 	workloadArgs
 	Default(name string)
-}, R any](kind WorkloadKind, zeroDefaults map[string]string, replicas func(*C) (nccl workloads.NCCL, n, def int), args func(*C, workloads.Common, workloads.Distributed) P, newFn func(*pulumi.Context, string, *A, ...pulumi.ResourceOption) (R, error)) *workloadKind {
-	defaults := maps.Clone(zeroDefaults)
+}, R any](kind WorkloadKind, replicasKey string, def int, replicas func(*C) (nccl workloads.NCCL, n int), args func(*C, workloads.Common, workloads.Distributed) P, newFn func(*pulumi.Context, string, *A, ...pulumi.ResourceOption) (R, error)) *workloadKind {
+	defaults := map[string]string{replicasKey: fmt.Sprint(def)}
 	maps.Copy(defaults, ncclZeroDefaults)
 	return &workloadKind{
 		kind: kind, pool: true, operator: &trainingOperator,
@@ -385,7 +386,7 @@ func trainingOperatorKind[C, A any, P interface {
 		build: func(_ *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
 			cfg := w.Config.(*C)
 			t.common.CheckpointPVC = storage.CheckpointsPVCName
-			nccl, n, def := replicas(cfg)
+			nccl, n := replicas(cfg)
 			a := args(cfg, t.common, distributed(t, nccl, n, def))
 			a.Default(w.Name)
 			return a
