@@ -6,9 +6,10 @@ import (
 	"slices"
 )
 
-// assign sets each pulumi-tagged field of the struct src on the field of
-// the same Go name of the struct *dst (fields promoted from embedded
-// structs such as workloads.Common included): an optional (pointer) value
+// assign sets each pulumi-tagged field of the struct src (those of its
+// embedded structs, such as Container, included) on the field of the same
+// Go name of the struct *dst (fields promoted from embedded structs such as
+// workloads.Common included): an optional (pointer) value
 // is dereferenced when set and left at the Go zero value, the component's
 // default, when unset; a named type such as workloads.Scheduler takes the
 // string. Fields named in skip are the caller's. A field without a
@@ -19,6 +20,12 @@ func assign(dst, src any, skip ...string) error {
 	st := sv.Type()
 	for i := range st.NumField() {
 		f := st.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			if err := assign(dst, sv.Field(i).Interface(), skip...); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, tagged := f.Tag.Lookup("pulumi"); !tagged || slices.Contains(skip, f.Name) {
 			continue
 		}

@@ -28,18 +28,35 @@ func (a *QueuesArgs) Annotate(an infer.Annotator) {
 	an.Describe(&a.Namespaces, "The team namespaces by team name, where the LocalQueues go: aksml:tenancy:Tenancy's `namespaces` output. Required with Kueue when there are teams.")
 }
 
-// NewQueues constructs queues.Queues.
+// NewQueues constructs queues.Queues from the teams, pools and scheduler
+// resolved as the aksml stacks resolve them (resolveTeams).
 func NewQueues(ctx *pulumi.Context, name string, args QueuesArgs, opts ...pulumi.ResourceOption) (*queues.Queues, error) {
-	teams, err := goTeams(args.Teams)
+	_, r, err := resolveTeams(args.Teams, args.Pools, args.Scheduler)
 	if err != nil {
 		return nil, err
 	}
-	return queues.NewQueues(ctx, name, &queues.QueuesArgs{Teams: teams, Pools: args.Pools, Scheduler: deref(args.Scheduler), Namespaces: args.Namespaces}, opts...)
+	return queues.NewQueues(ctx, name, &queues.QueuesArgs{Resolved: r, Namespaces: args.Namespaces}, opts...)
 }
 
-// goTeams converts the teams to the Go component's.
-func goTeams(in []Team) ([]queues.Team, error) {
-	var out []queues.Team
+// resolveTeams converts the teams to the stack-level teams.Team and
+// resolves their queue sides against the pools and the scheduler at
+// queues.DefaultPaths, once, as aksml:queues:Queues and
+// aksml:tenancy:Tenancy both need them; the problems travel in the result
+// and the Go component reports them.
+func resolveTeams(in []Team, specs []gpupool.Spec, sched *queues.SchedulerSpec) ([]teams.Team, *queues.Resolved, error) {
+	ts, err := goTeams(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	paths := queues.DefaultPaths()
+	pools, _ := gpupool.Resolve(specs, paths.Pools)
+	r, _ := queues.Resolve(teams.Queues(ts), pools, deref(sched), paths)
+	return ts, r, nil
+}
+
+// goTeams converts the teams to the stack-level teams.Team.
+func goTeams(in []Team) ([]teams.Team, error) {
+	var out []teams.Team
 	for _, t := range in {
 		team, err := t.team()
 		if err != nil {
@@ -77,28 +94,27 @@ func (a *TenancyArgs) Annotate(an infer.Annotator) {
 // tenancy each team's namespace fields, ResourceQuotas (the namespace
 // quota on aksml's StorageClasses) and priorities (teams.Tenancy).
 func NewTenancy(ctx *pulumi.Context, name string, args TenancyArgs, opts ...pulumi.ResourceOption) (*tenancy.Tenancy, error) {
-	goT, err := goTeams(args.Teams)
+	ts, r, err := resolveTeams(args.Teams, args.Pools, args.Scheduler)
 	if err != nil {
 		return nil, err
 	}
-	paths := queues.DefaultPaths()
-	pools, _ := gpupool.Resolve(args.Pools, paths.Pools)
-	r, _ := queues.Resolve(goT, pools, deref(args.Scheduler), paths)
-	a := &tenancy.TenancyArgs{RetainNamespaces: deref(args.RetainNamespaces), ExcludedCIDRs: args.ExcludedCIDRs, ConfigPath: paths.Teams,
-		Teams: teams.Tenancy(r, storage.ClassNames(), nil)}
+	a := &tenancy.TenancyArgs{RetainNamespaces: deref(args.RetainNamespaces), ExcludedCIDRs: args.ExcludedCIDRs, ConfigPath: r.Paths.Teams,
+		Teams: teams.Tenancy(ts, r, storage.ClassNames(), nil)}
 	// As the aksml stacks do: the queue-side problems (names included) and
 	// the namespace's own, each once.
-	if err := append(r.Problems, tenancy.ValidateTeams(a.Teams, paths.Teams)...).ToAggregate(); err != nil {
+	if err := append(r.Problems, tenancy.ValidateTeams(a.Teams, r.Paths.Teams)...).ToAggregate(); err != nil {
 		return nil, err
 	}
 	return tenancy.NewTenancy(ctx, name, a, opts...)
 }
 
-// Team is one tenant of Queues: queues.Team with its preemption policy as
-// an optional object (the Go field is a struct value, which the schema
-// cannot make optional). Its fields are queues.Team's, flattened: a
-// construct fills only the fields of the struct itself, not embedded ones
-// (TestArgsCoverTheGoArgs fails when queues.Team gains a field this lacks).
+// Team is one tenant of Queues and Tenancy: teams.Team (its queue side,
+// queues.Team, and its namespace side, teams.Namespace) with its
+// preemption policy as an optional object (the Go field is a struct value,
+// which the schema cannot make optional). Its fields are both sides',
+// flattened: a construct fills only the fields of a nested object itself,
+// not embedded ones (TestArgsCoverTheGoArgs fails when either side gains a
+// field this lacks).
 type Team struct {
 	Name                 string                  `pulumi:"name"`
 	GPUQuota             map[string]int          `pulumi:"gpuQuota,optional"`
@@ -126,9 +142,10 @@ func (t *Team) Annotate(an infer.Annotator) {
 	an.Describe(&t.Preemption, "The team's Kueue preemption policy. Defaults: withinClusterQueue LowerPriority, reclaimWithinCohort Any, borrowWithinCohort Never. Kueue only.")
 }
 
-// team is the Go component's Team.
-func (t Team) team() (queues.Team, error) {
-	var out queues.Team
+// team is the stack-level teams.Team: the queue side and the namespace
+// side, by field name.
+func (t Team) team() (teams.Team, error) {
+	var out teams.Team
 	if err := assign(&out, t, "Preemption"); err != nil {
 		return out, err
 	}
@@ -226,13 +243,12 @@ func (a *GPUStackArgs) Annotate(an infer.Annotator) {
 	an.Describe(&a.Spec, "The GPU software configuration (same fields as `aksml:gpuStack`).")
 }
 
-// NewGPUStack constructs gpustack.GPUStack.
+// NewGPUStack constructs gpustack.GPUStack from the spec and pools resolved
+// at gpustack's default config keys (the problems travel in the result).
 func NewGPUStack(ctx *pulumi.Context, name string, args GPUStackArgs, opts ...pulumi.ResourceOption) (*gpustack.GPUStack, error) {
-	a := &gpustack.GPUStackArgs{Pools: args.Pools}
-	if args.Spec != nil {
-		a.Spec = *args.Spec
-	}
-	return gpustack.NewGPUStack(ctx, name, a, opts...)
+	pools, _ := gpupool.Resolve(args.Pools, gpustack.DefaultPoolsConfigPath)
+	r, _ := gpustack.Resolve(deref(args.Spec), pools, gpustack.DefaultConfigPath, gpustack.DefaultPoolsConfigPath)
+	return gpustack.NewGPUStack(ctx, name, &gpustack.GPUStackArgs{Resolved: r}, opts...)
 }
 
 // GPUNodePoolsArgs are the inputs of aksml:gpupool:GPUNodePools.
@@ -253,10 +269,12 @@ func (a *GPUNodePoolsArgs) Annotate(an infer.Annotator) {
 	an.Describe(&a.Tags, "Tags on every pool's scale set and on the template stack.")
 }
 
-// NewGPUNodePools constructs gpupool.GPUNodePools.
+// NewGPUNodePools constructs gpupool.GPUNodePools from the pools resolved
+// at gpupool.DefaultConfigPath (the problems travel in the result).
 func NewGPUNodePools(ctx *pulumi.Context, name string, args GPUNodePoolsArgs, opts ...pulumi.ResourceOption) (*gpupool.GPUNodePools, error) {
+	pools, _ := gpupool.Resolve(args.Pools, gpupool.DefaultConfigPath)
 	return gpupool.NewGPUNodePools(ctx, name, &gpupool.GPUNodePoolsArgs{
-		Pools:             args.Pools,
+		Pools:             pools,
 		ResourceGroupName: args.ResourceGroupName,
 		ClusterName:       args.ClusterName,
 		NodeSubnetID:      args.NodeSubnetId,

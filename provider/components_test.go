@@ -24,6 +24,7 @@ import (
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/teams"
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/workloads"
 )
@@ -336,7 +337,7 @@ func TestArgsCoverTheGoArgs(t *testing.T) {
 		{TFJobArgs{}, []any{workloads.TFJobArgs{}}, []string{"Provider"}},
 		{FineTuningWorkspaceArgs{}, []any{workloads.FineTuningWorkspaceArgs{}}, []string{"Provider"}},
 		{InferenceServerArgs{}, []any{workloads.InferenceServerArgs{}}, []string{"Provider"}},
-		{Team{}, []any{queues.Team{}}, nil},
+		{Team{}, []any{teams.Team{}}, nil},
 		{TenancyArgs{}, []any{tenancy.TenancyArgs{}}, []string{"Provider", "ConfigPath", "Azure", "IdentityClientIDs", "QueuesName"}},
 		{Preemption{}, []any{queues.Preemption{}}, nil},
 		{MonitorsArgs{}, []any{observability.MonitorsArgs{}}, []string{"Provider", "DependsOn", "ConfigPath"}},

@@ -34,6 +34,15 @@ var inputDocSources = map[string][]string{
 	"aksml:cluster:Cluster": {"cluster.ClusterArgs", "cluster.Spec"},
 }
 
+// typeDocSources lists, per object type that is not the one Go type of its
+// token, the Go types it is documented from: the first gives the type's
+// doc, and each property takes the doc of the first that has the field
+// (the provider's Team is teams.Team, a team's queue side and namespace
+// side, kept at its first token aksml:queues:Team).
+var typeDocSources = map[string][]string{
+	"aksml:queues:Team": {"teams.Team", "queues.Team"},
+}
+
 // goDoc is the doc comment of one Go struct type and of its fields, keyed
 // by the lower-cased field name and pulumi/json tag name.
 type goDoc struct {
@@ -45,7 +54,9 @@ type goDoc struct {
 func docTypes(spec *schema.PackageSpec) []string {
 	set := map[string]bool{}
 	for tok := range spec.Types {
-		set[goTypeOf(tok)] = true
+		for _, t := range typeSources(tok) {
+			set[t] = true
+		}
 	}
 	for tok := range spec.Resources {
 		set[goTypeOf(tok)] = true
@@ -70,6 +81,13 @@ func goTypeOf(token string) string {
 		return ""
 	}
 	return parts[1] + "." + parts[2]
+}
+
+func typeSources(token string) []string {
+	if s, ok := typeDocSources[token]; ok {
+		return s
+	}
+	return []string{goTypeOf(token)}
 }
 
 func inputSources(token string) []string {
@@ -102,11 +120,10 @@ func fillProperties(docs map[string]goDoc, props map[string]schema.PropertySpec,
 // describeSchema fills the descriptions spec lacks from docs.
 func describeSchema(spec *schema.PackageSpec, docs map[string]goDoc) {
 	for tok, t := range spec.Types {
-		goType := goTypeOf(tok)
 		if t.Description == "" {
-			t.Description = docs[goType].Doc
+			t.Description = docs[typeSources(tok)[0]].Doc
 		}
-		fillProperties(docs, t.Properties, goType)
+		fillProperties(docs, t.Properties, typeSources(tok)...)
 		spec.Types[tok] = t
 	}
 	for tok, r := range spec.Resources {

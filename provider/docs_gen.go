@@ -167,11 +167,9 @@ var goDocs = map[string]goDoc{
 		Doc: "GPUNodePoolsArgs configures the GPU node pools of one AKS cluster.",
 		Fields: map[string]string{
 			"clustername":         "ClusterName is the AKS cluster the pools join. Required. Pass the cluster's Name output so that the pools wait for the cluster.",
-			"configpath":          "ConfigPath is the config key Pools was read from, used in validation errors (`<ConfigPath>[i].<field>`). Default DefaultConfigPath (`gpuPools`).",
 			"nodesubnetid":        "NodeSubnetID is the subnet (ARM ID) every pool joins (vnetSubnetID): the cluster's node subnet, e.g. network.Network.NodeSubnetID. Default nil: the pools join the VNet AKS generated for the cluster.",
-			"pools":               "Pools are the pools, in config order, as raw config: NewGPUNodePools resolves them (Resolve: defaults on copies, one validation). Empty is valid: the shared template stack is still registered (see the package doc for why). Ignored when Resolved is set.",
+			"pools":               "Pools are the pools, in config order, resolved once by Resolve (defaults on copies, one validation), which is given the config key the specs were read from for its errors (`<key>[i].<field>`). Their Problems are reported here, before anything is registered; nothing is validated again. Empty is valid: the shared template stack is still registered (see the package doc for why).",
 			"propertiestransform": "PropertiesTransform may change the ARM `properties` of a Managed or None pool before they go into the shared template (escape hatch). It gets the defaulted spec of the pool.",
-			"resolved":            "Resolved are the pools already resolved by the caller (Resolve), so that a program that resolves its config once hands the result on instead of the raw specs; they are not validated again.",
 			"resourcegroupname":   "ResourceGroupName is the cluster's resource group; the shared template stack is created there too. Required.",
 			"tags":                "Tags are put on every pool's scale set and on the template stack; a MIG pool's scale set also gets its ScaleFromZeroTags.",
 			"transform":           "Transform may change the typed provider arguments of a DriverOnly pool before it is registered (escape hatch). It gets the defaulted spec of the pool.",
@@ -216,12 +214,8 @@ var goDocs = map[string]goDoc{
 	"gpustack.GPUStackArgs": {
 		Doc: "GPUStackArgs configures NewGPUStack.",
 		Fields: map[string]string{
-			"configpath":      "ConfigPath names Spec in validation errors. Default DefaultConfigPath (`gpuStack`).",
-			"pools":           "Pools are the stack's GPU pools (`aksml:gpuPools`). Only DriverOnly pools get the device plugin and DCGM exporter; MIG pools not Managed get their layout in mig-parted-config; Managed pools get nothing.",
-			"poolsconfigpath": "PoolsConfigPath names Pools in validation errors. Default DefaultPoolsConfigPath (`gpuPools`).",
-			"provider":        "Provider is the Kubernetes provider; nil uses the ambient default.",
-			"resolved":        "Resolved is the stack already resolved by the caller (Resolve); when set, Pools and Spec are ignored and nothing is validated again.",
-			"spec":            "Spec is the GPU software configuration (`aksml:gpuStack`); unset fields take their defaults.",
+			"provider": "Provider is the Kubernetes provider; nil uses the ambient default.",
+			"resolved": "Resolved is the GPU software configuration (`aksml:gpuStack`) with the stack's GPU pools (`aksml:gpuPools`), resolved once by Resolve, which is given the config keys they were read from for its errors. Required. Its Problems are reported here, before anything is registered; nothing is validated again. Only DriverOnly pools get the device plugin and DCGM exporter; MIG pools not Managed get their layout in mig-parted-config; Managed pools get nothing.",
 		},
 	},
 	"gpustack.Spec": {
@@ -372,12 +366,8 @@ var goDocs = map[string]goDoc{
 		Doc: "QueuesArgs configures NewQueues.",
 		Fields: map[string]string{
 			"namespaces": "Namespaces are the team namespaces by team name, the output of the component that creates them (components/tenancy Tenancy.Namespaces): each team's LocalQueue goes there and waits for it. Required with Kueue when there are teams; a team missing from the map gets no LocalQueue (the apply fails on the empty namespace name).",
-			"paths":      "Paths are the error-path roots of Teams, Pools and Scheduler when NewQueues resolves them itself. An empty root defaults to the one of DefaultPaths (teams, gpuPools, scheduler).",
-			"pools":      "Pools are the cluster's GPU pools (`aksml:gpuPools`): one Kueue ResourceFlavor each, and the capacity the teams' quota must fit.",
 			"provider":   "Provider is the Kubernetes provider of the target cluster (AKS or any other). nil uses the ambient default provider.",
-			"resolved":   "Resolved is the layer already resolved by the caller (Resolve); when set, Teams, Pools and Scheduler are ignored and nothing is validated again.",
-			"scheduler":  "Scheduler selects the queueing system (`aksml:scheduler`). Default Kueue, installed by aksml.",
-			"teams":      "Teams are the tenants (`aksml:teams`). Default none.",
+			"resolved":   "Resolved is the layer resolved once by Resolve: the tenants (`aksml:teams`), the cluster's GPU pools (`aksml:gpuPools`: one Kueue ResourceFlavor each, and the capacity the teams' quota must fit) and the queueing system (`aksml:scheduler`; default Kueue, installed by aksml), with the config keys they were read from for its errors. Required. Its Problems are reported here, before anything is registered; nothing is validated again.",
 		},
 	},
 	"queues.SchedulerSpec": {
@@ -398,23 +388,19 @@ var goDocs = map[string]goDoc{
 		},
 	},
 	"queues.Team": {
-		Doc: "Team is one tenant as the stack config list `aksml:teams` declares it: its queue and quota (this package), and the fields of its namespace, access and isolation, which components/tenancy creates and validates (PodSecurity, Groups, Egress; Name is both).",
+		Doc: "Team is the queue side of one tenant of the stack config list `aksml:teams`: its queue and quota. The namespace side (Pod Security level, groups, egress, namespace quota), which components/tenancy creates and validates, is components/teams' Namespace; components/teams' Team composes the two (Name is both).",
 		Fields: map[string]string{
 			"borrowinglimit":       "BorrowingLimit is the most GPUs the team may borrow from the cohort's unused quota, per GPU pool it lists. Default unset: no limit. 0 turns borrowing off.",
 			"cpu":                  "CPU is the team's nominal cpu quota as a Kubernetes quantity (AKS MLOps best practices, team-a: \"64\"). It covers the cpu of GPU and CPU-only work alike. Required.",
 			"cpuborrowinglimit":    "CPUBorrowingLimit is the most cpu the team may borrow from the cohort's unused cpu quota, a Kubernetes quantity. Default unset: no limit; \"0\" turns cpu borrowing off. Kueue only.",
 			"cpulendinglimit":      "CPULendingLimit is the most unused cpu quota the team lends to the cohort, at most CPU. Default unset: all unused cpu quota can be lent. Kueue only.",
-			"egress":               "Egress is the team namespace's outbound traffic policy, used by components/tenancy: Restricted (default: DNS, the namespace itself and HTTPS outside the cluster) or Unrestricted.",
 			"flavororder":          "FlavorOrder lists GPU pool names in the order Kueue tries their flavors for the team's workloads. Listed pools come first; the others follow in the default order: on-demand pools, then spot pools, each in `aksml:gpuPools` order. On-demand comes first because admission onto a flavor does not guarantee capacity and spot capacity can be absent; list spot pools first to trade that for cost. Kueue only.",
 			"gpuquota":             "GPUQuota is the nominal GPU quota per GPU pool name (one Kueue ResourceFlavor per pool). On MIG pools the unit is one MIG instance of the pool's profile. A pool listed with 0 lets the team borrow on it but guarantees nothing. Pools not listed are not available to the team. Default none.",
-			"groups":               "Groups are the object IDs (GUIDs) of the Microsoft Entra groups whose members work in the team's namespace. Queues does not use them; components/tenancy binds them and validates them. Default none: no team member gets access (platform admins keep theirs).",
 			"lendinglimit":         "LendingLimit is the most unused GPUs the team lends to the cohort per GPU pool (capped at the pool's nominal quota; the rest is reserved for the team). Default unset: all unused quota can be lent. Kueue only.",
 			"memory":               "Memory is the team's nominal memory quota as a Kubernetes quantity (AKS MLOps best practices team-a: \"256Gi\"). Required.",
 			"memoryborrowinglimit": "MemoryBorrowingLimit is the most memory the team may borrow, a Kubernetes quantity. Default unset: no limit; \"0\" turns memory borrowing off. Kueue only.",
 			"memorylendinglimit":   "MemoryLendingLimit is the most unused memory quota the team lends, at most Memory. Default unset: all unused memory quota can be lent. Kueue only.",
 			"name":                 "Name is the team and its namespace name: a DNS label (lowercase letters, digits and '-'), at most 30 characters, not `default`, not `kube-*` and not a scheduler's namespace (components/tenancy checks the reserved names). Required.",
-			"namespacequota":       "NamespaceQuota overrides entries of the team namespace's ResourceQuota `team-quota` (components/tenancy), by Kubernetes quota resource name: `requests.cpu`, `requests.memory`, `pods`, `count/jobs.batch`, `services`, `configmaps`, `secrets`, `persistentvolumeclaims`, `requests.storage`, `<class>.storageclass.storage.k8s.io/requests.storage` and so on (\"Resource Quotas\", https://kubernetes.io/docs/concepts/policy/resource-quotas/). Values are Kubernetes quantities. Queues does not use it; components/tenancy documents the defaults (tenancy.NamespaceQuotaHard). Default none.",
-			"podsecurity":          "PodSecurity is the Pod Security level enforced on the namespace: restricted (default) or baseline. Warnings and audit always use restricted, so a baseline team sees what would break. Queues does not use it; components/tenancy labels the namespace and validates it.",
 			"preemption":           "Preemption is the team's Kueue preemption policy. Defaults: withinClusterQueue LowerPriority, reclaimWithinCohort Any, borrowWithinCohort Never. Kueue only.",
 			"serving":              "Serving declares a team that runs latency-sensitive serving: it may use the serving-only priority levels (ServingOnly: the levels whose pods preempt lower-priority pods, inference-critical by default), which evict other teams' training. Queues does not use it; components/tenancy's admission policy refuses those levels in the namespaces of teams that are not serving. Default false.",
 			"weight":               "Weight is the team's fair-sharing weight when teams compete for unused quota (Kueue ClusterQueue fairSharing.weight, Volcano Queue weight), 1..65535. Default 1.",
@@ -475,6 +461,15 @@ var goDocs = map[string]goDoc{
 			"checkpointssize": "CheckpointsSize is the checkpoints claim request on the Retain class. Default 100Gi (AKS MLOps best practices); 100Gi to 100Ti (Azure Files premium).",
 			"datasetsclass":   "DatasetsClass is the class of the datasets claim: ml-azurefile-premium (default) or ml-azureblob-nfs.",
 			"datasetssize":    "DatasetsSize is the datasets claim request, a Kubernetes quantity. Default 100Gi (AKS MLOps best practices). At least 100Gi and at most 100Ti on Azure Files premium.",
+		},
+	},
+	"teams.Team": {
+		Doc: "Team is one tenant as the platform declares it: its queue side (queues.Team: quota, borrowing, preemption, fair share, flavor order, serving) and its namespace side (Namespace: Pod Security level, member groups, egress, namespace quota overrides). Both decode from the same object (`aksml:teams[i]`); each component sees only its part.",
+		Fields: map[string]string{
+			"egress":         "Egress is the team namespace's outbound traffic policy, used by components/tenancy: Restricted (default: DNS, the namespace itself and HTTPS outside the cluster) or Unrestricted.",
+			"groups":         "Groups are the object IDs (GUIDs) of the Microsoft Entra groups whose members work in the team's namespace. Queues does not use them; components/tenancy binds them and validates them. Default none: no team member gets access (platform admins keep theirs).",
+			"namespacequota": "NamespaceQuota overrides entries of the team namespace's ResourceQuota `team-quota` (components/tenancy), by Kubernetes quota resource name: `requests.cpu`, `requests.memory`, `pods`, `count/jobs.batch`, `services`, `configmaps`, `secrets`, `persistentvolumeclaims`, `requests.storage`, `<class>.storageclass.storage.k8s.io/requests.storage` and so on (\"Resource Quotas\", https://kubernetes.io/docs/concepts/policy/resource-quotas/). Values are Kubernetes quantities. Queues does not use it; components/tenancy documents the defaults (tenancy.NamespaceQuotaHard). Default none.",
+			"podsecurity":    "PodSecurity is the Pod Security level enforced on the namespace: restricted (default) or baseline. Warnings and audit always use restricted, so a baseline team sees what would break. Queues does not use it; components/tenancy labels the namespace and validates it.",
 		},
 	},
 	"tenancy.Tenancy": {

@@ -213,6 +213,13 @@ func constructWith(t *testing.T, token string, inputs property.Map, monitor func
 	if monitor != nil {
 		mon = monitor(reg)
 	}
+	return reg, constructOn(t, prov, mon, token, inputs)
+}
+
+// constructOn runs one component construct on prov with the mock monitor
+// mon.
+func constructOn(t *testing.T, prov p.Provider, mon *integration.MockResourceMonitor, token string, inputs property.Map) error {
+	t.Helper()
 	srv, err := integration.NewServer(context.Background(), Name, semver.MustParse(Version),
 		integration.WithProvider(prov), integration.WithMocks(mon))
 	require.NoError(t, err)
@@ -220,7 +227,7 @@ func constructWith(t *testing.T, token string, inputs property.Map, monitor func
 		Urn:    presource.CreateURN("q", token, "", "proj", "stack"),
 		Inputs: inputs,
 	})
-	return reg, err
+	return err
 }
 
 func team(name, cpu string, quota map[string]int) property.Value {

@@ -55,7 +55,7 @@ func (c *Config) validateQueuedGPUJobs() field.ErrorList {
 	var errs field.ErrorList
 	for i, w := range c.Workloads {
 		k := lookupKind(w.Kind)
-		if k == nil || !k.pool || w.Kind == KindInferenceServer {
+		if k == nil || !k.pool || k.unqueued {
 			continue
 		}
 		errs = append(errs, field.Invalid(key("workloads").Index(i).Child("kind"), "%s runs GPU jobs, which go through the team's queue so that its GPU quota admits them (guardrail AKSML-JOB-007), but aksml:scheduler.system is none, which creates no queues; set aksml:scheduler.system to kueue or volcano, or remove the workload", w.Kind))

@@ -17,7 +17,7 @@ import (
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
-	"github.com/aksml/aksml/components/tenancy"
+	"github.com/aksml/aksml/components/teams"
 )
 
 // Namespace is the config namespace of every aksml key (`aksml:<key>`).
@@ -73,7 +73,7 @@ type Config struct {
 	// Storage is the storage accounts, classes and per-team volumes (C3).
 	Storage storage.Spec `key:"storage"`
 	// Teams are the tenants with their quotas (C5).
-	Teams []queues.Team `key:"teams"`
+	Teams []teams.Team `key:"teams"`
 	// Scheduler selects Kueue (default), Volcano or none (C5).
 	Scheduler queues.SchedulerSpec `key:"scheduler"`
 	// Observability configures monitors, alerts and dashboards (C6).
@@ -283,19 +283,9 @@ func (c *Config) Default() {
 	c.Storage.Default()
 	c.Scheduler.Default()
 	for i := range c.Teams {
-		c.Teams[i] = defaultTeam(c.Teams[i])
+		c.Teams[i].Default()
 	}
 	c.Observability.Default()
-}
-
-// defaultTeam is t with the defaults of queues and of components/tenancy.
-func defaultTeam(t queues.Team) queues.Team {
-	t.Default()
-	if t.PodSecurity == "" {
-		// The namespace's level, components/tenancy's default.
-		t.PodSecurity = tenancy.DefaultPodSecurity
-	}
-	return t
 }
 
 // networkNeeds returns what the cluster asks of its network: every pool's

@@ -192,7 +192,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 	// stack update (which deletes the pool), never a stack delete (which
 	// would leave it running). See components/gpupool.
 	gpu, err := gpupool.NewGPUNodePools(ctx, cfg.Cluster.Name+"-gpupools", &gpupool.GPUNodePoolsArgs{
-		Resolved:          p.res.pools,
+		Pools:             p.res.pools,
 		ResourceGroupName: cl.ResourceGroupName,
 		ClusterName:       cl.Name,
 		Tags:              cfg.Tags,

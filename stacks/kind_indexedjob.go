@@ -11,14 +11,20 @@ type indexedJobConfig struct {
 	Parallelism int `json:"parallelism,omitempty"`
 }
 
-var indexedJobKind = workloadKind{
-	kind: KindIndexedJob, pool: true,
-	config: func() any { return &indexedJobConfig{} },
-	build: func(_ *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
-		cfg := w.Config.(*indexedJobConfig)
-		a := &workloads.IndexedJobArgs{Common: t.common, Pool: t.pool, Completions: cfg.Completions, Parallelism: cfg.Parallelism}
-		a.Default(w.Name)
-		return a
-	},
-	register: register(workloads.NewIndexedJob),
+// KindIndexedJob is a sharded batch Job (workloads.IndexedJob).
+const KindIndexedJob WorkloadKind = "IndexedJob"
+
+func init() {
+	registerKind(&workloadKind{
+		kind: KindIndexedJob, pool: true, started: jobStartTime,
+		config:       func() any { return &indexedJobConfig{} },
+		zeroDefaults: map[string]string{"parallelism": "completions (all shards at once)"},
+		build: func(_ *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
+			cfg := w.Config.(*indexedJobConfig)
+			a := &workloads.IndexedJobArgs{Common: t.common, Pool: t.pool, Completions: cfg.Completions, Parallelism: cfg.Parallelism}
+			a.Default(w.Name)
+			return a
+		},
+		register: register(workloads.NewIndexedJob),
+	})
 }

@@ -1,6 +1,10 @@
 package stacks
 
-import "github.com/aksml/aksml/components/workloads"
+import (
+	"fmt"
+
+	"github.com/aksml/aksml/components/workloads"
+)
 
 // inferenceServerConfig is the config of an InferenceServer: the container
 // fields (the pool, a Regular inference pool, is required) and the
@@ -24,20 +28,31 @@ type inferenceServerConfig struct {
 	Autoscaling workloads.InferenceAutoscaling `json:"autoscaling,omitempty"`
 }
 
-var inferenceServerKind = workloadKind{
-	kind: KindInferenceServer, pool: true,
-	config: func() any { return &inferenceServerConfig{} },
-	build: func(c *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
-		cfg := w.Config.(*inferenceServerConfig)
+// KindInferenceServer is an autoscaled serving Deployment
+// (workloads.InferenceServer).
+const KindInferenceServer WorkloadKind = "InferenceServer"
+
+func init() {
+	registerKind(&workloadKind{
 		// Serving replicas are not queued (workloads.InferenceServerArgs).
-		t.common.Scheduler, t.common.QueueName = workloads.SchedulerNone, ""
-		a := &workloads.InferenceServerArgs{
-			Common: t.common, Pool: t.pool, Serving: c.teamServing(w.Team),
-			Port: cfg.Port, HealthPath: cfg.HealthPath, ModelLoadSeconds: cfg.ModelLoadSeconds,
-			MinReplicas: cfg.MinReplicas, MaxReplicas: cfg.MaxReplicas, Autoscaling: cfg.Autoscaling,
-		}
-		a.Default(w.Name)
-		return a
-	},
-	register: register(workloads.NewInferenceServer),
+		kind: KindInferenceServer, pool: true, unqueued: true,
+		config: func() any { return &inferenceServerConfig{} },
+		zeroDefaults: map[string]string{
+			"port":             fmt.Sprint(workloads.DefaultInferencePort),
+			"modelLoadSeconds": fmt.Sprint(workloads.DefaultModelLoadSeconds),
+			"minReplicas":      "the replicas the pool's warm nodes hold, at least 1",
+			"maxReplicas":      "the replicas the pool holds at its maxCount",
+		},
+		build: func(c *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
+			cfg := w.Config.(*inferenceServerConfig)
+			a := &workloads.InferenceServerArgs{
+				Common: t.common, Pool: t.pool, Serving: c.teamServing(w.Team),
+				Port: cfg.Port, HealthPath: cfg.HealthPath, ModelLoadSeconds: cfg.ModelLoadSeconds,
+				MinReplicas: cfg.MinReplicas, MaxReplicas: cfg.MaxReplicas, Autoscaling: cfg.Autoscaling,
+			}
+			a.Default(w.Name)
+			return a
+		},
+		register: register(workloads.NewInferenceServer),
+	})
 }

@@ -1,8 +1,6 @@
 package stacks
 
-import (
-	"github.com/aksml/aksml/components/workloads"
-)
+import "github.com/aksml/aksml/components/workloads"
 
 // pyTorchJobConfig is the config of a PyTorchJob.
 type pyTorchJobConfig struct {
@@ -11,11 +9,14 @@ type pyTorchJobConfig struct {
 	Replicas int `json:"replicas,omitempty"`
 }
 
-var pyTorchJobKind = trainingOperatorKind(KindPyTorchJob,
-	func(c *pyTorchJobConfig) (workloads.NCCL, int, int) {
-		return c.NCCL, c.Replicas, workloads.DefaultPyTorchReplicas
-	},
-	func(c *pyTorchJobConfig, common workloads.Common, d workloads.Distributed) *workloads.PyTorchJobArgs {
-		return &workloads.PyTorchJobArgs{Common: common, Distributed: d, Replicas: c.Replicas}
-	},
-	workloads.NewPyTorchJob)
+// KindPyTorchJob is a Kubeflow PyTorchJob (workloads.PyTorchJob).
+const KindPyTorchJob WorkloadKind = "PyTorchJob"
+
+func init() {
+	registerKind(trainingOperatorKind(KindPyTorchJob, "replicas", workloads.DefaultPyTorchReplicas,
+		func(c *pyTorchJobConfig) (workloads.NCCL, int) { return c.NCCL, c.Replicas },
+		func(c *pyTorchJobConfig, common workloads.Common, d workloads.Distributed) *workloads.PyTorchJobArgs {
+			return &workloads.PyTorchJobArgs{Common: common, Distributed: d, Replicas: c.Replicas}
+		},
+		workloads.NewPyTorchJob))
+}

@@ -1,6 +1,10 @@
 package stacks
 
-import "github.com/aksml/aksml/components/workloads"
+import (
+	"fmt"
+
+	"github.com/aksml/aksml/components/workloads"
+)
 
 // scheduledScoringConfig is the config of a ScheduledScoring CronJob (CPU
 // nodes: no pool).
@@ -10,13 +14,20 @@ type scheduledScoringConfig struct {
 	Schedule string `json:"schedule,omitempty"`
 }
 
-var scheduledScoringKind = workloadKind{
-	kind:   KindScheduledScoring,
-	config: func() any { return &scheduledScoringConfig{} },
-	build: func(_ *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
-		a := &workloads.ScheduledScoringArgs{Common: t.common, Schedule: w.Config.(*scheduledScoringConfig).Schedule}
-		a.Default(w.Name)
-		return a
-	},
-	register: register(workloads.NewScheduledScoring),
+// KindScheduledScoring is a CronJob on CPU nodes
+// (workloads.ScheduledScoring).
+const KindScheduledScoring WorkloadKind = "ScheduledScoring"
+
+func init() {
+	registerKind(&workloadKind{
+		kind: KindScheduledScoring, started: cronJobStartTime,
+		config:       func() any { return &scheduledScoringConfig{} },
+		zeroDefaults: map[string]string{"schedule": fmt.Sprintf("%q", workloads.DefaultScoringSchedule)},
+		build: func(_ *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
+			a := &workloads.ScheduledScoringArgs{Common: t.common, Schedule: w.Config.(*scheduledScoringConfig).Schedule}
+			a.Default(w.Name)
+			return a
+		},
+		register: register(workloads.NewScheduledScoring),
+	})
 }

@@ -1,8 +1,6 @@
 package stacks
 
-import (
-	"github.com/aksml/aksml/components/workloads"
-)
+import "github.com/aksml/aksml/components/workloads"
 
 // tfJobConfig is the config of a TFJob.
 type tfJobConfig struct {
@@ -11,9 +9,14 @@ type tfJobConfig struct {
 	Workers int `json:"workers,omitempty"`
 }
 
-var tfJobKind = trainingOperatorKind(KindTFJob,
-	func(c *tfJobConfig) (workloads.NCCL, int, int) { return c.NCCL, c.Workers, workloads.DefaultTFWorkers },
-	func(c *tfJobConfig, common workloads.Common, d workloads.Distributed) *workloads.TFJobArgs {
-		return &workloads.TFJobArgs{Common: common, Distributed: d, Workers: c.Workers}
-	},
-	workloads.NewTFJob)
+// KindTFJob is a Kubeflow TFJob (workloads.TFJob).
+const KindTFJob WorkloadKind = "TFJob"
+
+func init() {
+	registerKind(trainingOperatorKind(KindTFJob, "workers", workloads.DefaultTFWorkers,
+		func(c *tfJobConfig) (workloads.NCCL, int) { return c.NCCL, c.Workers },
+		func(c *tfJobConfig, common workloads.Common, d workloads.Distributed) *workloads.TFJobArgs {
+			return &workloads.TFJobArgs{Common: common, Distributed: d, Workers: c.Workers}
+		},
+		workloads.NewTFJob))
+}

@@ -7,7 +7,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/field"
-	"github.com/aksml/aksml/components/queues"
+	"github.com/aksml/aksml/components/teams"
 )
 
 // TeamIdentitiesOutput is the output in which an Azure-layer stack
@@ -22,7 +22,7 @@ const TeamIdentitiesOutput = "teamIdentities"
 // readTeamIdentities reads TeamIdentitiesOutput from the Azure-layer stack
 // ref and returns the client ID of each of teams; a team missing there, or
 // with other groups, is an error naming its key in this stack's config.
-func readTeamIdentities(ref *pulumi.StackReference, name string, teams []queues.Team) (map[string]string, error) {
+func readTeamIdentities(ref *pulumi.StackReference, name string, teams []teams.Team) (map[string]string, error) {
 	details, err := ref.GetOutputDetails(TeamIdentitiesOutput)
 	if err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func readTeamIdentities(ref *pulumi.StackReference, name string, teams []queues.
 
 // teamClientIDs checks teams against an Azure-layer stack's
 // TeamIdentitiesOutput value exported (stack names it in messages).
-func teamClientIDs(exported map[string]any, teams []queues.Team, stack string) (map[string]string, error) {
+func teamClientIDs(exported map[string]any, teams []teams.Team, stack string) (map[string]string, error) {
 	ids := map[string]string{}
 	var errs field.ErrorList
 	for i, t := range teams {

@@ -25,7 +25,7 @@ func (c *Config) tenancyTeams() []tenancy.Team {
 	if c.res == nil || c.res.queues == nil {
 		return nil
 	}
-	return teams.Tenancy(c.res.queues, storage.ClassNames(), c.teamClaims())
+	return teams.Tenancy(c.Teams, c.res.queues, storage.ClassNames(), c.teamClaims())
 }
 
 // teamClaims are the claims the stack creates in every team namespace
@@ -54,14 +54,14 @@ type resolution struct {
 func (c *Config) resolve() field.ErrorList {
 	pools, errs := gpupool.Resolve(c.GPUPools, key("gpuPools"))
 	gs, gerrs := gpustack.Resolve(c.GPUStack, pools, key("gpuStack"), key("gpuPools"))
-	teams := c.Teams
+	queued := teams.Queues(c.Teams)
 	if !c.KubernetesLayerOn() {
 		// An Azure-layer stack reads only its teams' names and groups
 		// (validateAzureLayerOnly); queues and namespaces are the
 		// Kubernetes-layer stack's.
-		teams = nil
+		queued = nil
 	}
-	q, qerrs := queues.Resolve(teams, pools, c.Scheduler, queues.Paths{Teams: key("teams"), Pools: key("gpuPools"), Scheduler: key("scheduler")})
+	q, qerrs := queues.Resolve(queued, pools, c.Scheduler, queues.Paths{Teams: key("teams"), Pools: key("gpuPools"), Scheduler: key("scheduler")})
 	c.res = &resolution{pools: pools, gpuStack: gs, queues: q}
 	if c.Network != nil && c.Cluster != nil {
 		c.addressSpaceDefaulted = c.Network.AddressSpace == "" && !c.Network.Existing
@@ -265,15 +265,17 @@ func (c *Config) validateAzureLayerOnly() field.ErrorList {
 	if c.Cluster == nil {
 		errs = append(errs, field.Invalid(k, "false deploys only the Azure layer, which needs aksml:cluster; remove it in existing-cluster mode"))
 	}
-	teams := make([]tenancy.Team, len(c.Teams))
+	identities := make([]tenancy.Team, len(c.Teams))
 	for i, t := range c.Teams {
-		teams[i] = tenancy.Team{Name: t.Name, Groups: t.Groups}
-		if !reflect.DeepEqual(t, defaultTeam(queues.Team{Name: t.Name, Groups: t.Groups})) {
+		identities[i] = tenancy.Team{Name: t.Name, Groups: t.Groups}
+		bare := teams.Team{Team: queues.Team{Name: t.Name}, Namespace: teams.Namespace{Groups: t.Groups}}
+		bare.Default()
+		if !reflect.DeepEqual(t, bare) {
 			errs = append(errs, field.Invalid(key("teams").Index(i), "an Azure-layer stack (aksml:kubernetesLayer: false) reads only a team's name and groups: it creates the team's managed identity and its groups' Azure roles, and exports them as %s; set the team's quotas, egress, priorities and the rest in the Kubernetes-layer stack's aksml:teams", TeamIdentitiesOutput))
 		}
 	}
-	errs = append(errs, tenancy.ValidateNames(teams, key("teams"))...)
-	errs = append(errs, tenancy.ValidateIdentityTeams(teams, key("teams"))...)
+	errs = append(errs, tenancy.ValidateNames(identities, key("teams"))...)
+	errs = append(errs, tenancy.ValidateIdentityTeams(identities, key("teams"))...)
 	if len(c.Workloads) > 0 {
 		errs = append(errs, field.Invalid(key("workloads"), "is deployed by the Kubernetes layer, which aksml:kubernetesLayer: false leaves to the Kubernetes-layer stack; move it there"))
 	}

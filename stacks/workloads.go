@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -18,24 +19,13 @@ import (
 	"github.com/aksml/aksml/components/observability"
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
+	"github.com/aksml/aksml/components/teams"
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/workloads"
 )
 
 // WorkloadKind is the component a declared workload is built with.
 type WorkloadKind string
-
-// Valid workload kinds (SPEC C7).
-const (
-	KindCheckpointedJob     WorkloadKind = "CheckpointedJob"
-	KindIndexedJob          WorkloadKind = "IndexedJob"
-	KindScheduledScoring    WorkloadKind = "ScheduledScoring"
-	KindPyTorchJob          WorkloadKind = "PyTorchJob"
-	KindTFJob               WorkloadKind = "TFJob"
-	KindFineTuningWorkspace WorkloadKind = "FineTuningWorkspace"
-	KindMIGTrial            WorkloadKind = "MIGTrial"
-	KindInferenceServer     WorkloadKind = "InferenceServer"
-)
 
 // WorkloadSpec is one entry of `aksml:workloads`: an example workload a
 // team runs, built with the matching components/workloads component. Kind,
@@ -45,9 +35,8 @@ const (
 // The team's namespace, queue, priority class and checkpoint claim, the
 // stack's scheduler and the prod digest rule are filled in by the stack.
 type WorkloadSpec struct {
-	// Kind is the component: CheckpointedJob, IndexedJob, ScheduledScoring,
-	// PyTorchJob, TFJob, FineTuningWorkspace, MIGTrial or InferenceServer.
-	// Required.
+	// Kind is the component, one of the registered kinds (SPEC C7; each
+	// stacks/kind_<kind>.go registers one: WorkloadKinds). Required.
 	Kind WorkloadKind `json:"kind"`
 	// Name is the object name (DNS-1123 label). Required.
 	Name string `json:"name"`
@@ -60,10 +49,9 @@ type WorkloadSpec struct {
 	// ExpectedDuration is how long one run should take, a duration in whole
 	// minutes ("4h", "90m"), 5m to 720h: an active run older than this
 	// raises WorkloadDurationOverrun (a rule per workload in both alert
-	// routes). Default none (no rule). Job kinds only (CheckpointedJob,
-	// IndexedJob, MIGTrial, ScheduledScoring per run); see
-	// components/observability for why PyTorchJob, TFJob and
-	// FineTuningWorkspace are not supported.
+	// routes). Default none (no rule). Only kinds whose runs are batch/v1
+	// Jobs (workloadKind.started); see components/observability for why
+	// the Training Operator and KAITO kinds are not supported.
 	ExpectedDuration string `json:"expectedDuration,omitempty"`
 	// Config is the kind's own settings, decoded from the same object into
 	// the kind's config type (e.g. *pyTorchJobConfig).
@@ -137,7 +125,7 @@ func (*WorkloadSpec) checkShape(v any, path field.Path) field.ErrorList {
 	case raw == "":
 		return field.ErrorList{field.Required(path.Child("kind"), "the workload kind: "+strings.Join(kindNames(), ", "))}
 	case k == nil:
-		return field.ErrorList{field.NotSupported(path.Child("kind"), WorkloadKind(raw), WorkloadKinds)}
+		return field.ErrorList{field.NotSupported(path.Child("kind"), WorkloadKind(raw), WorkloadKinds())}
 	}
 	fields := k.fields()
 	var errs field.ErrorList
@@ -152,41 +140,30 @@ func (*WorkloadSpec) checkShape(v any, path field.Path) field.ErrorList {
 		}
 		errs = append(errs, field.Invalid(path.Child(key), "unknown field%s; valid fields of %s are %s", suggest(key, fields), k.kind, strings.Join(sortedKeys(fields), ", ")))
 	}
-	return append(errs, explicitWorkloadZeros(obj, path)...)
+	return append(errs, k.explicitZeros(obj, path)...)
 }
 
-// workloadZeroDefaults are the workload keys whose zero value ("" or 0) the
-// workload components take as "not set" and replace by a default, with
-// that default for messages. A workload's kind fields are decoded into the
-// kind's config and defaulted when its component is built, so Parse's
-// explicitValuesKept does not see them; these are checked on the raw
-// object instead.
-var workloadZeroDefaults = map[string]string{
-	"replicas":          fmt.Sprint(workloads.DefaultPyTorchReplicas),
-	"workers":           fmt.Sprint(workloads.DefaultTFWorkers),
-	"parallelism":       "completions (all shards at once)",
-	"schedule":          fmt.Sprintf("%q", workloads.DefaultScoringSchedule),
-	"priority":          workloads.DefaultPriorityClass,
-	"shmSize":           "the kind's size (" + workloads.DefaultShmSize + " for GPU training); write \"0\" to mount none",
-	"nccl.socketIfname": workloads.DefaultNCCLSocketIfname,
-	"nccl.ibDisable":    workloads.DefaultNCCLIBDisable,
-	"nccl.debug":        workloads.DefaultNCCLDebug,
-	"resources.cpu":     workloads.DefaultMIGTrialCPU + " (MIGTrial)",
-	"resources.memory":  workloads.DefaultMIGTrialMemory + " (MIGTrial)",
-	"port":              fmt.Sprint(workloads.DefaultInferencePort),
-	"modelLoadSeconds":  fmt.Sprint(workloads.DefaultModelLoadSeconds),
-	"minReplicas":       "the replicas the pool's warm nodes hold, at least 1",
-	"maxReplicas":       "the replicas the pool holds at its maxCount",
+// containerZeroDefaults are the keys of ContainerSpec whose zero value the
+// workload components replace by a default (workloadKind.zeroDefaults),
+// for every kind that runs aksml's container.
+var containerZeroDefaults = map[string]string{
+	"priority": workloads.DefaultPriorityClass,
+	"shmSize":  "the kind's size (" + workloads.DefaultShmSize + " for GPU training); write \"0\" to mount none",
 }
 
-// explicitWorkloadZeros refuses a zero written at a key the components
-// would replace by its default.
-func explicitWorkloadZeros(obj map[string]any, path field.Path) field.ErrorList {
+// explicitZeros refuses a zero ("" or 0) written at a key the kind's
+// component would replace by its default. A workload's kind fields are
+// decoded into the kind's config and defaulted when its component is
+// built, so Parse's explicitValuesKept does not see them; these are checked
+// on the raw object instead.
+func (k *workloadKind) explicitZeros(obj map[string]any, path field.Path) field.ErrorList {
+	defaults := map[string]string{}
+	maps.Copy(defaults, k.zeroDefaults)
+	if _, ok := k.config().(interface{ container() *ContainerSpec }); ok {
+		maps.Copy(defaults, containerZeroDefaults)
+	}
 	var errs field.ErrorList
-	for _, key := range sortedKeys(workloadZeroDefaults) {
-		if strings.HasPrefix(key, "resources.") && obj["kind"] != string(KindMIGTrial) {
-			continue // required for the other kinds, and refused there
-		}
+	for _, key := range sortedKeys(defaults) {
 		var v any = obj
 		p := path
 		for _, part := range strings.Split(key, ".") {
@@ -194,26 +171,42 @@ func explicitWorkloadZeros(obj map[string]any, path field.Path) field.ErrorList 
 			v, p = m[part], p.Child(part)
 		}
 		if v == "" || v == 0.0 {
-			errs = append(errs, field.Invalid(p, "is written as %s, which aksml does not honour: it would use its default %s instead; remove the key to take the default, or write the value you want", render(v), workloadZeroDefaults[key]))
+			errs = append(errs, field.Invalid(p, "is written as %s, which aksml does not honour: it would use its default %s instead; remove the key to take the default, or write the value you want", render(v), defaults[key]))
 		}
 	}
 	return errs
 }
 
-// workloadKind is one workload kind the stack can build: its config
-// schema, the operator it needs, and how its component is built and
-// registered. Adding a kind is one file that defines its workloadKind and
-// one line in workloadKinds.
+// workloadKind is one workload kind the stack can build, and every fact
+// about it the stack uses: its config schema and the zeros its component
+// replaces by defaults, whether it runs on a GPU pool and through the
+// team's queue, the operator it needs, how its runs' start is measured, and
+// how its component is built and registered. Adding a kind is one file,
+// stacks/kind_<kind>.go, that defines its WorkloadKind constant and its
+// workloadKind and registers it (registerKind, from an init function, as
+// Kueue's integrations call jobframework.RegisterIntegration with their
+// IntegrationCallbacks); nothing else lists the kinds.
 type workloadKind struct {
 	kind WorkloadKind
 	// pool says the kind runs on a GPU pool (takes `pool`).
 	pool bool
-	// operator is the operator whose CRD the kind creates
-	// (cluster.InstalledTrainingOperator, cluster.InstalledKAITO), or "".
-	operator string
+	// unqueued says the kind's pods bypass the team's queue (a serving
+	// Deployment the autoscaler sizes, workloads.InferenceServerArgs): the
+	// stack gives them no scheduler or queue.
+	unqueued bool
+	// operator is the operator whose CRD the kind creates, or nil.
+	operator *operator
+	// started is how a run's start time is measured, which expectedDuration
+	// needs; noStartTime refuses expectedDuration.
+	started startTime
 	// config returns a pointer to a new config of the kind; its JSON fields
 	// are the kind's schema beyond kind, name, team and pool.
 	config func() any
+	// zeroDefaults are the config keys (dotted for nested ones) whose zero
+	// value the component replaces by a default, with that default for
+	// messages (explicitZeros); the container keys are added for kinds
+	// with a ContainerSpec.
+	zeroDefaults map[string]string
 	// build returns the component's defaulted args; provider may be nil
 	// (validation only).
 	build func(c *Config, w WorkloadSpec, t workloadTarget) workloadArgs
@@ -221,16 +214,37 @@ type workloadKind struct {
 	register func(ctx *pulumi.Context, name string, a workloadArgs, opts ...pulumi.ResourceOption) error
 }
 
-// workloadKinds are the kinds, in the order messages list them: the one
-// registration line per kind.
-var workloadKinds = []*workloadKind{
-	&checkpointedJobKind, &indexedJobKind, &scheduledScoringKind, &pyTorchJobKind, &tfJobKind, &fineTuningWorkspaceKind, &migTrialKind, &inferenceServerKind,
+// startTime is how kube-state-metrics reports when a run of a kind
+// started.
+type startTime int
+
+const (
+	// noStartTime: the kind runs no batch/v1 Job, so no metric records
+	// when its run started.
+	noStartTime startTime = iota
+	// jobStartTime: each run is a batch/v1 Job
+	// (kube_job_status_start_time).
+	jobStartTime
+	// cronJobStartTime: each run is a Job of the kind's CronJob.
+	cronJobStartTime
+)
+
+// workloadKinds are the registered kinds, by name (the order messages list
+// them in).
+var workloadKinds []*workloadKind
+
+// registerKind registers a kind; each kind file calls it from its init
+// function. A kind registered twice is a programming error.
+func registerKind(k *workloadKind) {
+	if lookupKind(k.kind) != nil {
+		panic("stacks: workload kind " + string(k.kind) + " registered twice")
+	}
+	workloadKinds = append(workloadKinds, k)
+	slices.SortFunc(workloadKinds, func(a, b *workloadKind) int { return cmp.Compare(a.kind, b.kind) })
 }
 
 // WorkloadKinds lists the valid kinds.
-var WorkloadKinds = kindList()
-
-func kindList() []WorkloadKind {
+func WorkloadKinds() []WorkloadKind {
 	out := make([]WorkloadKind, len(workloadKinds))
 	for i, k := range workloadKinds {
 		out[i] = k.kind
@@ -313,9 +327,12 @@ func (c *Config) target(w WorkloadSpec, ns pulumi.StringInput, provider *kuberne
 		t.common.ServiceAccountName = tenancy.TrainingServiceAccount
 		t.common.WorkloadIdentity = true
 	}
-	system := c.res.queues.Scheduler.System
-	t.common.Scheduler = workloads.Scheduler(system)
-	t.common.QueueName = queues.QueueName(system, w.Team)
+	t.common.Scheduler = workloads.SchedulerNone
+	if !lookupKind(w.Kind).unqueued {
+		system := c.res.queues.Scheduler.System
+		t.common.Scheduler = workloads.Scheduler(system)
+		t.common.QueueName = queues.QueueName(system, w.Team)
+	}
 	t.pool = gpupool.Lookup(c.res.pools, w.Pool)
 	return t
 }
@@ -339,24 +356,37 @@ type trainingJobConfig struct {
 	NCCL workloads.NCCL `json:"nccl,omitempty"`
 }
 
+// ncclZeroDefaults are the NCCL keys of the Training Operator kinds whose
+// zero the component replaces by a default.
+var ncclZeroDefaults = map[string]string{
+	"nccl.socketIfname": workloads.DefaultNCCLSocketIfname,
+	"nccl.ibDisable":    workloads.DefaultNCCLIBDisable,
+	"nccl.debug":        workloads.DefaultNCCLDebug,
+}
+
 // trainingOperatorKind is the registry entry of a Kubeflow Training
 // Operator kind (PyTorchJob, TFJob): it runs on a GPU pool, needs the
-// Training Operator and checkpoints to the team's checkpoint claim. C is the
-// kind's config: replicas gives its NCCL settings, its replica count and
-// that count's default; args maps it, with the target's Common and the
-// Distributed settings, to the component's args, which build defaults.
+// Training Operator and checkpoints to the team's checkpoint claim.
+// replicasKey is the config key of its replica count, whose default is def
+// (a zero written there is refused, as the NCCL keys' are). C is the
+// kind's config: replicas gives its NCCL settings and replica count; args
+// maps it, with the target's Common and the Distributed settings, to the
+// component's args, which build defaults.
 func trainingOperatorKind[C, A any, P interface {
 	*A
 	workloadArgs
 	Default(name string)
-}, R any](kind WorkloadKind, replicas func(*C) (nccl workloads.NCCL, n, def int), args func(*C, workloads.Common, workloads.Distributed) P, newFn func(*pulumi.Context, string, *A, ...pulumi.ResourceOption) (R, error)) workloadKind {
-	return workloadKind{
-		kind: kind, pool: true, operator: cluster.InstalledTrainingOperator,
-		config: func() any { return new(C) },
+}, R any](kind WorkloadKind, replicasKey string, def int, replicas func(*C) (nccl workloads.NCCL, n int), args func(*C, workloads.Common, workloads.Distributed) P, newFn func(*pulumi.Context, string, *A, ...pulumi.ResourceOption) (R, error)) *workloadKind {
+	defaults := map[string]string{replicasKey: fmt.Sprint(def)}
+	maps.Copy(defaults, ncclZeroDefaults)
+	return &workloadKind{
+		kind: kind, pool: true, operator: &trainingOperator,
+		config:       func() any { return new(C) },
+		zeroDefaults: defaults,
 		build: func(_ *Config, w WorkloadSpec, t workloadTarget) workloadArgs {
 			cfg := w.Config.(*C)
 			t.common.CheckpointPVC = storage.CheckpointsPVCName
-			nccl, n, def := replicas(cfg)
+			nccl, n := replicas(cfg)
 			a := args(cfg, t.common, distributed(t, nccl, n, def))
 			a.Default(w.Name)
 			return a
@@ -389,7 +419,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 	for i, w := range c.Workloads {
 		p := key("workloads").Index(i)
 		if lookupKind(w.Kind) == nil || w.Config == nil {
-			errs = append(errs, field.NotSupported(p.Child("kind"), w.Kind, WorkloadKinds))
+			errs = append(errs, field.NotSupported(p.Child("kind"), w.Kind, WorkloadKinds()))
 			continue
 		}
 		if !teams[w.Team] {
@@ -454,32 +484,43 @@ func (c *Config) validatePriority(team, priority string, path field.Path) field.
 // validateOperator checks that the operator whose custom resource the
 // workload creates is installed, so that pulumi up never fails after the
 // cluster exists for want of a CRD.
-//
-// KAITO: the managed cluster API aksml uses (containerservice 2024-10-01,
-// the typed SDK's newest GA) has no aiToolchainOperatorProfile (published
-// spec aks/stable/2024-10-01/managedClusters.json; it appears only in
-// preview versions), and the KAITO Helm chart's node provisioner needs an
-// Azure managed identity with a federated credential and a role on the
-// cluster's resource group, which aksml does not create. So aksml cannot
-// install KAITO honestly and accepts a FineTuningWorkspace only on an
-// existing cluster that declares it in aksml:existingCluster.installed.
 func (c *Config) validateOperator(w WorkloadSpec, p field.Path) field.ErrorList {
-	switch lookupKind(w.Kind).operator {
-	case cluster.InstalledTrainingOperator:
-		if c.TrainingOperator.Enabled || (c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator)) {
-			return nil
-		}
-		return field.ErrorList{field.Invalid(p.Child("kind"), "%s needs the Kubeflow Training Operator's CRDs, which aksml:trainingOperator.enabled is false and nothing else provides; set aksml:trainingOperator.enabled: true (aksml installs v1.8.1), or, on an existing cluster that already runs it, declare aksml:existingCluster.installed: [%s]", w.Kind, cluster.InstalledTrainingOperator)}
-	case cluster.InstalledKAITO:
-		if c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledKAITO) {
-			return nil
-		}
-		if c.ExistingCluster != nil {
-			return field.ErrorList{field.Invalid(p.Child("kind"), "%s needs the KAITO operator (kaito.sh Workspace CRD); install KAITO on the cluster and declare aksml:existingCluster.installed: [%s], or remove the workload", w.Kind, cluster.InstalledKAITO)}
-		}
-		return field.ErrorList{field.Invalid(p.Child("kind"), "%s needs the KAITO operator, which aksml cannot install on a cluster it creates: the AKS API it uses (2024-10-01) has no aiToolchainOperatorProfile and the KAITO chart's node provisioner needs an Azure identity aksml does not create; remove the workload, or deploy it with aksml:existingCluster on a cluster that runs KAITO and declare aksml:existingCluster.installed: [%s]", w.Kind, cluster.InstalledKAITO)}
+	op := lookupKind(w.Kind).operator
+	if op == nil {
+		return nil
+	}
+	if msg := op.missing(c, w.Kind); msg != "" {
+		return field.ErrorList{field.Invalid(p.Child("kind"), "%s", msg)}
 	}
 	return nil
+}
+
+// operator is an operator whose custom resources a workload kind creates.
+type operator struct {
+	// missing says what to do when the stack provides no such operator,
+	// or "" when it does.
+	missing func(c *Config, kind WorkloadKind) string
+	// installed is what a workload of the kind waits for: aksml's install
+	// of the operator, or nil.
+	installed func(p *platform) []pulumi.Resource
+}
+
+// trainingOperator is the Kubeflow Training Operator (PyTorchJob, TFJob
+// CRDs), which aksml installs (aksml:trainingOperator) or an existing
+// cluster declares.
+var trainingOperator = operator{
+	missing: func(c *Config, kind WorkloadKind) string {
+		if c.TrainingOperator.Enabled || (c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator)) {
+			return ""
+		}
+		return fmt.Sprintf("%s needs the Kubeflow Training Operator's CRDs, which aksml:trainingOperator.enabled is false and nothing else provides; set aksml:trainingOperator.enabled: true (aksml installs v1.8.1), or, on an existing cluster that already runs it, declare aksml:existingCluster.installed: [%s]", kind, cluster.InstalledTrainingOperator)
+	},
+	installed: func(p *platform) []pulumi.Resource {
+		if p.operator == nil {
+			return nil
+		}
+		return p.operator.Resources()
+	},
 }
 
 // workloads registers the declared example workloads in their teams'
@@ -492,8 +533,8 @@ func (p *platform) workloads(ctx *pulumi.Context) error {
 		name := w.Team + "-" + w.Name
 		deps := slices.Concat(p.tenancy.Resources(), p.queues.Resources())
 		kind := lookupKind(w.Kind)
-		if p.operator != nil && kind.operator == cluster.InstalledTrainingOperator {
-			deps = append(deps, p.operator.Resources()...)
+		if kind.operator != nil && kind.operator.installed != nil {
+			deps = append(deps, kind.operator.installed(p)...)
 		}
 		if err := kind.register(ctx, name, p.cfg.buildWorkload(w, ns, p.provider), pulumi.DependsOn(deps)); err != nil {
 			return err
@@ -533,10 +574,6 @@ func (c *Config) validateSchedulable(w WorkloadSpec, args workloadArgs, p field.
 	return workloads.ValidateAllocatable(cs.Resources, vm, alloc, p.Child("resources"))
 }
 
-// durationKinds are the workload kinds whose runs are batch/v1 Jobs, which
-// kube-state-metrics reports with a start time (kube_job_status_start_time).
-var durationKinds = []WorkloadKind{KindCheckpointedJob, KindIndexedJob, KindMIGTrial, KindScheduledScoring}
-
 // validateExpectedDuration checks a workload's expectedDuration: its
 // format and range, and that the kind runs as a Job whose start time
 // kube-state-metrics exports.
@@ -544,7 +581,7 @@ func validateExpectedDuration(w WorkloadSpec, path field.Path) field.ErrorList {
 	if w.ExpectedDuration == "" {
 		return nil
 	}
-	if !slices.Contains(durationKinds, w.Kind) {
+	if lookupKind(w.Kind).started == noStartTime {
 		return field.ErrorList{field.Invalid(path, "%s runs no batch/v1 Job, so no metric records when its run started (kube-state-metrics has no PyTorchJob, TFJob or KAITO Workspace start time, and replaced pods reset theirs); remove expectedDuration, or bound the run with the job's own deadline", w.Kind)}
 	}
 	_, errs := observability.ParseExpectedDuration(w.ExpectedDuration, path)
@@ -564,7 +601,7 @@ func (c *Config) workloadDurations() []observability.WorkloadDuration {
 		if len(errs) > 0 {
 			continue
 		}
-		out = append(out, observability.WorkloadDuration{Namespace: w.Team, Name: w.Name, CronJob: w.Kind == KindScheduledScoring, Expected: d})
+		out = append(out, observability.WorkloadDuration{Namespace: w.Team, Name: w.Name, CronJob: lookupKind(w.Kind).started == cronJobStartTime, Expected: d})
 	}
 	return out
 }
@@ -583,7 +620,7 @@ func (c *Config) checkNamespaceQuota(w WorkloadSpec, units int, p field.Path) fi
 	if err != nil || units <= most {
 		return nil
 	}
-	i := slices.IndexFunc(c.Teams, func(t queues.Team) bool { return t.Name == w.Team })
+	i := slices.IndexFunc(c.Teams, func(t teams.Team) bool { return t.Name == w.Team })
 	return field.ErrorList{field.Invalid(p.Child("maxReplicas"), "at most %d %s at once (maxReplicas, plus the replica a rolling update starts before stopping an old one while the pool has room for it), but team %q's namespace ResourceQuota allows %d (what its queue can admit): the autoscaler or a rollout would stall; lower maxReplicas, or raise %s.gpuQuota.%s", units, pool.GPUResource, w.Team, most, key("teams").Index(i), w.Pool)}
 }
 

@@ -82,19 +82,13 @@ var immutableProperties = []string{
 
 // GPUNodePoolsArgs configures the GPU node pools of one AKS cluster.
 type GPUNodePoolsArgs struct {
-	// Pools are the pools, in config order, as raw config: NewGPUNodePools
-	// resolves them (Resolve: defaults on copies, one validation). Empty is
-	// valid: the shared template stack is still registered (see the package
-	// doc for why). Ignored when Resolved is set.
-	Pools []Spec
-	// Resolved are the pools already resolved by the caller (Resolve), so
-	// that a program that resolves its config once hands the result on
-	// instead of the raw specs; they are not validated again.
-	Resolved []Resolved
-	// ConfigPath is the config key Pools was read from, used in validation
-	// errors (`<ConfigPath>[i].<field>`). Default DefaultConfigPath
-	// (`gpuPools`).
-	ConfigPath field.Path
+	// Pools are the pools, in config order, resolved once by Resolve
+	// (defaults on copies, one validation), which is given the config key
+	// the specs were read from for its errors (`<key>[i].<field>`). Their
+	// Problems are reported here, before anything is registered; nothing
+	// is validated again. Empty is valid: the shared template stack is
+	// still registered (see the package doc for why).
+	Pools []Resolved
 	// ResourceGroupName is the cluster's resource group; the shared
 	// template stack is created there too. Required.
 	ResourceGroupName pulumi.StringInput
@@ -176,15 +170,8 @@ func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, o
 	if args == nil {
 		return nil, errors.New("gpupool: args are required")
 	}
-	resolved, errs := args.Resolved, Problems(args.Resolved)
-	if resolved == nil {
-		path := args.ConfigPath
-		if path == "" {
-			path = field.NewPath(DefaultConfigPath)
-		}
-		resolved, errs = Resolve(args.Pools, path)
-	}
-	specs := Specs(resolved)
+	errs := Problems(args.Pools)
+	specs := Specs(args.Pools)
 	if args.ResourceGroupName == nil {
 		errs = append(errs, field.Required(field.NewPath("GPUNodePoolsArgs.ResourceGroupName"), "the cluster's resource group"))
 	}

@@ -184,7 +184,19 @@ func runPools(t *testing.T, args *GPUNodePoolsArgs) (*mocktest.Mocks, map[string
 }
 
 func poolsArgs(specs ...Spec) *GPUNodePoolsArgs {
-	return &GPUNodePoolsArgs{Pools: specs, ConfigPath: "aksml:gpuPools", ResourceGroupName: pulumi.String("rg-ml"), ClusterName: pulumi.String("aks-ml")}
+	return poolsArgsAt("aksml:gpuPools", specs...)
+}
+
+// resolvedAt resolves specs read from config key path; the problems
+// travel in the pools.
+func resolvedAt(path field.Path, specs ...Spec) []Resolved {
+	pools, _ := Resolve(specs, path)
+	return pools
+}
+
+// poolsArgsAt are the args of specs read from config key path.
+func poolsArgsAt(path field.Path, specs ...Spec) *GPUNodePoolsArgs {
+	return &GPUNodePoolsArgs{Pools: resolvedAt(path, specs...), ResourceGroupName: pulumi.String("rg-ml"), ClusterName: pulumi.String("aks-ml")}
 }
 
 func stringsOf(v resource.PropertyValue) []string {
@@ -214,10 +226,10 @@ func templatePools(t *testing.T, m *mocktest.Mocks) []resource.PropertyMap {
 }
 
 func TestDriverOnlyPoolMatchesBestPractices(t *testing.T) {
-	args := poolsArgs(Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 4})
-	m, out, err := runPools(t, args)
+	spec := Spec{Name: "gpunp", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining, MaxCount: 4}
+	m, out, err := runPools(t, poolsArgs(spec))
 	require.NoError(t, err)
-	assert.Nil(t, args.Pools[0].MinCount, "the caller's spec is not defaulted in place")
+	assert.Nil(t, spec.MinCount, "the caller's spec is not defaulted in place")
 	require.Len(t, m.ByTypeSuffix(":GPUNodePools"), 1)
 	pools := m.ByTypeSuffix(":AgentPool")
 	require.Len(t, pools, 1)
@@ -517,15 +529,13 @@ func TestInvalidPoolsRegisterNothing(t *testing.T) {
 		{name: "nil args", wantMsg: "args are required"},
 		{name: "NV-series next to a valid pool", args: poolsArgs(mgd, Spec{Name: "gpunv", VMSize: "Standard_NV6", Workload: WorkloadTraining, MaxCount: 1}),
 			wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:gpuPools[1].vmSize")}},
-		{name: "config path", args: withArgs(func(a *GPUNodePoolsArgs) {
-			a.ConfigPath = "cfg:pools"
-			a.Pools = append(a.Pools, Spec{Name: "gpunp2", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining})
-		}), wantErr: []fieldtest.Want{fieldtest.Invalid("cfg:pools[2].maxCount")}},
+		{name: "config path", args: poolsArgsAt("cfg:pools", valid, mgd, Spec{Name: "gpunp2", VMSize: "Standard_NC4as_T4_v3", Workload: WorkloadTraining}),
+			wantErr: []fieldtest.Want{fieldtest.Invalid("cfg:pools[2].maxCount")}},
 		{name: "duplicate names across routes", args: poolsArgs(valid, specOf(func(s *Spec) { managed(s, 1) })),
 			wantErr: []fieldtest.Want{fieldtest.Duplicate("aksml:gpuPools[1].name")}},
 		{name: "no cluster", args: withArgs(func(a *GPUNodePoolsArgs) { a.ClusterName = nil }), wantErr: []fieldtest.Want{fieldtest.Required("GPUNodePoolsArgs.ClusterName")}},
 		{name: "no resource group", args: withArgs(func(a *GPUNodePoolsArgs) { a.ResourceGroupName = nil }), wantErr: []fieldtest.Want{fieldtest.Required("GPUNodePoolsArgs.ResourceGroupName")}},
-		{name: "every problem at once", args: &GPUNodePoolsArgs{Pools: []Spec{{Name: "Bad"}}}, wantErr: []fieldtest.Want{ // no ConfigPath: the default root
+		{name: "every problem at once", args: &GPUNodePoolsArgs{Pools: resolvedAt(DefaultConfigPath, Spec{Name: "Bad"})}, wantErr: []fieldtest.Want{
 			fieldtest.Invalid("gpuPools[0].name"), fieldtest.Required("gpuPools[0].vmSize"), fieldtest.Required("gpuPools[0].workload"), fieldtest.Invalid("gpuPools[0].maxCount"),
 			fieldtest.Required("GPUNodePoolsArgs.ClusterName"), fieldtest.Required("GPUNodePoolsArgs.ResourceGroupName"),
 		}},

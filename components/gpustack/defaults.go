@@ -4,14 +4,15 @@ import (
 	"github.com/aksml/aksml/components/vocab"
 )
 
-// DefaultConfigPath is the error-path root of the Spec when the caller
-// gives no GPUStackArgs.ConfigPath. It carries no program's config
-// namespace: the aksml program resolves its stack below `aksml:gpuStack`.
+// DefaultConfigPath is the error-path root of the Spec for a caller
+// without a config key of its own (Resolve's specPath; the component
+// provider's). It carries no program's config namespace: the aksml program
+// resolves its stack below `aksml:gpuStack`.
 const DefaultConfigPath = "gpuStack"
 
-// DefaultPoolsConfigPath is the error-path root of the GPU pools when the
-// caller gives no GPUStackArgs.PoolsConfigPath (the aksml program:
-// `aksml:gpuPools`).
+// DefaultPoolsConfigPath is the error-path root of the GPU pools for a
+// caller without a config key of its own (Resolve's poolsPath; the aksml
+// program: `aksml:gpuPools`).
 const DefaultPoolsConfigPath = "gpuPools"
 
 // NVIDIA device plugin, as AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) "Verify or install the NVIDIA device plugin" deploys it.

@@ -7,31 +7,20 @@ import (
 	appsv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apps/v1"
 	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-
-	"github.com/aksml/aksml/components/field"
-	"github.com/aksml/aksml/components/gpupool"
 )
 
 // GPUStackArgs configures NewGPUStack.
 type GPUStackArgs struct {
 	// Provider is the Kubernetes provider; nil uses the ambient default.
 	Provider *kubernetes.Provider
-	// Pools are the stack's GPU pools (`aksml:gpuPools`). Only DriverOnly
-	// pools get the device plugin and DCGM exporter; MIG pools not Managed
-	// get their layout in mig-parted-config; Managed pools get nothing.
-	Pools []gpupool.Spec
-	// Spec is the GPU software configuration (`aksml:gpuStack`); unset
-	// fields take their defaults.
-	Spec Spec
-	// Resolved is the stack already resolved by the caller (Resolve); when
-	// set, Pools and Spec are ignored and nothing is validated again.
+	// Resolved is the GPU software configuration (`aksml:gpuStack`) with
+	// the stack's GPU pools (`aksml:gpuPools`), resolved once by Resolve,
+	// which is given the config keys they were read from for its errors.
+	// Required. Its Problems are reported here, before anything is
+	// registered; nothing is validated again. Only DriverOnly pools get the
+	// device plugin and DCGM exporter; MIG pools not Managed get their
+	// layout in mig-parted-config; Managed pools get nothing.
 	Resolved *Resolved
-	// ConfigPath names Spec in validation errors. Default DefaultConfigPath
-	// (`gpuStack`).
-	ConfigPath field.Path
-	// PoolsConfigPath names Pools in validation errors. Default
-	// DefaultPoolsConfigPath (`gpuPools`).
-	PoolsConfigPath field.Path
 }
 
 // GPUStack is the GPU software aksml installs on the cluster for pools AKS
@@ -74,15 +63,7 @@ func NewGPUStack(ctx *pulumi.Context, name string, args *GPUStackArgs, opts ...p
 	}
 	r := args.Resolved
 	if r == nil {
-		path, poolsPath := args.ConfigPath, args.PoolsConfigPath
-		if path == "" {
-			path = field.NewPath(DefaultConfigPath)
-		}
-		if poolsPath == "" {
-			poolsPath = field.NewPath(DefaultPoolsConfigPath)
-		}
-		pools, _ := gpupool.Resolve(args.Pools, poolsPath)
-		r, _ = Resolve(args.Spec, pools, path, poolsPath)
+		return nil, errors.New("gpustack: GPUStackArgs.Resolved is required; resolve the spec and the pools with gpustack.Resolve")
 	}
 	if err := r.Problems.ToAggregate(); err != nil {
 		return nil, err

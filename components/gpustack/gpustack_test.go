@@ -45,11 +45,25 @@ mig-configs:
       "1g.10gb": 7
 `
 
-func install(t *testing.T, args GPUStackArgs) (*mocktest.Mocks, *GPUStack, error) {
+// stackInput is the raw config a test installs: the pools and the spec.
+type stackInput struct {
+	Pools []gpupool.Spec
+	Spec  Spec
+}
+
+// resolve resolves in at the default config keys; the problems travel in
+// the result.
+func resolve(in stackInput) *Resolved {
+	pools, _ := gpupool.Resolve(in.Pools, DefaultPoolsConfigPath)
+	r, _ := Resolve(in.Spec, pools, DefaultConfigPath, DefaultPoolsConfigPath)
+	return r
+}
+
+func install(t *testing.T, in stackInput) (*mocktest.Mocks, *GPUStack, error) {
 	t.Helper()
 	var stack *GPUStack
 	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
-		s, err := NewGPUStack(ctx, "gpu", &args)
+		s, err := NewGPUStack(ctx, "gpu", &GPUStackArgs{Resolved: resolve(in)})
 		stack = s
 		return err
 	})
@@ -95,7 +109,7 @@ func TestAllManagedPoolsGetNoResources(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m, s, err := install(t, GPUStackArgs{Pools: pools, Spec: Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 4}}})
+			m, s, err := install(t, stackInput{Pools: pools, Spec: Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 4}}})
 			require.NoError(t, err)
 			require.Len(t, m.All(), 1, "only the component itself is registered")
 			assert.Equal(t, tokenComponent, m.All()[0].Type)
@@ -109,7 +123,7 @@ func TestAllManagedPoolsGetNoResources(t *testing.T) {
 func TestNodeAgentsSkipManagedAndByoPools(t *testing.T) {
 	spot := pool("spot", t4, gpupool.GPUStackDriverOnly)
 	spot.Priority = gpupool.PrioritySpot
-	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
+	m, s, err := install(t, stackInput{Pools: []gpupool.Spec{
 		pool("managed", t4, gpupool.GPUStackManaged),
 		pool("train", t4, ""), // DriverOnly by default
 		spot,
@@ -138,7 +152,7 @@ func TestNodeAgentsSkipManagedAndByoPools(t *testing.T) {
 }
 
 func TestDevicePluginIsTheBestPracticeDaemonSet(t *testing.T) {
-	m, _, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
+	m, _, err := install(t, stackInput{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
 	require.NoError(t, err)
 	require.Len(t, m.ByType(tokenDaemonSet), 2)
 
@@ -172,7 +186,7 @@ func TestDevicePluginIsTheBestPracticeDaemonSet(t *testing.T) {
 }
 
 func TestDCGMExporterMatchesThePodMonitor(t *testing.T) {
-	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
+	m, s, err := install(t, stackInput{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
 	require.NoError(t, err)
 
 	ns := m.Named(t, tokenNamespace, "gpu-namespace").Inputs
@@ -227,7 +241,7 @@ func TestDCGMExporterMatchesThePodMonitor(t *testing.T) {
 }
 
 func TestMIGConfigMapIsTheBestPracticeLayout(t *testing.T) {
-	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
+	m, s, err := install(t, stackInput{Pools: []gpupool.Spec{
 		migPool("hptuning", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
 	}})
 	require.NoError(t, err)
@@ -249,7 +263,7 @@ func TestMIGConfigMapIsTheBestPracticeLayout(t *testing.T) {
 }
 
 func TestMIGConfigMapListsEveryUnmanagedLayout(t *testing.T) {
-	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
+	m, s, err := install(t, stackInput{Pools: []gpupool.Spec{
 		migPool("hpa", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
 		migPool("hpb", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
 		migPool("operator", nd40, gpupool.GPUStackNone, gpupool.MIGStrategyMixed),
@@ -282,7 +296,7 @@ func TestMIGConfigMapListsEveryUnmanagedLayout(t *testing.T) {
 }
 
 func TestTimeSlicingConfig(t *testing.T) {
-	m, _, err := install(t, GPUStackArgs{
+	m, _, err := install(t, stackInput{
 		Pools: []gpupool.Spec{pool("dev", t4, gpupool.GPUStackDriverOnly)},
 		Spec:  Spec{TimeSlicing: &TimeSlicingSpec{Replicas: 4}},
 	})
@@ -310,7 +324,7 @@ func TestTimeSlicingConfig(t *testing.T) {
 
 func TestOptionalPieces(t *testing.T) {
 	no := false
-	m, s, err := install(t, GPUStackArgs{
+	m, s, err := install(t, stackInput{
 		Pools: []gpupool.Spec{migPool("hp", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed)},
 		Spec:  Spec{DCGMExporter: &no, CreateNamespace: &no, Namespace: "nvidia-system"},
 	})
@@ -329,7 +343,7 @@ func TestUsesTheGivenProvider(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = NewGPUStack(ctx, "gpu", &GPUStackArgs{Provider: p, Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})
+		_, err = NewGPUStack(ctx, "gpu", &GPUStackArgs{Provider: p, Resolved: resolve(stackInput{Pools: []gpupool.Spec{pool("train", t4, gpupool.GPUStackDriverOnly)}})})
 		return err
 	})
 	require.NoError(t, err)
@@ -345,7 +359,7 @@ func TestUsesTheGivenProvider(t *testing.T) {
 
 func TestCallerPoolsAreNotMutated(t *testing.T) {
 	pools := []gpupool.Spec{{Name: "hp", VMSize: a100, Workload: gpupool.WorkloadTraining, MaxCount: 1, MIG: &gpupool.MIGSpec{}}}
-	_, _, err := install(t, GPUStackArgs{Pools: pools})
+	_, _, err := install(t, stackInput{Pools: pools})
 	require.NoError(t, err)
 	assert.Empty(t, pools[0].GPUStack)
 	assert.Nil(t, pools[0].MinCount)
@@ -353,7 +367,7 @@ func TestCallerPoolsAreNotMutated(t *testing.T) {
 }
 
 func TestNewGPUStackValidatesBeforeRegistering(t *testing.T) {
-	m, _, err := install(t, GPUStackArgs{
+	m, _, err := install(t, stackInput{
 		Pools: []gpupool.Spec{
 			migPool("hpa", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategySingle),
 			migPool("hpb", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
@@ -472,7 +486,7 @@ func TestMIGManagerRunsOnDriverOnlyMIGPoolsOnly(t *testing.T) {
 	spotMIG := migPool("migspot", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed)
 	spotMIG.Priority = gpupool.PrioritySpot
 	spotMIG.Workload = gpupool.WorkloadTraining
-	m, s, err := install(t, GPUStackArgs{Pools: []gpupool.Spec{
+	m, s, err := install(t, stackInput{Pools: []gpupool.Spec{
 		migPool("mig", a100, gpupool.GPUStackDriverOnly, gpupool.MIGStrategyMixed),
 		spotMIG,
 		migPool("migmanaged", a100, gpupool.GPUStackManaged, gpupool.MIGStrategyMixed),
@@ -548,7 +562,7 @@ func TestNoMIGManagerWithoutDriverOnlyMIGPool(t *testing.T) {
 		"None MIG pool (BYO)": {pool("full", t4, gpupool.GPUStackDriverOnly), migPool("migbyo", a100, gpupool.GPUStackNone, gpupool.MIGStrategyMixed)},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m, s, err := install(t, GPUStackArgs{Pools: pools})
+			m, s, err := install(t, stackInput{Pools: pools})
 			require.NoError(t, err)
 			assert.Empty(t, s.MIGManagerPools)
 			for _, tok := range []string{tokenSA, tokenCR, tokenCRB, tokenRole, tokenRB} {
@@ -560,4 +574,15 @@ func TestNoMIGManagerWithoutDriverOnlyMIGPool(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNewGPUStackNeedsTheResolvedStack: the one input shape is the
+// resolved stack; without it nothing is registered.
+func TestNewGPUStackNeedsTheResolvedStack(t *testing.T) {
+	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
+		_, err := NewGPUStack(ctx, "gpu", &GPUStackArgs{})
+		return err
+	})
+	require.ErrorContains(t, err, "GPUStackArgs.Resolved is required")
+	assert.Empty(t, m.All())
 }

@@ -15,20 +15,22 @@ import (
 // with the field named.
 func ExampleNewQueues() {
 	pulumi.Run(func(ctx *pulumi.Context) error {
-		q, err := queues.NewQueues(ctx, "queues", &queues.QueuesArgs{
-			Pools: []gpupool.Spec{{
-				Name:     "t4spot",
-				VMSize:   "Standard_NC4as_T4_v3",
-				Workload: gpupool.WorkloadTraining,
-				Priority: gpupool.PrioritySpot,
-				MaxCount: 4,
-			}},
-			Teams: []queues.Team{
-				{Name: "team-a", GPUQuota: map[string]int{"t4spot": 3}, CPU: "32", Memory: "128Gi"},
-				{Name: "team-b", GPUQuota: map[string]int{"t4spot": 1}, CPU: "16", Memory: "64Gi"},
-			},
-			Scheduler: queues.SchedulerSpec{System: queues.SystemKueue},
-		})
+		paths := queues.DefaultPaths()
+		pools, _ := gpupool.Resolve([]gpupool.Spec{{
+			Name:     "t4spot",
+			VMSize:   "Standard_NC4as_T4_v3",
+			Workload: gpupool.WorkloadTraining,
+			Priority: gpupool.PrioritySpot,
+			MaxCount: 4,
+		}}, paths.Pools)
+		teams := []queues.Team{
+			{Name: "team-a", GPUQuota: map[string]int{"t4spot": 3}, CPU: "32", Memory: "128Gi"},
+			{Name: "team-b", GPUQuota: map[string]int{"t4spot": 1}, CPU: "16", Memory: "64Gi"},
+		}
+		// Resolve's problems travel in the resolved layer: NewQueues
+		// reports them all before registering anything.
+		r, _ := queues.Resolve(teams, pools, queues.SchedulerSpec{System: queues.SystemKueue}, paths)
+		q, err := queues.NewQueues(ctx, "queues", &queues.QueuesArgs{Resolved: r})
 		if err != nil {
 			return err
 		}

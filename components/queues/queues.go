@@ -17,25 +17,17 @@ import (
 
 // QueuesArgs configures NewQueues.
 type QueuesArgs struct {
-	// Teams are the tenants (`aksml:teams`). Default none.
-	Teams []Team
-	// Pools are the cluster's GPU pools (`aksml:gpuPools`): one Kueue
-	// ResourceFlavor each, and the capacity the teams' quota must fit.
-	Pools []gpupool.Spec
-	// Scheduler selects the queueing system (`aksml:scheduler`). Default
-	// Kueue, installed by aksml.
-	Scheduler SchedulerSpec
+	// Resolved is the layer resolved once by Resolve: the tenants
+	// (`aksml:teams`), the cluster's GPU pools (`aksml:gpuPools`: one Kueue
+	// ResourceFlavor each, and the capacity the teams' quota must fit) and
+	// the queueing system (`aksml:scheduler`; default Kueue, installed by
+	// aksml), with the config keys they were read from for its errors.
+	// Required. Its Problems are reported here, before anything is
+	// registered; nothing is validated again.
+	Resolved *Resolved
 	// Provider is the Kubernetes provider of the target cluster (AKS or any
 	// other). nil uses the ambient default provider.
 	Provider *kubernetes.Provider
-	// Resolved is the layer already resolved by the caller (Resolve); when
-	// set, Teams, Pools and Scheduler are ignored and nothing is validated
-	// again.
-	Resolved *Resolved
-	// Paths are the error-path roots of Teams, Pools and Scheduler when
-	// NewQueues resolves them itself. An empty root defaults to the one of
-	// DefaultPaths (teams, gpuPools, scheduler).
-	Paths Paths
 	// Namespaces are the team namespaces by team name, the output of the
 	// component that creates them (components/tenancy Tenancy.Namespaces):
 	// each team's LocalQueue goes there and waits for it. Required with
@@ -89,9 +81,7 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	}
 	r := args.Resolved
 	if r == nil {
-		paths := args.Paths.orDefault()
-		pools, _ := gpupool.Resolve(args.Pools, paths.Pools)
-		r, _ = Resolve(args.Teams, pools, args.Scheduler, paths)
+		return nil, errors.New("queues: QueuesArgs.Resolved is required; resolve the teams, pools and scheduler with queues.Resolve")
 	}
 	if err := r.Problems.ToAggregate(); err != nil {
 		return nil, err

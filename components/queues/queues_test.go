@@ -73,17 +73,36 @@ func plainNamespaces(teams []Team) pulumi.StringMap {
 // run builds Queues under mocks and returns what was registered. Unless
 // args name the team namespaces, the program registers them first
 // (teamNamespaces).
-func run(t *testing.T, args *QueuesArgs) (*mocktest.Mocks, outputs, error) {
+// rawQueues is the raw config a test resolves (at Paths, whose unset roots
+// keep their defaults) and hands to NewQueues.
+type rawQueues struct {
+	Teams      []Team
+	Pools      []gpupool.Spec
+	Scheduler  SchedulerSpec
+	Paths      Paths
+	Namespaces pulumi.StringMapInput
+}
+
+// args resolves in; the problems travel in the resolved value.
+func (in *rawQueues) args() *QueuesArgs {
+	paths := in.Paths.orDefault()
+	pools, _ := gpupool.Resolve(in.Pools, paths.Pools)
+	r, _ := Resolve(in.Teams, pools, in.Scheduler, paths)
+	return &QueuesArgs{Resolved: r, Namespaces: in.Namespaces}
+}
+
+func run(t *testing.T, in *rawQueues) (*mocktest.Mocks, outputs, error) {
+	t.Helper()
+	return runArgs(t, in.args())
+}
+
+func runArgs(t *testing.T, args *QueuesArgs) (*mocktest.Mocks, outputs, error) {
 	t.Helper()
 	var out outputs
 	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
-		if args != nil && args.Namespaces == nil {
+		if args != nil && args.Namespaces == nil && args.Resolved != nil {
 			a := *args
-			teams := a.Teams
-			if a.Resolved != nil {
-				teams = a.Resolved.Teams
-			}
-			ns, err := teamNamespaces(ctx, teams)
+			ns, err := teamNamespaces(ctx, a.Resolved.Teams)
 			if err != nil {
 				return err
 			}
@@ -102,8 +121,8 @@ func run(t *testing.T, args *QueuesArgs) (*mocktest.Mocks, outputs, error) {
 	return m, out, err
 }
 
-func kueueArgs() *QueuesArgs {
-	return &QueuesArgs{Teams: testTeams(), Pools: testPools()}
+func kueueArgs() *rawQueues {
+	return &rawQueues{Teams: testTeams(), Pools: testPools()}
 }
 
 func dependsOn(r mocktest.Resource, name string) bool {
@@ -140,7 +159,7 @@ func TestNoTeamNamespacesOrQuotas(t *testing.T) {
 		if system != SystemKueue {
 			teams[0].BorrowingLimit, teams[0].LendingLimit = nil, nil
 		}
-		m, _, err := run(t, &QueuesArgs{Teams: teams, Pools: testPools(), Scheduler: SchedulerSpec{System: system}})
+		m, _, err := run(t, &rawQueues{Teams: teams, Pools: testPools(), Scheduler: SchedulerSpec{System: system}})
 		require.NoError(t, err)
 		assert.Empty(t, m.ByType(quotaType), "%s: the ResourceQuotas are components/tenancy's", system)
 		for _, ns := range m.ByType(namespaceType) {
@@ -154,7 +173,7 @@ func TestNoTeamNamespacesOrQuotas(t *testing.T) {
 
 func TestLocalQueuesNeedNamespaces(t *testing.T) {
 	m, err := mocktest.Run(t, func(ctx *pulumi.Context) error {
-		_, err := NewQueues(ctx, "q", kueueArgs())
+		_, err := NewQueues(ctx, "q", kueueArgs().args())
 		return err
 	})
 	assert.ErrorContains(t, err, "Namespaces is required")
@@ -374,7 +393,7 @@ func TestAdmissibleGPUs(t *testing.T) {
 }
 
 func TestVolcanoMode(t *testing.T) {
-	m, out, err := run(t, &QueuesArgs{Teams: volcanoTeams(), Pools: testPools(), Scheduler: SchedulerSpec{System: SystemVolcano}})
+	m, out, err := run(t, &rawQueues{Teams: volcanoTeams(), Pools: testPools(), Scheduler: SchedulerSpec{System: SystemVolcano}})
 	require.NoError(t, err)
 
 	charts := m.ByType(chartType)
@@ -410,7 +429,7 @@ func TestVolcanoMode(t *testing.T) {
 func TestNoQueueingSystem(t *testing.T) {
 	teams := testTeams()
 	teams[0].BorrowingLimit, teams[0].LendingLimit = nil, nil
-	m, out, err := run(t, &QueuesArgs{Teams: teams, Pools: testPools(), Scheduler: SchedulerSpec{System: SystemNone}})
+	m, out, err := run(t, &rawQueues{Teams: teams, Pools: testPools(), Scheduler: SchedulerSpec{System: SystemNone}})
 	require.NoError(t, err)
 
 	assert.Empty(t, m.ByType(chartType))
@@ -438,8 +457,11 @@ func TestInvalidConfigRegistersNothing(t *testing.T) {
 	_, _, err = run(t, args)
 	fieldtest.Contains(t, err, fieldtest.Invalid("gpuPools[0].maxCount"), fieldtest.Invalid("aksml:teams"))
 
-	_, _, err = run(t, nil)
+	_, _, err = runArgs(t, nil)
 	assert.ErrorContains(t, err, "args are required")
+	m, _, err = runArgs(t, &QueuesArgs{})
+	assert.ErrorContains(t, err, "QueuesArgs.Resolved is required", "the one input shape is the resolved layer")
+	assert.Empty(t, m.All())
 }
 
 func TestProviderIsInherited(t *testing.T) {
@@ -448,9 +470,10 @@ func TestProviderIsInherited(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		args := kueueArgs()
+		in := kueueArgs()
+		in.Namespaces = plainNamespaces(in.Teams)
+		args := in.args()
 		args.Provider = p
-		args.Namespaces = plainNamespaces(args.Teams)
 		_, err = NewQueues(ctx, "q", args)
 		return err
 	})
@@ -518,7 +541,7 @@ func TestPriorityLevelsCreatePairs(t *testing.T) {
 }
 
 func TestPriorityLevelsWithoutKueue(t *testing.T) {
-	args := &QueuesArgs{Teams: volcanoTeams(), Pools: testPools(), Scheduler: SchedulerSpec{System: SystemVolcano,
+	args := &rawQueues{Teams: volcanoTeams(), Pools: testPools(), Scheduler: SchedulerSpec{System: SystemVolcano,
 		Priorities: []PriorityLevel{{Name: "urgent", Value: 5000}}}}
 	m, _, err := run(t, args)
 	require.NoError(t, err)

@@ -30,7 +30,7 @@ type Resolved struct {
 // against the resolved pools once: every team and scheduler setting, the
 // lenders, and the capacity check (CheckCapacity). The pools' own problems
 // are gpupool.Resolve's to report: they are kept in Problems but not
-// returned again.
+// returned again. An unset root of paths takes its DefaultPaths value.
 func Resolve(teams []Team, pools []gpupool.Resolved, sched SchedulerSpec, paths Paths) (*Resolved, field.ErrorList) {
 	ts := make([]Team, len(teams))
 	for i, t := range teams {
@@ -38,6 +38,7 @@ func Resolve(teams []Team, pools []gpupool.Resolved, sched SchedulerSpec, paths 
 		ts[i] = t
 	}
 	sched.Default()
+	paths = paths.orDefault()
 	r := &Resolved{Teams: ts, Pools: pools, Scheduler: sched, Paths: paths}
 	errs := r.validate()
 	r.Problems = append(gpupool.Problems(pools), errs...)

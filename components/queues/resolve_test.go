@@ -18,7 +18,7 @@ func TestNewQueuesLeavesCallerSpecs(t *testing.T) {
 	pools := testPools()
 	pools = append(pools, gpupool.Spec{Name: "nomig", VMSize: "Standard_NC24ads_A100_v4", Workload: gpupool.WorkloadTraining, MaxCount: 1, MIG: &gpupool.MIGSpec{}})
 	mig := pools[len(pools)-1].MIG
-	_, _, err := run(t, &QueuesArgs{Teams: testTeams(), Pools: pools})
+	_, _, err := run(t, &rawQueues{Teams: testTeams(), Pools: pools})
 	require.NoError(t, err)
 	assert.Equal(t, gpupool.MIGStrategy(""), mig.Strategy, "NewQueues wrote into the caller's MIG spec")
 	assert.Nil(t, pools[0].MinCount, "NewQueues wrote into the caller's spec")
@@ -36,7 +36,7 @@ func TestNewQueuesTakesResolved(t *testing.T) {
 	require.Empty(t, perrs)
 	r, errs := Resolve(testTeams(), pools, SchedulerSpec{}, paths)
 	require.Empty(t, errs)
-	m, _, err := run(t, &QueuesArgs{Resolved: r})
+	m, _, err := runArgs(t, &QueuesArgs{Resolved: r})
 	require.NoError(t, err)
 	raw, _, err := run(t, kueueArgs())
 	require.NoError(t, err)
@@ -44,7 +44,7 @@ func TestNewQueuesTakesResolved(t *testing.T) {
 
 	bad := *r
 	bad.Problems = field.ErrorList{field.Invalid(paths.Teams.Index(0), "broken")}
-	m, _, err = run(t, &QueuesArgs{Resolved: &bad, Namespaces: plainNamespaces(bad.Teams)})
+	m, _, err = runArgs(t, &QueuesArgs{Resolved: &bad, Namespaces: plainNamespaces(bad.Teams)})
 	require.ErrorContains(t, err, "aksml:teams[0]: broken")
 	assert.Empty(t, m.All())
 }

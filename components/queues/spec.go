@@ -26,7 +26,7 @@ const (
 var Systems = []System{SystemKueue, SystemVolcano, SystemNone}
 
 // PodSecurityLevel is the Pod Security admission level of a team namespace
-// (Team.PodSecurity). The namespaces are components/tenancy's, which
+// (components/teams Namespace.PodSecurity). The namespaces are components/tenancy's, which
 // defaults and validates it; the levels are vocab's.
 type PodSecurityLevel = vocab.PodSecurityLevel
 
@@ -40,10 +40,11 @@ const (
 	PodSecurityBaseline = vocab.PodSecurityBaseline
 )
 
-// Team is one tenant as the stack config list `aksml:teams` declares it:
-// its queue and quota (this package), and the fields of its namespace,
-// access and isolation, which components/tenancy creates and validates
-// (PodSecurity, Groups, Egress; Name is both).
+// Team is the queue side of one tenant of the stack config list
+// `aksml:teams`: its queue and quota. The namespace side (Pod Security
+// level, groups, egress, namespace quota), which components/tenancy creates
+// and validates, is components/teams' Namespace; components/teams' Team
+// composes the two (Name is both).
 type Team struct {
 	// Name is the team and its namespace name: a DNS label (lowercase
 	// letters, digits and '-'), at most 30 characters, not `default`, not
@@ -95,11 +96,6 @@ type Team struct {
 	// quota (Kueue ClusterQueue fairSharing.weight, Volcano Queue weight),
 	// 1..65535. Default 1.
 	Weight int `json:"weight,omitempty" pulumi:"weight,optional"`
-	// PodSecurity is the Pod Security level enforced on the namespace:
-	// restricted (default) or baseline. Warnings and audit always use
-	// restricted, so a baseline team sees what would break. Queues does not
-	// use it; components/tenancy labels the namespace and validates it.
-	PodSecurity PodSecurityLevel `json:"podSecurity,omitempty" pulumi:"podSecurity,optional"`
 	// FlavorOrder lists GPU pool names in the order Kueue tries their
 	// flavors for the team's workloads. Listed pools come first; the others
 	// follow in the default order: on-demand pools, then spot pools, each in
@@ -107,15 +103,6 @@ type Team struct {
 	// flavor does not guarantee capacity and spot capacity can be absent;
 	// list spot pools first to trade that for cost. Kueue only.
 	FlavorOrder []string `json:"flavorOrder,omitempty" pulumi:"flavorOrder,optional"`
-	// Groups are the object IDs (GUIDs) of the Microsoft Entra groups whose
-	// members work in the team's namespace. Queues does not use them;
-	// components/tenancy binds them and validates them. Default none: no
-	// team member gets access (platform admins keep theirs).
-	Groups []string `json:"groups,omitempty" pulumi:"groups,optional"`
-	// Egress is the team namespace's outbound traffic policy, used by
-	// components/tenancy: Restricted (default: DNS, the namespace itself and
-	// HTTPS outside the cluster) or Unrestricted.
-	Egress string `json:"egress,omitempty" pulumi:"egress,optional"`
 	// Serving declares a team that runs latency-sensitive serving: it may
 	// use the serving-only priority levels (ServingOnly: the levels whose
 	// pods preempt lower-priority pods, inference-critical by default),
@@ -123,16 +110,6 @@ type Team struct {
 	// components/tenancy's admission policy refuses those levels in the
 	// namespaces of teams that are not serving. Default false.
 	Serving bool `json:"serving,omitempty" pulumi:"serving,optional"`
-	// NamespaceQuota overrides entries of the team namespace's ResourceQuota
-	// `team-quota` (components/tenancy), by Kubernetes quota resource name:
-	// `requests.cpu`, `requests.memory`, `pods`, `count/jobs.batch`,
-	// `services`, `configmaps`, `secrets`, `persistentvolumeclaims`,
-	// `requests.storage`, `<class>.storageclass.storage.k8s.io/requests.storage`
-	// and so on ("Resource Quotas",
-	// https://kubernetes.io/docs/concepts/policy/resource-quotas/). Values
-	// are Kubernetes quantities. Queues does not use it; components/tenancy
-	// documents the defaults (tenancy.NamespaceQuotaHard). Default none.
-	NamespaceQuota map[string]string `json:"namespaceQuota,omitempty" pulumi:"namespaceQuota,optional"`
 }
 
 // Default fills unset fields with their documented defaults.

@@ -290,7 +290,6 @@ func TestSchedulerDefaults(t *testing.T) {
 	var team Team
 	team.Default()
 	assert.Equal(t, 1, team.Weight)
-	assert.Empty(t, team.PodSecurity, "the namespace's level is components/tenancy's to default")
 }
 
 // TestMessagesNameTheCallersRoot: the messages that point at another key

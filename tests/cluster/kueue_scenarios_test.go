@@ -375,7 +375,7 @@ func requireScenarioQuotas(t *testing.T, cfg *stacks.Config) {
 	t.Helper()
 	teams := map[string]queues.Team{}
 	for _, team := range cfg.Teams {
-		teams[team.Name] = team
+		teams[team.Name] = team.Team
 	}
 	for _, q := range scenarioQuotas {
 		team, ok := teams[q.team]
