@@ -203,15 +203,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 	}
 	pools := pulumi.Map{}
 	for _, spec := range cfg.GPUPools {
-		pool := gpu.Pools[spec.Name]
-		pools[spec.Name] = pulumi.Map{
-			"resourceId":      pool.ResourceID,
-			"vmSize":          pool.VMSize,
-			"gpuStack":        pool.GPUStack,
-			"maxGPUs":         pool.MaxGPUs,
-			"idleCostPerHour": pool.IdleCostPerHour,
-			"maxCostPerHour":  pool.MaxCostPerHour,
-		}
+		pools[spec.Name] = gpu.Pools[spec.Name].Summary()
 	}
 	p.outputs["gpuPools"] = pools
 

@@ -155,6 +155,30 @@ type GPUNodePool struct {
 	SpotDiscount pulumi.Float64Output
 }
 
+// Summary is the pool's outputs a stack exports per pool (the program's
+// `gpuPools` output): resource ID, VM size, GPU stack, GPU ceiling and
+// indicative costs. The component's own outputs (Outputs) add the name and
+// the spot discount.
+func (p *GPUNodePool) Summary() pulumi.Map {
+	return pulumi.Map{
+		"resourceId":      p.ResourceID,
+		"vmSize":          p.VMSize,
+		"gpuStack":        p.GPUStack,
+		"maxGPUs":         p.MaxGPUs,
+		"idleCostPerHour": p.IdleCostPerHour,
+		"maxCostPerHour":  p.MaxCostPerHour,
+	}
+}
+
+// Outputs is every output of the pool, as the component registers it
+// under `pools.<name>`: Summary plus its name and spot discount.
+func (p *GPUNodePool) Outputs() pulumi.Map {
+	m := p.Summary()
+	m["name"] = p.Name
+	m["spotDiscount"] = p.SpotDiscount
+	return m
+}
+
 // NewGPUNodePools resolves every pool (or takes args.Resolved as it is),
 // then registers a typed AgentPool
 // (API 2024-10-01) per DriverOnly pool and one deployment stack,
@@ -281,16 +305,7 @@ func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, o
 		}
 		p := poolOutputs(s, poolName, resourceID)
 		c.Pools[s.Name] = p
-		outputs[s.Name] = pulumi.Map{
-			"name":            p.Name,
-			"resourceId":      p.ResourceID,
-			"vmSize":          p.VMSize,
-			"gpuStack":        p.GPUStack,
-			"maxGPUs":         p.MaxGPUs,
-			"idleCostPerHour": p.IdleCostPerHour,
-			"maxCostPerHour":  p.MaxCostPerHour,
-			"spotDiscount":    p.SpotDiscount,
-		}
+		outputs[s.Name] = p.Outputs()
 	}
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
 		"pools":           outputs,

@@ -739,3 +739,21 @@ func TestOSSKUsAreInBothPublishedSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolOutputsOneSpelling: the stack's per-pool summary and the
+// component's outputs are one set of keys, the component's a superset.
+func TestPoolOutputsOneSpelling(t *testing.T) {
+	p := &GPUNodePool{}
+	summary, all := p.Summary(), p.Outputs()
+	assert.ElementsMatch(t, []string{"resourceId", "vmSize", "gpuStack", "maxGPUs", "idleCostPerHour", "maxCostPerHour"}, keys(summary))
+	assert.ElementsMatch(t, append(keys(summary), "name", "spotDiscount"), keys(all))
+	assert.Len(t, p.Summary(), 6, "Outputs must not add its keys to the stack's summary")
+}
+
+func keys(m pulumi.Map) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
