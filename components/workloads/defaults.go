@@ -186,10 +186,13 @@ const (
 // featureGates.disableNodeAutoProvisioning=true`).
 const (
 	// KAITOVersion is the KAITO workspace chart (and controller) release
-	// aksml installs: 0.10.0, whose chart values (kaito-project/kaito
-	// charts/kaito/workspace/values.yaml, image tag 0.10.0) have the
-	// featureGates.disableNodeAutoProvisioning gate and whose Workspace CRD
-	// still serves kaito.sh/v1alpha1 (KAITOAPIVersion).
+	// aksml installs: 0.10.0, the release whose chart values were read
+	// (kaito-project/kaito charts/kaito/workspace/values.yaml with image tag
+	// 0.10.0: featureGates.disableNodeAutoProvisioning, nvidiaDevicePlugin,
+	// localCSIDriver, spotInstance). The chart's Workspace CRD
+	// (templates/kaito.sh_workspaces.yaml) declares kaito.sh/v1alpha1,
+	// KAITOAPIVersion, besides v1beta1; that the 0.10.0 CRD serves it is
+	// proven only by applying that CRD, which no test tier does yet.
 	KAITOVersion = "0.10.0"
 	// KAITORepo is KAITO's Helm repository.
 	KAITORepo = "https://kaito-project.github.io/kaito/charts/kaito"
