@@ -556,7 +556,7 @@ var goDocs = map[string]goDoc{
 			"method":                "Method is qlora (default, AKS MLOps best practices) or lora.",
 			"name":                  "Name is the Workspace name, a DNS-1123 label. Default: the component name.",
 			"namespace":             "Namespace is the team namespace. Required.",
-			"nodelabels":            "NodeLabels are the labels KAITO selects (and, when it provisions them, puts on) the workspace's nodes. Default {\"apps\": <Name>}; with NewKAITO's install, the stack sets the pool's {\"agentpool\": <pool>}.",
+			"nodelabels":            "NodeLabels are the labels KAITO selects (and, when it provisions them, puts on) the workspace's nodes. Default {\"apps\": <Name>}; with NewKAITO's install, the stack sets the pool's {\"kubernetes.azure.com/agentpool\": <pool>}.",
 			"outputimage":           "OutputImage is the image the adapter is pushed to, e.g. myregistry.azurecr.io/adapters/phi-3:v1.",
 			"outputimagepushsecret": "OutputImagePushSecret is the secret used to push OutputImage. Required with OutputImage.",
 			"outputpvc":             "OutputPVC is a claim the adapter is written to instead of an image.",

@@ -50,7 +50,7 @@ type FineTuningWorkspaceArgs struct {
 	Count int
 	// NodeLabels are the labels KAITO selects (and, when it provisions
 	// them, puts on) the workspace's nodes. Default {"apps": <Name>}; with
-	// NewKAITO's install, the stack sets the pool's {"agentpool": <pool>}.
+	// NewKAITO's install, the stack sets the pool's {"kubernetes.azure.com/agentpool": <pool>}.
 	NodeLabels map[string]string
 	// Preset is the KAITO model preset, e.g. "phi-3-mini-4k-instruct". Required.
 	Preset string
