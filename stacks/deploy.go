@@ -423,6 +423,9 @@ func (p *platform) platformIsolation(ctx *pulumi.Context) error {
 	if p.operator != nil {
 		namespaces = append(namespaces, tenancy.PlatformNamespace{Name: workloads.TrainingOperatorNamespace, DependsOn: p.operator.Resources()})
 	}
+	if p.kaito != nil {
+		namespaces = append(namespaces, tenancy.PlatformNamespace{Name: workloads.KAITONamespace, DependsOn: p.kaito.Resources()})
+	}
 	if len(namespaces) == 0 {
 		return nil
 	}

@@ -647,4 +647,5 @@ func TestKAITOOnAClusterAksmlCreates(t *testing.T) {
 	assert.Equal(t, map[string]any{vocab.AgentPoolLabel: "t4"}, ws[0].Get("resource.labelSelector.matchLabels"))
 	assert.Equal(t, "Standard_NC4as_T4_v3", ws[0].Get("resource.instanceType"))
 	assert.Contains(t, ws[0].DependsOn, kaito.URN, "the Workspace waits for KAITO's CRD")
+	assert.Empty(t, rules.MandatoryOnly(rules.Check(st)), "the KAITO install passes the guardrails")
 }
