@@ -80,6 +80,8 @@ type Config struct {
 	Observability observability.Spec `key:"observability"`
 	// TrainingOperator installs the Kubeflow Training Operator (C7.4).
 	TrainingOperator TrainingOperatorSpec `key:"trainingOperator"`
+	// KAITO installs the KAITO workspace controller (issue 29).
+	KAITO KAITOSpec `key:"kaito"`
 	// Workloads are example workloads the stack deploys (C7). Default none.
 	Workloads []WorkloadSpec `key:"workloads"`
 	// KubernetesLayer deploys the Kubernetes layer (GPU stack, storage
@@ -127,6 +129,16 @@ type TrainingOperatorSpec struct {
 	// Enabled installs the Kubeflow Training Operator (pinned v1.8.1).
 	// Default false; PyTorchJob and TFJob workloads need it.
 	Enabled bool `json:"enabled,omitempty"`
+}
+
+// KAITOSpec is `aksml:kaito`.
+type KAITOSpec struct {
+	// Install installs the KAITO workspace controller from its Helm chart
+	// (pinned workloads.KAITOVersion) in "bring your own GPU nodes" mode,
+	// so FineTuningWorkspace workloads run on the stack's own GPU pools.
+	// Default false; only on a cluster aksml creates (an existing cluster
+	// declares aksml:existingCluster.installed: [kaito] instead).
+	Install bool `json:"install,omitempty"`
 }
 
 // KubernetesLayerOn reports whether this stack deploys the Kubernetes layer

@@ -286,7 +286,22 @@ func TestParseInvalid(t *testing.T) {
 			m["workloads"] = []any{w}
 		}, wantErr: []string{"aksml:workloads[0].kind: TFJob needs the Kubeflow Training Operator"}},
 		{name: "KAITO workload on an aksml cluster", mutate: func(m map[string]any) { m["workloads"] = []any{kaitoWorkload()} },
-			wantErr: []string{"aksml:workloads[0].kind: FineTuningWorkspace needs the KAITO operator, which aksml cannot install on a cluster it creates", "aiToolchainOperatorProfile", "aksml:existingCluster.installed: [kaito]"}},
+			wantErr: []string{"aksml:workloads[0].kind: FineTuningWorkspace needs the KAITO operator (kaito.sh Workspace CRD), which nothing in this stack provides", "aksml:kaito.install: true"}},
+		{name: "KAITO installed, Workspace size only on a spot pool", mutate: func(m map[string]any) {
+			m["kaito"] = map[string]any{"install": true}
+			m["workloads"] = []any{kaitoWorkload()}
+		}, wantErr: []string{"aksml:workloads[0].instanceType: Standard_NC24ads_A100_v4 is the VM size of spot pool(s) [a100spot] only"}},
+		{name: "KAITO installed, Workspace size in no pool", mutate: func(m map[string]any) {
+			m["kaito"] = map[string]any{"install": true}
+			w := kaitoWorkload()
+			w["instanceType"] = "Standard_NC40ads_H100_v5"
+			m["workloads"] = []any{w}
+		}, wantErr: []string{"aksml:workloads[0].instanceType: Standard_NC40ads_H100_v5 is not the VM size of any pool in aksml:gpuPools"}},
+		{name: "KAITO install on an existing cluster", mutate: func(m map[string]any) {
+			delete(m, "cluster")
+			m["existingCluster"] = map[string]any{"context": "kind"}
+			m["kaito"] = map[string]any{"install": true}
+		}, wantErr: []string{"aksml:kaito.install: aksml installs KAITO only on a cluster it creates"}},
 		{name: "KAITO workload on an existing cluster without KAITO", mutate: func(m map[string]any) {
 			delete(m, "cluster")
 			m["existingCluster"] = map[string]any{"context": "kind", "installed": []any{"trainingOperator"}}

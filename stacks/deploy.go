@@ -63,6 +63,7 @@ type platform struct {
 	queues        *queues.Queues
 	tenancy       *tenancy.Tenancy
 	operator      *workloads.TrainingOperator
+	kaito         *workloads.KAITO
 	outputs       map[string]pulumi.Input
 }
 
@@ -79,7 +80,7 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 	}
 	p := &platform{cfg: cfg, res: res, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
-		p.azure, p.azureMonitor, p.ownership, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.platformIsolation, p.workloads,
+		p.azure, p.azureMonitor, p.ownership, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.installKAITO, p.platformIsolation, p.workloads,
 	}
 	if !cfg.KubernetesLayerOn() {
 		steps = []func(*pulumi.Context) error{p.azure, p.teamIdentities, p.azureMonitor}
@@ -422,6 +423,9 @@ func (p *platform) platformIsolation(ctx *pulumi.Context) error {
 	if p.operator != nil {
 		namespaces = append(namespaces, tenancy.PlatformNamespace{Name: workloads.TrainingOperatorNamespace, DependsOn: p.operator.Resources()})
 	}
+	if p.kaito != nil {
+		namespaces = append(namespaces, tenancy.PlatformNamespace{Name: workloads.KAITONamespace, DependsOn: p.kaito.Resources()})
+	}
 	if len(namespaces) == 0 {
 		return nil
 	}
@@ -574,6 +578,17 @@ func (p *platform) trainingOperator(ctx *pulumi.Context) error {
 	}
 	op, err := workloads.NewTrainingOperator(ctx, "training-operator", &workloads.TrainingOperatorArgs{Provider: p.provider})
 	p.operator = op
+	return err
+}
+
+// installKAITO installs the KAITO workspace controller when
+// aksml:kaito.install is set (validation refuses it on an existing cluster).
+func (p *platform) installKAITO(ctx *pulumi.Context) error {
+	if !p.cfg.KAITO.Install {
+		return nil
+	}
+	k, err := workloads.NewKAITO(ctx, "kaito", &workloads.KAITOArgs{Provider: p.provider})
+	p.kaito = k
 	return err
 }
 

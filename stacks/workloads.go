@@ -442,12 +442,18 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		}
 		seen[id] = i
 		errs = append(errs, c.validateOperator(w, p)...)
+		if cfg, ok := w.Config.(*fineTuningWorkspaceConfig); ok && c.KAITO.Install && c.ExistingCluster == nil && cfg.InstanceType != "" {
+			if _, err := c.kaitoPool(cfg.InstanceType, p.Child("instanceType")); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		errs = append(errs, validateExpectedDuration(w, p.Child("expectedDuration"))...)
 		args := c.buildWorkload(w, pulumi.String(w.Team), nil)
 		errs = append(errs, args.Validate(p)...)
 		errs = append(errs, c.validateSchedulable(w, args, p)...)
 		errs = append(errs, c.validateDurationReachable(w, args, p.Child("expectedDuration"))...)
 	}
+	errs = append(errs, c.validateKAITO()...)
 	if c.TrainingOperator.Enabled && c.ExistingCluster != nil && c.ExistingCluster.Has(cluster.InstalledTrainingOperator) {
 		errs = append(errs, field.Forbidden(key("trainingOperator").Child("enabled"), "aksml:existingCluster.installed says the cluster already runs the Training Operator; two installs would fight over its CRDs and webhook, so set enabled: false or remove trainingOperator from installed"))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/vocab"
+	"github.com/aksml/aksml/components/workloads"
 	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 	"github.com/aksml/aksml/stacks"
@@ -614,4 +615,37 @@ func TestOneStackPerCluster(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKAITOOnAClusterAksmlCreates: with aksml:kaito.install (a test config,
+// not a shipped stack) the dev stack installs the pinned KAITO chart with
+// node auto-provisioning off, and a FineTuningWorkspace of the on-demand T4
+// size selects the t4 pool (the first regular pool of that size; t4spot is
+// skipped) and waits for the chart.
+func TestKAITOOnAClusterAksmlCreates(t *testing.T) {
+	cfg, err := synth.ReadStackConfig(projectDir, "dev")
+	require.NoError(t, err)
+	cfg["aksml:kaito"] = `{"install":true}`
+	cfg["aksml:workloads"] = `[{"kind":"FineTuningWorkspace","name":"phi","team":"team-a","instanceType":"Standard_NC4as_T4_v3","preset":"phi-3-mini-4k-instruct","inputURLs":["https://example.com/data.json"],"outputImage":"myregistry.azurecr.io/adapters/phi:v1","outputImagePushSecret":"acr-push"}]`
+	st, err := synth.Run("dev-kaito", "dev", cfg, stacks.Program)
+	require.NoError(t, err)
+
+	charts := byType(st, "helm.sh/v4:Chart")
+	var kaito *rules.Resource
+	for i, c := range charts {
+		if c.Inputs["chart"] == workloads.KAITOChart {
+			kaito = &charts[i]
+		}
+	}
+	require.NotNil(t, kaito, "the KAITO chart is installed")
+	assert.Equal(t, "0.10.0", kaito.Inputs["version"])
+	assert.Equal(t, workloads.KAITORepo, kaito.Get("repositoryOpts.repo"))
+	assert.Equal(t, true, kaito.Get("values.featureGates.disableNodeAutoProvisioning"))
+
+	ws := byType(st, "kaito.sh/v1alpha1:Workspace")
+	require.Len(t, ws, 1)
+	assert.Equal(t, map[string]any{vocab.AgentPoolLabel: "t4"}, ws[0].Get("resource.labelSelector.matchLabels"))
+	assert.Equal(t, "Standard_NC4as_T4_v3", ws[0].Get("resource.instanceType"))
+	assert.Contains(t, ws[0].DependsOn, kaito.URN, "the Workspace waits for KAITO's CRD")
+	assert.Empty(t, rules.MandatoryOnly(rules.Check(st)), "the KAITO install passes the guardrails")
 }

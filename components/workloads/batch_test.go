@@ -234,3 +234,37 @@ func TestTrainingOperatorRejectsUnpinnedVersion(t *testing.T) {
 		assert.Contains(t, err.Error(), "pin a version")
 	}
 }
+
+func TestKAITOInstallsPinnedChartWithoutNodeProvisioning(t *testing.T) {
+	m := mustRun(t, func(ctx *pulumi.Context) error {
+		k, err := NewKAITO(ctx, "kaito", nil)
+		if err != nil {
+			return err
+		}
+		pulumi.All(k.Namespace, k.Version).ApplyT(func(v []any) error {
+			assert.Equal(t, "kaito-workspace", v[0])
+			assert.Equal(t, KAITOVersion, v[1])
+			return nil
+		})
+		return nil
+	})
+	assert.Len(t, m.ByType(KAITOType), 1)
+	chart := m.One(t, "kubernetes:helm.sh/v4:Chart")
+	assert.Equal(t, "workspace", chart.Inputs["chart"])
+	assert.Equal(t, "0.10.0", chart.Inputs["version"])
+	assert.Equal(t, "https://kaito-project.github.io/kaito/charts/kaito", mocktest.Dig(t, chart.Inputs, "repositoryOpts", "repo"))
+	assert.Equal(t, true, mocktest.Dig(t, chart.Inputs, "values", "featureGates", "disableNodeAutoProvisioning"))
+	assert.Equal(t, false, mocktest.Dig(t, chart.Inputs, "values", "nvidiaDevicePlugin", "enabled"))
+}
+
+func TestKAITORejectsUnpinnedVersion(t *testing.T) {
+	for _, v := range []string{"^0.10.0", "0.13.0-rc.0", "latest"} {
+		_, err := run(t, func(ctx *pulumi.Context) error {
+			_, err := NewKAITO(ctx, "kaito", &KAITOArgs{Version: v})
+			return err
+		})
+		if fieldtest.Equal(t, err, fieldtest.Invalid("kaito.version")) {
+			assert.Contains(t, err.Error(), "pin one such as 0.10.0")
+		}
+	}
+}

@@ -177,6 +177,33 @@ const (
 	WorkspaceSelectorLabel = "apps"
 )
 
+// KAITO, pinned (issue 29: "a pinned KAITO release installed by the
+// program"). The chart and its repository are those of KAITO's install
+// guides ("Bring Your Own GPU Nodes",
+// https://kaito-project.github.io/kaito/docs/kaito-on-byo-gpu-nodes:
+// `helm repo add kaito https://kaito-project.github.io/kaito/charts/kaito`,
+// `helm install workspace kaito/workspace --set
+// featureGates.disableNodeAutoProvisioning=true`).
+const (
+	// KAITOVersion is the KAITO workspace chart (and controller) release
+	// aksml installs: 0.10.0, the release whose chart values were read
+	// (kaito-project/kaito charts/kaito/workspace/values.yaml with image tag
+	// 0.10.0: featureGates.disableNodeAutoProvisioning, nvidiaDevicePlugin,
+	// localCSIDriver, spotInstance). The chart's Workspace CRD
+	// (templates/kaito.sh_workspaces.yaml) declares kaito.sh/v1alpha1,
+	// KAITOAPIVersion, besides v1beta1; that the 0.10.0 CRD serves it is
+	// proven only by applying that CRD, which no test tier does yet.
+	KAITOVersion = "0.10.0"
+	// KAITORepo is KAITO's Helm repository.
+	KAITORepo = "https://kaito-project.github.io/kaito/charts/kaito"
+	// KAITOChart is the workspace controller's chart in KAITORepo, also
+	// the release name of aksml's install.
+	KAITOChart = "workspace"
+	// KAITONamespace is where the workspace controller runs (the install
+	// guides' kaito-workspace).
+	KAITONamespace = vocab.KAITONamespace
+)
+
 // Await behaviour of `pulumi up` (pulumi-kubernetes annotations).
 const (
 	// SkipAwaitAnnotation tells pulumi-kubernetes not to wait for the object

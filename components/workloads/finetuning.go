@@ -28,7 +28,10 @@ const (
 var TuningMethods = []TuningMethod{TuningQLoRA, TuningLoRA}
 
 // FineTuningWorkspaceArgs describe a KAITO Workspace that fine-tunes a
-// preset model (SPEC C7.5; AKS MLOps best practices "Fine-tune a model with KAITO"). KAITO provisions the GPU nodes for InstanceType itself. The
+// preset model (SPEC C7.5; AKS MLOps best practices "Fine-tune a model with KAITO"). KAITO
+// runs it on nodes of InstanceType that match NodeLabels, provisioning them
+// itself unless node auto-provisioning is off (NewKAITO turns it off: the
+// nodes are then an existing pool's). The
 // output goes either to an image (OutputImage + OutputImagePushSecret, e.g.
 // in Azure Container Registry) or to a claim (OutputPVC); set exactly one.
 type FineTuningWorkspaceArgs struct {
@@ -40,13 +43,14 @@ type FineTuningWorkspaceArgs struct {
 	Name string
 	// Team owns the workspace (aksml.io/team label). Required.
 	Team string
-	// InstanceType is the GPU VM size KAITO provisions: an NC/ND size from
+	// InstanceType is the GPU VM size the Workspace runs on: an NC/ND size from
 	// the gpupool catalogue. Required; NV-series is refused.
 	InstanceType string
 	// Count is the number of GPU nodes. Default 1.
 	Count int
-	// NodeLabels are the labels KAITO selects (and puts on) the workspace's
-	// nodes. Default {"apps": <Name>}.
+	// NodeLabels are the labels KAITO selects (and, when it provisions
+	// them, puts on) the workspace's nodes. Default {"apps": <Name>}; with
+	// NewKAITO's install, the stack sets the pool's {"kubernetes.azure.com/agentpool": <pool>}.
 	NodeLabels map[string]string
 	// Preset is the KAITO model preset, e.g. "phi-3-mini-4k-instruct". Required.
 	Preset string
@@ -224,5 +228,6 @@ func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args *FineTuningWo
 
 func (a *FineTuningWorkspaceArgs) provider() *kubernetes.Provider { return a.Provider }
 
-// targetPool is nil: KAITO provisions its own GPU nodes.
+// targetPool is nil: KAITO places the Workspace by InstanceType and
+// NodeLabels (the stack checks them against its pools, stacks.kaitoPool).
 func (a *FineTuningWorkspaceArgs) targetPool() *gpupool.Resolved { return nil }

@@ -16,6 +16,8 @@ const (
 	ScheduledScoringType = "aksml:workloads:ScheduledScoring"
 	// TrainingOperatorType is the type token of NewTrainingOperator.
 	TrainingOperatorType = "aksml:workloads:TrainingOperator"
+	// KAITOType is the type token of NewKAITO.
+	KAITOType = "aksml:workloads:KAITO"
 	// FineTuningWorkspaceType is the type token of NewFineTuningWorkspace.
 	FineTuningWorkspaceType = "aksml:workloads:FineTuningWorkspace"
 	// InferenceServerType is the type token of NewInferenceServer.

@@ -638,6 +638,7 @@ var namespaceOwners = map[string]string{
 	vocab.VolcanoNamespace:          "aksml:queues:Queues",
 	vocab.TrainingOperatorNamespace: "aksml:workloads:TrainingOperator",
 	vocab.GPUStackNamespace:         "aksml:gpustack:GPUStack",
+	vocab.KAITONamespace:            "aksml:workloads:KAITO",
 }
 
 // componentOf returns the type of the nearest aksml component among r's
