@@ -5,10 +5,7 @@ go 1.26.6
 require (
 	github.com/blang/semver v3.5.1+incompatible
 	github.com/getkin/kin-openapi v0.153.0
-	github.com/pulumi/pulumi-azure-native-sdk/authorization/v2 v2.88.0
 	github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2 v2.88.0
-	github.com/pulumi/pulumi-azure-native-sdk/network/v2 v2.88.0
-	github.com/pulumi/pulumi-azure-native-sdk/resources/v2 v2.88.0
 	github.com/pulumi/pulumi-azure-native-sdk/storage/v2 v2.88.0
 	github.com/pulumi/pulumi-azure-native-sdk/v2 v2.88.0
 	github.com/pulumi/pulumi-kubernetes/sdk/v4 v4.32.0

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
+	"github.com/pulumi/pulumi-azure-native-sdk/v2/utilities"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/field"
@@ -21,10 +21,10 @@ const (
 	ContentVersion = "1.0.0.0"
 	// ActionOnUnmanage is what Azure does with a resource that leaves the
 	// template during an update: delete it (the default would be detach).
-	ActionOnUnmanage = string(resources.DeploymentStacksDeleteDetachEnumDelete)
+	ActionOnUnmanage = "delete"
 	// DenySettingsMode is none: the stack puts no deny assignments on what
 	// it manages, so AKS and operators can still change or delete them.
-	DenySettingsMode = string(resources.DenySettingsModeNone)
+	DenySettingsMode = "none"
 	// MaxStackNameLength is the longest deployment stack name Azure accepts.
 	MaxStackNameLength = 90
 )
@@ -91,7 +91,7 @@ func Output(armType, value string) map[string]any {
 // and never changes args. It fails when a required field is missing or a
 // name is invalid, with every problem at once as field errors below
 // `Args` (a field.AggregateError, wrapped with the stack's name).
-func StackArgs(name string, args *Args) (*resources.DeploymentStackAtResourceGroupArgs, error) {
+func StackArgs(name string, args *Args) (pulumi.Map, error) {
 	root := field.NewPath("Args")
 	if args == nil {
 		return nil, fmt.Errorf("armdeploy %s: %w", name, field.ErrorList{field.Required(root, "the stack's Args (resource group and template)")}.ToAggregate())
@@ -115,45 +115,70 @@ func StackArgs(name string, args *Args) (*resources.DeploymentStackAtResourceGro
 		return nil, fmt.Errorf("armdeploy %s: %w", name, err)
 	}
 
-	params := resources.DeploymentParameterMap{}
+	params := pulumi.Map{}
 	for k, v := range args.Parameters {
-		params[k] = resources.DeploymentParameterArgs{Value: toInput(v)}
+		params[k] = pulumi.Map{"value": toInput(v)}
 	}
-	out := &resources.DeploymentStackAtResourceGroupArgs{
-		ResourceGroupName:   args.ResourceGroupName,
-		DeploymentStackName: pulumi.String(stackName),
-		Template:            pulumi.Any(template),
-		Parameters:          params,
-		ActionOnUnmanage: resources.ActionOnUnmanageArgs{
-			Resources:        pulumi.String(ActionOnUnmanage),
-			ResourceGroups:   pulumi.String(ActionOnUnmanage),
-			ManagementGroups: pulumi.String(ActionOnUnmanage),
+	out := pulumi.Map{
+		"resourceGroupName":   args.ResourceGroupName,
+		"deploymentStackName": pulumi.String(stackName),
+		"template":            pulumi.Any(template),
+		"parameters":          params,
+		"actionOnUnmanage": pulumi.Map{
+			"resources":        pulumi.String(ActionOnUnmanage),
+			"resourceGroups":   pulumi.String(ActionOnUnmanage),
+			"managementGroups": pulumi.String(ActionOnUnmanage),
 		},
-		DenySettings: resources.DenySettingsArgs{Mode: pulumi.String(DenySettingsMode)},
+		"denySettings": pulumi.Map{"mode": pulumi.String(DenySettingsMode)},
 	}
 	if args.Description != "" {
-		out.Description = pulumi.String(args.Description)
+		out["description"] = pulumi.String(args.Description)
 	}
 	if len(args.Tags) > 0 {
-		out.Tags = pulumi.ToStringMap(args.Tags)
+		out["tags"] = pulumi.ToStringMap(args.Tags)
 	}
 	return out, nil
 }
 
+// StackType is the azure-native type token of a resource-group deployment stack
+// at API 2024-03-01 (spec Microsoft.Resources/deploymentStacks/stable/2024-03-01),
+// the token `pulumi-azure-native-sdk/resources/v2/v20240301` registers. aksml
+// registers it by token, with the inputs StackArgs builds, rather than through
+// that typed package (0.5 MB of Go source; components/internal/azarm says why).
+const StackType = "azure-native:resources/v20240301:DeploymentStackAtResourceGroup"
+
+// Stack is a registered deployment stack: its ID, its Azure name and the
+// outputs of its template (Outputs; read them with OutputString).
+type Stack struct {
+	pulumi.CustomResourceState
+
+	Name    pulumi.StringOutput `pulumi:"name"`
+	Outputs pulumi.AnyOutput    `pulumi:"outputs"`
+}
+
+// RegisterStack registers a deployment stack with the inputs StackArgs built.
+func RegisterStack(ctx *pulumi.Context, name string, stackArgs pulumi.Map, opts ...pulumi.ResourceOption) (*Stack, error) {
+	var s Stack
+	if err := ctx.RegisterResource(StackType, name, stackArgs, &s, utilities.PkgResourceDefaultOpts(opts)...); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
 // NewTemplateStack registers a resource-group deployment stack that deploys
 // args.Template. See the package doc for what update and delete do.
-func NewTemplateStack(ctx *pulumi.Context, name string, args *Args, opts ...pulumi.ResourceOption) (*resources.DeploymentStackAtResourceGroup, error) {
+func NewTemplateStack(ctx *pulumi.Context, name string, args *Args, opts ...pulumi.ResourceOption) (*Stack, error) {
 	stackArgs, err := StackArgs(name, args)
 	if err != nil {
 		return nil, err
 	}
-	return resources.NewDeploymentStackAtResourceGroup(ctx, name, stackArgs, opts...)
+	return RegisterStack(ctx, name, stackArgs, opts...)
 }
 
 // OutputString returns the string value of the template output key once the
 // stack is deployed. The output fails (and so does the update) when the
 // template has no such output or it is not a string.
-func OutputString(stack *resources.DeploymentStackAtResourceGroup, key string) pulumi.StringOutput {
+func OutputString(stack *Stack, key string) pulumi.StringOutput {
 	return stack.Outputs.ApplyT(func(v any) (string, error) {
 		outputs, _ := v.(map[string]any)
 		entry, _ := outputs[key].(map[string]any)

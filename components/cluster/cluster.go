@@ -10,8 +10,8 @@ import (
 
 	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/internal/azarm"
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
-	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -132,10 +132,10 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 
 	rgName := pulumi.String(spec.ResourceGroup.Name).ToStringOutput()
 	if !spec.ResourceGroup.Existing {
-		rg, err := resources.NewResourceGroup(ctx, name+"-rg", &resources.ResourceGroupArgs{
-			ResourceGroupName: pulumi.String(spec.ResourceGroup.Name),
-			Location:          pulumi.String(spec.Location),
-			Tags:              pulumi.ToStringMap(args.Tags),
+		rg, err := azarm.Register(ctx, azarm.ResourceGroupType, name+"-rg", pulumi.Map{
+			"resourceGroupName": pulumi.String(spec.ResourceGroup.Name),
+			"location":          pulumi.String(spec.Location),
+			"tags":              pulumi.ToStringMap(args.Tags),
 		}, azureOpts...)
 		if err != nil {
 			return nil, err

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/internal/azarm"
 )
 
 // The deploying principal's access to the Kubernetes API of an Entra ID
@@ -141,17 +141,17 @@ func (d Deployer) Validate(adminGroups []string, path field.Path) field.ErrorLis
 
 // deployerAccess registers the deploying principal's role assignment on the
 // cluster when the spec asks for one, and returns it (nil otherwise).
-func deployerAccess(ctx *pulumi.Context, name string, spec Spec, mc *containerservice.ManagedCluster, opts []pulumi.ResourceOption) (*authorization.RoleAssignment, error) {
+func deployerAccess(ctx *pulumi.Context, name string, spec Spec, mc *containerservice.ManagedCluster, opts []pulumi.ResourceOption) (*azarm.RoleAssignment, error) {
 	if spec.EntraID == nil || spec.EntraID.deployer().Access != DeployerRoleAssignment {
 		return nil, nil
 	}
 	d := spec.EntraID.deployer()
-	client := authorization.GetClientConfigOutput(ctx)
+	client := azarm.GetClientConfig(ctx)
 	clusterID := mc.ID().ToStringOutput()
-	return authorization.NewRoleAssignment(ctx, name+"-deployer-admin", &authorization.RoleAssignmentArgs{
-		PrincipalId:      client.ObjectId(),
+	return azarm.NewRoleAssignment(ctx, name+"-deployer-admin", &azarm.RoleAssignmentArgs{
+		PrincipalID:      client.ObjectID(),
 		PrincipalType:    pulumi.String(d.PrincipalType),
-		RoleDefinitionId: clusterID.ApplyT(func(id string) string { return armdeploy.RoleDefinitionID(id, RBACClusterAdminRoleID) }).(pulumi.StringOutput),
+		RoleDefinitionID: clusterID.ApplyT(func(id string) string { return armdeploy.RoleDefinitionID(id, RBACClusterAdminRoleID) }).(pulumi.StringOutput),
 		Scope:            clusterID,
 		Description:      pulumi.String("aksml: the principal that runs pulumi up creates the Kubernetes-layer objects (Azure RBAC for Kubernetes authorization)"),
 	}, opts...)
@@ -163,7 +163,7 @@ func deployerAccess(ctx *pulumi.Context, name string, spec Spec, mc *containerse
 // rest of the window before the Kubernetes provider uses the kubeconfig; a
 // later update (an old createdOn), a preview and an unknown createdOn do not
 // wait.
-func afterPropagation(ctx *pulumi.Context, kubeconfig pulumi.StringOutput, ra *authorization.RoleAssignment) pulumi.StringOutput {
+func afterPropagation(ctx *pulumi.Context, kubeconfig pulumi.StringOutput, ra *azarm.RoleAssignment) pulumi.StringOutput {
 	return pulumi.All(kubeconfig, ra.CreatedOn).ApplyT(func(v []any) string {
 		if wait := propagationWait(v[1].(string), time.Now(), RolePropagationWait); wait > 0 && !ctx.DryRun() {
 			_ = ctx.Log.Info(fmt.Sprintf("waiting %s for the deployer's new AKS RBAC Cluster Admin assignment to propagate (up to %s, https://learn.microsoft.com/azure/aks/manage-azure-rbac)", wait.Round(time.Second), RolePropagationWait), &pulumi.LogArgs{Resource: ra})

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/internal/azarm"
 )
 
 // Container registry (Microsoft.ContainerRegistry/registries, API
@@ -151,10 +151,10 @@ func registry(ctx *pulumi.Context, name string, spec Spec, rgName pulumi.StringI
 		deps = append(deps, stack)
 	}
 	kubelet := mc.IdentityProfile.MapIndex(pulumi.String(KubeletIdentityKey)).ObjectId().Elem()
-	_, err := authorization.NewRoleAssignment(ctx, name+"-acrpull", &authorization.RoleAssignmentArgs{
-		PrincipalId:      kubelet,
+	_, err := azarm.NewRoleAssignment(ctx, name+"-acrpull", &azarm.RoleAssignmentArgs{
+		PrincipalID:      kubelet,
 		PrincipalType:    pulumi.String("ServicePrincipal"),
-		RoleDefinitionId: id.ApplyT(acrPullRoleDefinition).(pulumi.StringOutput),
+		RoleDefinitionID: id.ApplyT(acrPullRoleDefinition).(pulumi.StringOutput),
 		Scope:            id,
 		Description:      pulumi.String("aksml: the cluster's kubelet identity pulls images from the registry"),
 	}, append(opts, pulumi.DependsOn(deps))...)

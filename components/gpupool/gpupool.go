@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	containerservice "github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2/v20241001"
-	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/armdeploy"
@@ -287,7 +286,7 @@ func NewGPUNodePools(ctx *pulumi.Context, name string, args *GPUNodePoolsArgs, o
 	if previous != nil {
 		stackOpts = append(stackOpts, pulumi.DependsOn([]pulumi.Resource{previous}))
 	}
-	stack, err := resources.NewDeploymentStackAtResourceGroup(ctx, stackName, stackArgs, stackOpts...)
+	stack, err := armdeploy.RegisterStack(ctx, stackName, stackArgs, stackOpts...)
 	if err != nil {
 		return nil, err
 	}

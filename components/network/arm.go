@@ -1,13 +1,10 @@
 package network
 
-import (
-	"github.com/pulumi/pulumi-azure-native-sdk/v2/utilities"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-)
+import "github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 // The Microsoft.Network resources aksml creates (the VNet, its subnets, private
 // endpoints and their DNS zone groups) are registered by their azure-native type
-// tokens with untyped inputs instead of through the typed package
+// tokens with untyped inputs (azarm.Register) instead of through the typed package
 // `pulumi-azure-native-sdk/network/v2/v20240501`: that package is 7.0 MB of Go source
 // for about 150 resource types, the largest package of the program, and the main
 // module used four of them. Compiling it cost at least 103 CPU-seconds and 2.7 GB of
@@ -40,24 +37,6 @@ const (
 	PrivateDNSZoneGroupType = "azure-native:network/v20240501:PrivateDnsZoneGroup"
 )
 
-// armResource is the state aksml reads back from a registered Microsoft.Network
-// resource: its ID (CustomResourceState) and its name.
-type armResource struct {
-	pulumi.CustomResourceState
-
-	Name pulumi.StringOutput `pulumi:"name"`
-}
-
-// registerARM registers an azure-native resource of type token with inputs, at the
-// provider version of the azure-native SDK the program uses.
-func registerARM(ctx *pulumi.Context, token, name string, inputs pulumi.Map, opts ...pulumi.ResourceOption) (*armResource, error) {
-	var r armResource
-	if err := ctx.RegisterResource(token, name, inputs, &r, utilities.PkgResourceDefaultOpts(opts)...); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 // subnetPolicyDefaults are the two network policy settings the typed SDK fills in on
 // a subnet when they are unset (SubnetType.Defaults in pulumi-azure-native-sdk
 // network/v2/v20240501): private endpoint network policies off, private link service
@@ -67,3 +46,15 @@ func subnetPolicyDefaults(m pulumi.Map) pulumi.Map {
 	m["privateLinkServiceNetworkPolicies"] = pulumi.String("Enabled")
 	return m
 }
+
+// The private DNS zones of the private-endpoint route and their links to the VNet,
+// registered by token for the same reason (components/internal/azarm), at API
+// 2024-06-01 (specification/privatedns/resource-manager/Microsoft.Network/stable/2024-06-01),
+// the version aksml registered them with through `network/v2/v20240601`.
+const (
+	// PrivateZoneType is the azure-native type token of a private DNS zone.
+	PrivateZoneType = "azure-native:network/v20240601:PrivateZone"
+	// VirtualNetworkLinkType is the azure-native type token of a private DNS zone's
+	// link to a VNet.
+	VirtualNetworkLinkType = "azure-native:network/v20240601:VirtualNetworkLink"
+)

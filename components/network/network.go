@@ -3,12 +3,10 @@ package network
 import (
 	"errors"
 
-	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
-	dns "github.com/pulumi/pulumi-azure-native-sdk/network/v2/v20240601"
-	resources "github.com/pulumi/pulumi-azure-native-sdk/resources/v2/v20240301"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/internal/azarm"
 )
 
 // ComponentType is the Pulumi type token of Network.
@@ -107,10 +105,10 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 
 	n.ResourceGroupName = pulumi.String(spec.ResourceGroup.Name).ToStringOutput()
 	if !spec.ResourceGroup.Existing {
-		rg, err := resources.NewResourceGroup(ctx, name+"-rg", &resources.ResourceGroupArgs{
-			ResourceGroupName: pulumi.String(spec.ResourceGroup.Name),
-			Location:          pulumi.String(args.Location),
-			Tags:              tags,
+		rg, err := azarm.Register(ctx, azarm.ResourceGroupType, name+"-rg", pulumi.Map{
+			"resourceGroupName": pulumi.String(spec.ResourceGroup.Name),
+			"location":          pulumi.String(args.Location),
+			"tags":              tags,
 		}, child...)
 		if err != nil {
 			return nil, err
@@ -128,7 +126,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 			n.PrivateEndpointSubnetID = pulumi.String(spec.PrivateEndpointSubnet.ID).ToStringOutput()
 		}
 	} else {
-		vnet, err := registerARM(ctx, VirtualNetworkType, name+"-vnet", VNetArgs(spec, n.ResourceGroupName, args.Location, args.Tags), child...)
+		vnet, err := azarm.Register(ctx, VirtualNetworkType, name+"-vnet", VNetArgs(spec, n.ResourceGroupName, args.Location, args.Tags), child...)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +136,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 		// that the desired state shows the name Azure gets.
 		vnetName := pulumi.String(spec.Name)
 		afterVNet := append(child, pulumi.DependsOn([]pulumi.Resource{vnet}))
-		node, err := registerARM(ctx, SubnetType, name+"-nodes", SubnetArgs(spec.NodeSubnet, n.ResourceGroupName, vnetName), afterVNet...)
+		node, err := azarm.Register(ctx, SubnetType, name+"-nodes", SubnetArgs(spec.NodeSubnet, n.ResourceGroupName, vnetName), afterVNet...)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +145,7 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 		if route == RoutePrivateEndpoint {
 			// Subnets of one VNet are written one at a time: Azure rejects
 			// concurrent subnet updates of the same VNet.
-			pe, err := registerARM(ctx, SubnetType, name+"-private-endpoints", SubnetArgs(spec.PrivateEndpointSubnet, n.ResourceGroupName, vnetName),
+			pe, err := azarm.Register(ctx, SubnetType, name+"-private-endpoints", SubnetArgs(spec.PrivateEndpointSubnet, n.ResourceGroupName, vnetName),
 				append(child, pulumi.DependsOn([]pulumi.Resource{vnet, node}))...)
 			if err != nil {
 				return nil, err
@@ -163,23 +161,23 @@ func NewNetwork(ctx *pulumi.Context, name string, args *NetworkArgs, opts ...pul
 		n.zones[BlobGroupID] = pulumi.String(spec.PrivateDNSZones.Blob).ToStringOutput()
 	} else if route == RoutePrivateEndpoint {
 		for _, z := range []struct{ group, zone string }{{FileGroupID, FilePrivateDNSZone}, {BlobGroupID, BlobPrivateDNSZone}} {
-			zone, err := dns.NewPrivateZone(ctx, name+"-"+z.group+"-dns", &dns.PrivateZoneArgs{
-				PrivateZoneName:   pulumi.String(z.zone),
-				ResourceGroupName: n.ResourceGroupName,
-				Location:          pulumi.String("global"),
-				Tags:              tags,
+			zone, err := azarm.Register(ctx, PrivateZoneType, name+"-"+z.group+"-dns", pulumi.Map{
+				"privateZoneName":   pulumi.String(z.zone),
+				"resourceGroupName": n.ResourceGroupName,
+				"location":          pulumi.String("global"),
+				"tags":              tags,
 			}, child...)
 			if err != nil {
 				return nil, err
 			}
-			if _, err := dns.NewVirtualNetworkLink(ctx, name+"-"+z.group+"-dns-link", &dns.VirtualNetworkLinkArgs{
-				PrivateZoneName:        pulumi.String(z.zone),
-				ResourceGroupName:      n.ResourceGroupName,
-				VirtualNetworkLinkName: pulumi.String("aksml-nodes"),
-				Location:               pulumi.String("global"),
-				RegistrationEnabled:    pulumi.Bool(false),
-				VirtualNetwork:         dns.SubResourceArgs{Id: n.VNetID},
-				Tags:                   tags,
+			if _, err := azarm.Register(ctx, VirtualNetworkLinkType, name+"-"+z.group+"-dns-link", pulumi.Map{
+				"privateZoneName":        pulumi.String(z.zone),
+				"resourceGroupName":      n.ResourceGroupName,
+				"virtualNetworkLinkName": pulumi.String("aksml-nodes"),
+				"location":               pulumi.String("global"),
+				"registrationEnabled":    pulumi.Bool(false),
+				"virtualNetwork":         pulumi.Map{"id": n.VNetID},
+				"tags":                   tags,
 			}, append(child, pulumi.DependsOn([]pulumi.Resource{zone}))...); err != nil {
 				return nil, err
 			}
@@ -237,14 +235,14 @@ func SubnetArgs(s Subnet, resourceGroupName, vnetName pulumi.StringInput) pulumi
 // GrantNodeSubnet gives the AKS cluster identity principalID the Network
 // Contributor role on the node subnet, which AKS needs on a subnet it did
 // not create. Call it once, with the cluster's identity principal ID.
-func (n *Network) GrantNodeSubnet(ctx *pulumi.Context, name string, principalID pulumi.StringInput) (*authorization.RoleAssignment, error) {
+func (n *Network) GrantNodeSubnet(ctx *pulumi.Context, name string, principalID pulumi.StringInput) (*azarm.RoleAssignment, error) {
 	role := n.NodeSubnetID.ApplyT(func(id string) string {
 		return "/subscriptions/" + subscriptionOf(id) + "/providers/Microsoft.Authorization/roleDefinitions/" + NetworkContributorRoleID
 	}).(pulumi.StringOutput)
-	return authorization.NewRoleAssignment(ctx, name, &authorization.RoleAssignmentArgs{
-		PrincipalId:      principalID,
+	return azarm.NewRoleAssignment(ctx, name, &azarm.RoleAssignmentArgs{
+		PrincipalID:      principalID,
 		PrincipalType:    pulumi.String("ServicePrincipal"),
-		RoleDefinitionId: role,
+		RoleDefinitionID: role,
 		Scope:            n.NodeSubnetID,
 		Description:      pulumi.String("aksml: the AKS cluster identity manages its nodes' subnet (BYO subnet)"),
 	}, pulumi.Parent(n))
@@ -273,7 +271,7 @@ func (n *Network) PrivateEndpoints(ctx *pulumi.Context, name string, targets []T
 				return errors.New("network: private endpoints need the network built with Needs.StorageRoute " + string(RoutePrivateEndpoint) + " and sub-resource file or blob; got " + g)
 			}
 			peName := name + "-" + t.Name + "-" + g + "-pe"
-			pe, err := registerARM(ctx, PrivateEndpointType, peName, pulumi.Map{
+			pe, err := azarm.Register(ctx, PrivateEndpointType, peName, pulumi.Map{
 				"resourceGroupName": n.ResourceGroupName,
 				"location":          pulumi.String(n.location),
 				"subnet":            subnetPolicyDefaults(pulumi.Map{"id": n.PrivateEndpointSubnetID}),
@@ -289,7 +287,7 @@ func (n *Network) PrivateEndpoints(ctx *pulumi.Context, name string, targets []T
 			if err != nil {
 				return err
 			}
-			if _, err := registerARM(ctx, PrivateDNSZoneGroupType, peName+"-dns", pulumi.Map{
+			if _, err := azarm.Register(ctx, PrivateDNSZoneGroupType, peName+"-dns", pulumi.Map{
 				"resourceGroupName":       n.ResourceGroupName,
 				"privateEndpointName":     pe.Name,
 				"privateDnsZoneGroupName": pulumi.String("default"),

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/internal/azarm"
 )
 
 // ARM types and API versions of the Azure Monitor managed Prometheus
@@ -381,10 +381,10 @@ func NewAzureMonitor(ctx *pulumi.Context, name string, args *AzureMonitorArgs, o
 	}
 	if grafana {
 		c.GrafanaEndpoint = armdeploy.OutputString(stack, outGrafanaEndpoint)
-		_, err := authorization.NewRoleAssignment(ctx, name+"-grafana-reader", &authorization.RoleAssignmentArgs{
-			PrincipalId:      armdeploy.OutputString(stack, outGrafanaPrincipal),
+		_, err := azarm.NewRoleAssignment(ctx, name+"-grafana-reader", &azarm.RoleAssignmentArgs{
+			PrincipalID:      armdeploy.OutputString(stack, outGrafanaPrincipal),
 			PrincipalType:    pulumi.String("ServicePrincipal"),
-			RoleDefinitionId: workspaceID.ApplyT(roleDefinitionID).(pulumi.StringOutput),
+			RoleDefinitionID: workspaceID.ApplyT(roleDefinitionID).(pulumi.StringOutput),
 			Scope:            workspaceID,
 			Description:      pulumi.String("aksml: Azure Managed Grafana reads the cluster's Prometheus metrics"),
 		}, pulumi.Parent(c), pulumi.DependsOn([]pulumi.Resource{stack}))
@@ -396,10 +396,10 @@ func NewAzureMonitor(ctx *pulumi.Context, name string, args *AzureMonitorArgs, o
 		}).(pulumi.StringOutput)
 		for _, group := range a.GrafanaAdminGroupObjectIDs {
 			// Named by the group, so reordering the list changes nothing.
-			_, err := authorization.NewRoleAssignment(ctx, name+"-grafana-admin-"+group, &authorization.RoleAssignmentArgs{
-				PrincipalId:      pulumi.String(group),
+			_, err := azarm.NewRoleAssignment(ctx, name+"-grafana-admin-"+group, &azarm.RoleAssignmentArgs{
+				PrincipalID:      pulumi.String(group),
 				PrincipalType:    pulumi.String("Group"),
-				RoleDefinitionId: grafanaID.ApplyT(func(id string) string { return armdeploy.RoleDefinitionID(id, GrafanaAdminRoleID) }).(pulumi.StringOutput),
+				RoleDefinitionID: grafanaID.ApplyT(func(id string) string { return armdeploy.RoleDefinitionID(id, GrafanaAdminRoleID) }).(pulumi.StringOutput),
 				Scope:            grafanaID,
 				Description:      pulumi.String("aksml: the cluster's admin groups administer its Azure Managed Grafana"),
 			}, pulumi.Parent(c), pulumi.DependsOn([]pulumi.Resource{stack}))

@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
 	azstorage "github.com/pulumi/pulumi-azure-native-sdk/storage/v2"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/internal/azarm"
 )
 
 // StorageAccountsArgs configures NewStorageAccounts.
@@ -154,10 +154,10 @@ func (c *StorageAccounts) grantCSI(ctx *pulumi.Context, name string, account *az
 		sub := strings.SplitN(strings.TrimPrefix(id, "/subscriptions/"), "/", 2)[0]
 		return "/subscriptions/" + sub + "/providers/Microsoft.Authorization/roleDefinitions/" + StorageAccountContributorRoleID
 	}).(pulumi.StringOutput)
-	ra, err := authorization.NewRoleAssignment(ctx, name, &authorization.RoleAssignmentArgs{
-		PrincipalId:      principal,
+	ra, err := azarm.NewRoleAssignment(ctx, name, &azarm.RoleAssignmentArgs{
+		PrincipalID:      principal,
 		PrincipalType:    pulumi.String("ServicePrincipal"),
-		RoleDefinitionId: roleID,
+		RoleDefinitionID: roleID,
 		Scope:            account.ID().ToStringOutput(),
 		Description:      pulumi.String("aksml: the AKS CSI drivers provision volumes on this account"),
 	}, pulumi.Parent(c))

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
 	azstorage "github.com/pulumi/pulumi-azure-native-sdk/storage/v2"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/internal/azarm"
 )
 
 // ComponentType is the Pulumi type token of the component.
@@ -326,12 +326,12 @@ func registerIdentities(ctx *pulumi.Context, name string, teams []Team, az *Azur
 		clientIDs[t.Name] = armdeploy.OutputString(stack, clientIDOutput(i))
 		if az.Authorization == AuthorizationAzureRBAC {
 			for _, g := range sortedGroups(t) {
-				if _, err := authorization.NewRoleAssignment(ctx, tn+"-"+g+"-cluster-user", groupAssignment(g, roleDef(ClusterUserRoleID), clusterID,
+				if _, err := azarm.NewRoleAssignment(ctx, tn+"-"+g+"-cluster-user", groupAssignment(g, roleDef(ClusterUserRoleID), clusterID,
 					"aksml: team "+t.Name+" members download the cluster user kubeconfig"), pulumi.Parent(parent)); err != nil {
 					return nil, err
 				}
 				nsScope := clusterID.ApplyT(func(id string) string { return NamespaceScope(id, t.Name) }).(pulumi.StringOutput)
-				if _, err := authorization.NewRoleAssignment(ctx, tn+"-"+g+"-namespace-reader", groupAssignment(g, roleDef(NamespaceRoleID), nsScope,
+				if _, err := azarm.NewRoleAssignment(ctx, tn+"-"+g+"-namespace-reader", groupAssignment(g, roleDef(NamespaceRoleID), nsScope,
 					"aksml: team "+t.Name+" members read their namespace through Azure RBAC"), pulumi.Parent(parent)); err != nil {
 					return nil, err
 				}
@@ -350,10 +350,10 @@ func registerIdentities(ctx *pulumi.Context, name string, teams []Team, az *Azur
 			return nil, err
 		}
 		scope := container.ID().ToStringOutput()
-		if _, err := authorization.NewRoleAssignment(ctx, tn+"-blob-data", &authorization.RoleAssignmentArgs{
-			PrincipalId:      principalID,
+		if _, err := azarm.NewRoleAssignment(ctx, tn+"-blob-data", &azarm.RoleAssignmentArgs{
+			PrincipalID:      principalID,
 			PrincipalType:    pulumi.String("ServicePrincipal"),
-			RoleDefinitionId: roleDef(StorageBlobDataContributorRoleID),
+			RoleDefinitionID: roleDef(StorageBlobDataContributorRoleID),
 			Scope:            scope,
 			Description:      pulumi.String("aksml: team " + t.Name + " workloads read and write their own container with workload identity"),
 		}, pulumi.Parent(parent)); err != nil {
@@ -364,11 +364,11 @@ func registerIdentities(ctx *pulumi.Context, name string, teams []Team, az *Azur
 }
 
 // groupAssignment is a role assignment of roleDef to an Entra group at scope.
-func groupAssignment(group string, roleDef, scope pulumi.StringOutput, description string) *authorization.RoleAssignmentArgs {
-	return &authorization.RoleAssignmentArgs{
-		PrincipalId:      pulumi.String(group),
+func groupAssignment(group string, roleDef, scope pulumi.StringOutput, description string) *azarm.RoleAssignmentArgs {
+	return &azarm.RoleAssignmentArgs{
+		PrincipalID:      pulumi.String(group),
 		PrincipalType:    pulumi.String("Group"),
-		RoleDefinitionId: roleDef,
+		RoleDefinitionID: roleDef,
 		Scope:            scope,
 		Description:      pulumi.String(description),
 	}

@@ -134,10 +134,7 @@ require (
 	github.com/prometheus/common v0.67.5 // indirect
 	github.com/prometheus/procfs v0.19.2 // indirect
 	github.com/pulumi/appdash v0.0.0-20231130102222-75f619a67231 // indirect
-	github.com/pulumi/pulumi-azure-native-sdk/authorization/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/containerservice/v2 v2.88.0 // indirect
-	github.com/pulumi/pulumi-azure-native-sdk/network/v2 v2.88.0 // indirect
-	github.com/pulumi/pulumi-azure-native-sdk/resources/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/storage/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-azure-native-sdk/v2 v2.88.0 // indirect
 	github.com/pulumi/pulumi-cloud-sdk/go v1.20261104.0 // indirect
