@@ -3,6 +3,7 @@ package workloads
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -627,7 +628,10 @@ func NewInferenceServer(ctx *pulumi.Context, name string, args *InferenceServerA
 			if _, err := policyv1.NewPodDisruptionBudget(ctx, name+"-pdb", inferencePDBArgs(a), child...); err != nil {
 				return nil, err
 			}
-			afterDeployment := append(child, pulumi.DependsOn([]pulumi.Resource{d}))
+			// A copy: the SDK's constructors append their alias options to
+			// the slice they are given, which would overwrite an option
+			// appended in place of child's spare capacity.
+			afterDeployment := append(slices.Clip(child), pulumi.DependsOn([]pulumi.Resource{d}))
 			if a.Autoscaling.Scaler == ScalerMetricsAdapter {
 				if _, err := autoscalingv2.NewHorizontalPodAutoscaler(ctx, name+"-hpa", inferenceHPAArgs(a), afterDeployment...); err != nil {
 					return nil, err

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"testing"
 
+	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
+
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,7 +45,12 @@ func vllmServer() *InferenceServerArgs {
 
 func TestInferenceServer(t *testing.T) {
 	m := mustRun(t, func(ctx *pulumi.Context) error {
-		_, err := NewInferenceServer(ctx, "chat", vllmServer())
+		// The stacks pass the namespace and queues as dependencies.
+		ns, err := corev1.NewNamespace(ctx, "serving", &corev1.NamespaceArgs{})
+		if err != nil {
+			return err
+		}
+		_, err = NewInferenceServer(ctx, "chat", vllmServer(), pulumi.DependsOn([]pulumi.Resource{ns}))
 		return err
 	})
 	assert.Len(t, m.ByType(InferenceServerType), 1)
@@ -118,6 +125,9 @@ func TestInferenceServer(t *testing.T) {
 		"authenticationRef": map[string]any{"kind": "ClusterTriggerAuthentication", "name": "aksml-azure-monitor"},
 	}, mocktest.Dig(t, so, "spec", "triggers", 0))
 	assert.Len(t, mocktest.Dig(t, so, "spec", "triggers"), 1)
+	deployment := "urn:pulumi:test::aksml::aksml:workloads:InferenceServer$kubernetes:apps/v1:Deployment::chat-deployment"
+	assert.Contains(t, m.One(t, scaledObjType).Deps, deployment, "the ScaledObject waits for its Deployment")
+	assert.Contains(t, m.One(t, scaledObjType).Deps, "urn:pulumi:test::aksml::kubernetes:core/v1:Namespace::serving", "and for what the server waits for")
 
 	// The metric reaches the workspace: a PodMonitor on the serving port
 	// that keeps only the scaling metric and labels it as the query selects.
