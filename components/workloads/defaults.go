@@ -338,6 +338,10 @@ const (
 	// workload identity with Monitoring Data Reader on the Azure Monitor
 	// workspace.
 	DefaultKEDATriggerAuthentication = vocab.KEDATriggerAuthentication
+	// KEDATransferHPAAnnotation on a ScaledObject lets KEDA take over the
+	// HPA named in its advanced.horizontalPodAutoscalerConfig.name
+	// (kedacore/keda apis/keda/v1alpha1 ScaledObjectTransferHpaOwnershipAnnotation).
+	KEDATransferHPAAnnotation = "scaledobject.keda.sh/transfer-hpa-ownership"
 	// PodMonitorAPIVersion is the managed Prometheus add-on's PodMonitor
 	// API (azmonitoring.coreos.com/v1).
 	PodMonitorAPIVersion = "azmonitoring.coreos.com/v1"

@@ -482,6 +482,18 @@ const QueryEndpointPattern = `^https://[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)*\.promethe
 // example, https://learn.microsoft.com/azure/azure-monitor/containers/integrate-keda#scalers).
 // Not awaited: its Ready condition depends on KEDA reaching the workspace,
 // which the deployment does not need to wait for.
+//
+// The HPA KEDA creates is named after the server (advanced.horizontalPodAutoscalerConfig.name),
+// as aksml's own HPA was, and the ScaledObject asks to take that HPA over
+// (KEDATransferHPAAnnotation). KEDA's admission webhook refuses a
+// ScaledObject whose Deployment another HPA already scales ("Admission
+// Webhooks", https://keda.sh/docs/2.17/concepts/admission-webhooks/), and
+// on a stack deployed before the keda scaler `up` creates the ScaledObject
+// while the old `<name>-hpa` still exists (Pulumi deletes replaced
+// resources last); with the annotation and the same name KEDA adopts it
+// (kedacore/keda v2.17.2 apis/keda/v1alpha1/scaledobject_webhook.go
+// verifyHpas). When Pulumi then deletes the old HPA object, KEDA recreates
+// its HPA on its next reconcile.
 func inferenceScaledObjectArgs(a *InferenceServerArgs) *apiextensions.CustomResourceArgs {
 	c := &a.Common
 	query := c.Namespace.ToStringOutput().ApplyT(func(ns string) string {
@@ -490,9 +502,10 @@ func inferenceScaledObjectArgs(a *InferenceServerArgs) *apiextensions.CustomReso
 	return &apiextensions.CustomResourceArgs{
 		ApiVersion: pulumi.String(KEDAAPIVersion),
 		Kind:       pulumi.String("ScaledObject"),
-		Metadata:   objectMeta(c, objectLabels(c, kindInferenceServer), map[string]string{SkipAwaitAnnotation: "true"}),
+		Metadata:   objectMeta(c, objectLabels(c, kindInferenceServer), map[string]string{SkipAwaitAnnotation: "true", KEDATransferHPAAnnotation: "true"}),
 		OtherFields: kubernetes.UntypedArgs{"spec": pulumi.Map{
 			"scaleTargetRef":  pulumi.Map{"apiVersion": pulumi.String("apps/v1"), "kind": pulumi.String("Deployment"), "name": pulumi.String(c.Name)},
+			"advanced":        pulumi.Map{"horizontalPodAutoscalerConfig": pulumi.Map{"name": pulumi.String(c.Name)}},
 			"minReplicaCount": pulumi.Int(a.MinReplicas),
 			"maxReplicaCount": pulumi.Int(a.MaxReplicas),
 			"triggers": pulumi.Array{pulumi.Map{

@@ -112,6 +112,10 @@ func TestInferenceServer(t *testing.T) {
 	assert.Equal(t, "chat", mocktest.Dig(t, so, "metadata", "name"))
 	assert.Equal(t, "serving", mocktest.Dig(t, so, "metadata", "namespace"))
 	assert.Equal(t, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat"}, mocktest.Dig(t, so, "spec", "scaleTargetRef"))
+	// KEDA's HPA takes the name aksml's HPA had, and may adopt it, so a
+	// stack that had the HPA moves to KEDA in one up.
+	assert.Equal(t, "chat", mocktest.Dig(t, so, "spec", "advanced", "horizontalPodAutoscalerConfig", "name"))
+	assert.Equal(t, "true", mocktest.Dig(t, so, "metadata", "annotations", "scaledobject.keda.sh/transfer-hpa-ownership"))
 	assert.EqualValues(t, 1, mocktest.Dig(t, so, "spec", "minReplicaCount"))
 	assert.EqualValues(t, 2, mocktest.Dig(t, so, "spec", "maxReplicaCount"), "two A100 nodes at the pool's maxCount")
 	assert.Equal(t, map[string]any{
