@@ -131,7 +131,8 @@ func workloadCases() []componentCase {
 	mig := with(container(), map[string]any{"pool": with(a100(), map[string]any{"name": "mig", "maxCount": 2, "mig": map[string]any{"strategy": "Mixed", "profile": "MIG1g"}})})
 	delete(mig, "resources")
 	scoring := with(container(), map[string]any{"resources": map[string]any{"cpu": "2", "memory": "4Gi"}})
-	serve := with(container(), map[string]any{"pool": with(a100(), map[string]any{"name": "serve", "workload": "inference"}), "serving": true})
+	serve := with(container(), map[string]any{"pool": with(a100(), map[string]any{"name": "serve", "workload": "inference"}), "serving": true,
+		"keda": map[string]any{"queryEndpoint": testQueryEndpoint}})
 	ws := map[string]any{"namespace": "team-a", "team": "team-a", "instanceType": "Standard_NC24ads_A100_v4", "preset": "phi-3-mini-4k-instruct",
 		"inputURLs": []any{"https://huggingface.co/datasets/yahma/alpaca-cleaned/resolve/main/alpaca_data_cleaned.json"}, "outputPVC": "adapters"}
 	return []componentCase{
@@ -191,7 +192,7 @@ func workloadCases() []componentCase {
 			goErrs: func() field.ErrorList {
 				c := goCommon()
 				c.PriorityClass = "inference-critical"
-				return goErrors(&workloads.InferenceServerArgs{Common: c, Pool: goA100()})
+				return goErrors(&workloads.InferenceServerArgs{Common: c, Pool: goA100(), KEDA: &workloads.KEDASource{QueryEndpoint: pulumi.String(testQueryEndpoint)}})
 			},
 		},
 		{
@@ -205,6 +206,10 @@ func workloadCases() []componentCase {
 		},
 	}
 }
+
+// testQueryEndpoint is an Azure Monitor workspace query endpoint for the
+// InferenceServer's keda scaler (its default).
+const testQueryEndpoint = "https://amw-ml-a1b2.westeurope.prometheus.monitor.azure.com"
 
 // kubeconfigMonitor answers the cluster's credentials invoke like ARM.
 func kubeconfigMonitor(r *registered) *integration.MockResourceMonitor {

@@ -613,14 +613,15 @@ var goDocs = map[string]goDoc{
 		},
 	},
 	"workloads.InferenceAutoscaling": {
-		Doc: "InferenceAutoscaling is the metric an InferenceServer scales on: a per-pod metric of the custom metrics API (custom.metrics.k8s.io), whose average over the replicas the HorizontalPodAutoscaler keeps at Target. Something must serve that API from the server's Prometheus metrics (see the README's \"Serving\" section: aksml does not install a metrics adapter).",
+		Doc: "InferenceAutoscaling is the metric an InferenceServer scales on and the scaler that follows it. With Scaler keda (the default) the metric is read from the Azure Monitor workspace, summed over the server's pods, and KEDA keeps the sum at Target per replica; with metricsAdapter it is a per-pod metric of the custom metrics API whose average over the replicas a HorizontalPodAutoscaler keeps at Target (see the README's \"Serving\" section).",
 		Fields: map[string]string{
-			"metric": "Metric is the per-pod metric name as the custom metrics API serves it. Default \"vllm:num_requests_waiting\": requests queued behind the running batch, the queue depth of a vLLM server (\"Production Metrics\", https://docs.vllm.ai/en/latest/serving/metrics.html). A fallback that needs no server metrics is DCGM's DCGM_FI_DEV_GPU_UTIL.",
-			"target": "Target is the average value per replica, a Kubernetes quantity. Default \"5\".",
+			"metric": "Metric is the server's Prometheus metric (keda) or the per-pod metric name as the custom metrics API serves it (metricsAdapter). With keda it must be a plain Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*), since it is written into the trigger's PromQL. Default \"vllm:num_requests_waiting\": requests queued behind the running batch, the queue depth of a vLLM server (\"Production Metrics\", https://docs.vllm.ai/en/latest/serving/metrics.html). A fallback that needs no server metrics is DCGM's DCGM_FI_DEV_GPU_UTIL.",
+			"scaler": "Scaler is keda (ScalerKEDA, the default: what an AKS cluster with aksml's managed Prometheus and the KEDA add-on needs) or metricsAdapter (ScalerMetricsAdapter, for a cluster that runs its own custom metrics adapter).",
+			"target": "Target is the value per replica: the KEDA trigger's threshold (a decimal number, e.g. \"5\" or \"2.5\") or the HPA's averageValue (a Kubernetes quantity). Default \"5\".",
 		},
 	},
 	"workloads.InferenceServer": {
-		Doc: "InferenceServer is a model server: Deployment, Service, PodDisruptionBudget and HorizontalPodAutoscaler of one name.",
+		Doc: "InferenceServer is a model server: Deployment, Service, PodDisruptionBudget and its autoscaler (a KEDA ScaledObject with its PodMonitor and scrape NetworkPolicy, or a HorizontalPodAutoscaler).",
 		Fields: map[string]string{
 			"name":        "Name is the object name.",
 			"namespace":   "Namespace is the object namespace.",
@@ -629,10 +630,10 @@ var goDocs = map[string]goDoc{
 		},
 	},
 	"workloads.InferenceServerArgs": {
-		Doc: "InferenceServerArgs describe a real-time model server (SPEC C7; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) \"Configure training and inference priorities\" and \"never use spot for inference serving\"): a Deployment of an OpenAI-compatible server such as vLLM on a Regular GPU pool for inference, a ClusterIP Service, a PodDisruptionBudget and a HorizontalPodAutoscaler on the server's own load metric.\n\nThe Deployment is not queued: a serving replica must start when the autoscaler asks for it, not when a batch quota frees up, so Scheduler must be none. Its GPUs still count against the team namespace's ResourceQuota (requests.nvidia.com/gpu), which the stacks size to the team's quota.\n\nThe model is read from the team's storage: DataPVC (default the team's model-checkpoints claim, where fine-tuning writes its output) is mounted read-only at DataDir (default /models) and passed in DATA_DIR. Nothing is downloaded at start unless the container is told to.",
+		Doc: "InferenceServerArgs describe a real-time model server (SPEC C7; AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops) \"Configure training and inference priorities\" and \"never use spot for inference serving\"): a Deployment of an OpenAI-compatible server such as vLLM on a Regular GPU pool for inference, a ClusterIP Service, a PodDisruptionBudget and an autoscaler on the server's own load metric: by default a KEDA ScaledObject whose prometheus trigger reads the metric from the Azure Monitor workspace managed Prometheus scrapes it into (Autoscaling.Scaler, KEDA).\n\nThe Deployment is not queued: a serving replica must start when the autoscaler asks for it, not when a batch quota frees up, so Scheduler must be none. Its GPUs still count against the team namespace's ResourceQuota (requests.nvidia.com/gpu), which the stacks size to the team's quota.\n\nThe model is read from the team's storage: DataPVC (default the team's model-checkpoints claim, where fine-tuning writes its output) is mounted read-only at DataDir (default /models) and passed in DATA_DIR. Nothing is downloaded at start unless the container is told to.",
 		Fields: map[string]string{
 			"args":                  "Args are the container arguments.",
-			"autoscaling":           "Autoscaling is the load signal the HorizontalPodAutoscaler follows.",
+			"autoscaling":           "Autoscaling is the load signal the autoscaler follows and which autoscaler follows it.",
 			"await":                 "Await makes `pulumi up` wait for the object (Job completion) for at most AwaitTimeoutSeconds. Default false: objects carry pulumi.com/skipAwait, because a Kueue-suspended Job finishes only after admission and a whole training run.",
 			"awaittimeoutseconds":   "AwaitTimeoutSeconds bounds the wait; required with Await, at most 3600.",
 			"checkpointdir":         "CheckpointDir is the absolute mount path of CheckpointPVC. Default \"/checkpoints\".",
@@ -643,10 +644,11 @@ var goDocs = map[string]goDoc{
 			"env":                   "Env are extra environment variables. Names aksml sets (CHECKPOINT_DIR, SHARD_*, NCCL_*, ...) are rejected; use their fields.",
 			"healthpath":            "HealthPath is the HTTP path the startup, readiness and liveness probes GET on Port. Default \"/health\" (vLLM's). Must start with \"/\".",
 			"image":                 "Image is the container image. Required; with RequireDigest it must be pinned by digest (`@sha256:` and 64 hex digits).",
+			"keda":                  "KEDA is where the keda scaler reads the metric: the Azure Monitor workspace's Prometheus query endpoint and the ClusterTriggerAuthentication whose workload identity may read it. Required with Autoscaling.Scaler keda (the aksml stacks pass the platform's: the workspace of observability.NewAzureMonitor and the ClusterTriggerAuthentication of observability.NewKEDATriggerAuth); ignored with metricsAdapter.",
 			"labels":                "Labels are added to the object and pod labels; they may not override the labels aksml sets.",
-			"maxreplicas":           "MaxReplicas is the HorizontalPodAutoscaler's maximum. Default: the replicas the pool holds at its node ceiling. At most that.",
+			"maxreplicas":           "MaxReplicas is the autoscaler's maximum. Default: the replicas the pool holds at its node ceiling. At most that.",
 			"metricsport":           "MetricsPort, when > 0, adds a container port named \"metrics\" and the pod label aksml.io/metrics=true so that the training PodMonitor scrapes it. Default 0 (no metrics).",
-			"minreplicas":           "MinReplicas is the HorizontalPodAutoscaler's minimum. Default: the replicas the pool's warm nodes hold (pool minimum × replicas per node), at least 1, so that the warm minimum and the serving minimum agree: fewer would pay for idle warm GPUs, more would wait for a node to boot on every deployment.",
+			"minreplicas":           "MinReplicas is the autoscaler's minimum. Default: the replicas the pool's warm nodes hold (pool minimum × replicas per node), at least 1, so that the warm minimum and the serving minimum agree: fewer would pay for idle warm GPUs, more would wait for a node to boot on every deployment.",
 			"modelloadseconds":      "ModelLoadSeconds is how long a starting replica may take to load its model before the liveness probe applies (startup probe budget). Default 1800; 60..7200.",
 			"name":                  "Name is the Kubernetes object name: a DNS-1123 label. Default: the component name.",
 			"namespace":             "Namespace is the team namespace, usually the output of the component that creates it so that the dependency flows. Required.",
@@ -664,6 +666,13 @@ var goDocs = map[string]goDoc{
 			"team":                  "Team owns the workload; it becomes the aksml.io/team label. Required.",
 			"workloadidentity":      "WorkloadIdentity labels the pods azure.workload.identity/use=true so the AKS workload identity webhook projects an Entra token for the managed identity named on ServiceAccountName's client-id annotation (components/tenancy). Needs ServiceAccountName. Default false.",
 			"workloadpriorityclass": "WorkloadPriorityClass is the Kueue WorkloadPriorityClass put in the kueue.x-k8s.io/priority-class label. Default: PriorityClass, so the queue and the pods express the same business priority (AKS MLOps best practices); the queues component must create a WorkloadPriorityClass of that name.",
+		},
+	},
+	"workloads.KEDASource": {
+		Doc: "KEDASource is the platform side of the keda scaler: the Azure Monitor workspace KEDA queries and the ClusterTriggerAuthentication it queries with.",
+		Fields: map[string]string{
+			"queryendpoint":         "QueryEndpoint is the Prometheus query endpoint of the Azure Monitor workspace managed Prometheus writes the cluster's metrics to (https://<workspace>-<id>.<region>.prometheus.monitor.azure.com, the workspace's properties.metrics.prometheusQueryEndpoint): the trigger's serverAddress. Required.",
+			"triggerauthentication": "TriggerAuthentication is the ClusterTriggerAuthentication the trigger references (cluster-scoped, so that no team namespace holds an identity reference). Default DefaultKEDATriggerAuthentication, the one observability.NewKEDATriggerAuth creates.",
 		},
 	},
 	"workloads.MIGTrial": {

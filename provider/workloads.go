@@ -240,6 +240,7 @@ type InferenceServerArgs struct {
 	MinReplicas      *int                            `pulumi:"minReplicas,optional"`
 	MaxReplicas      *int                            `pulumi:"maxReplicas,optional"`
 	Autoscaling      *workloads.InferenceAutoscaling `pulumi:"autoscaling,optional"`
+	KEDA             *workloads.KEDASource           `pulumi:"keda,optional"`
 }
 
 // NewInferenceServer constructs workloads.InferenceServer.

@@ -18,6 +18,7 @@ import (
 	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/storage"
 	"github.com/aksml/aksml/components/teams"
+	"github.com/aksml/aksml/components/workloads"
 )
 
 // Namespace is the config namespace of every aksml key (`aksml:<key>`).
@@ -122,6 +123,10 @@ type Config struct {
 	// networkUnwritten says the stack config has no aksml:network (Default
 	// gave the cluster an empty Spec).
 	networkUnwritten bool `key:"-"`
+	// keda is where InferenceServers with the keda scaler read their
+	// metric, set by the deployment once the Azure Monitor workspace and
+	// KEDA's identity are registered; nil while validating.
+	keda *workloads.KEDASource `key:"-"`
 }
 
 // TrainingOperatorSpec is `aksml:trainingOperator`.

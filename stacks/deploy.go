@@ -64,7 +64,11 @@ type platform struct {
 	tenancy       *tenancy.Tenancy
 	operator      *workloads.TrainingOperator
 	kaito         *workloads.KAITO
-	outputs       map[string]pulumi.Input
+	// kedaClientID is KEDA's identity's client ID when the stack scales
+	// InferenceServers with KEDA, nil otherwise.
+	kedaClientID pulumi.StringOutput
+	kedaOn       bool
+	outputs      map[string]pulumi.Input
 }
 
 // Deploy wires the components for a parsed, valid Config: the Azure layer
@@ -508,6 +512,26 @@ func (p *platform) azureMonitor(ctx *pulumi.Context) error {
 	if !spec.IsEnabled() {
 		return nil
 	}
+	if p.cfg.usesKEDA() {
+		// KEDA's identity reads this workspace for the InferenceServers'
+		// keda scaler (observability.NewKEDAAccess); the Kubernetes layer
+		// names it in the platform's ClusterTriggerAuthentication.
+		keda, err := observability.NewKEDAAccess(ctx, p.cfg.Cluster.Name+"-keda", &observability.KEDAAccessArgs{
+			ResourceGroupName: p.cluster.ResourceGroupName,
+			Location:          p.cfg.Cluster.Location,
+			OIDCIssuerURL:     p.cluster.OIDCIssuerURL,
+			ClusterName:       p.cfg.Cluster.Name,
+			WorkspaceID:       mon.WorkspaceID,
+			Tags:              p.cfg.Tags,
+		}, pulumi.Parent(p.cluster))
+		if err != nil {
+			return err
+		}
+		p.kedaClientID, p.kedaOn = keda.ClientID, true
+		p.cfg.keda = &workloads.KEDASource{QueryEndpoint: mon.PrometheusQueryEndpoint, TriggerAuthentication: observability.DefaultKEDATriggerAuthentication}
+		p.outputs["kedaClientId"] = keda.ClientID
+		p.outputs["prometheusQueryEndpoint"] = mon.PrometheusQueryEndpoint
+	}
 	p.outputs["azureMonitorWorkspaceId"] = mon.WorkspaceID
 	if spec.Grafana != nil && spec.Grafana.Enabled {
 		p.outputs["grafanaEndpoint"] = mon.GrafanaEndpoint
@@ -532,11 +556,20 @@ func stackNames(cluster string) (monitor, alertRules string) {
 	return cluster + "-" + legacyMonitorName, cluster + "-" + legacyAlertRulesName
 }
 
-// observability creates the PodMonitors and dashboard on the cluster.
+// observability creates the PodMonitors and dashboard on the cluster, and
+// the platform's ClusterTriggerAuthentication when InferenceServers scale
+// with KEDA.
 func (p *platform) observability(ctx *pulumi.Context) error {
 	spec := p.cfg.Observability
 	if !spec.IsEnabled() {
 		return nil
+	}
+	if p.kedaOn {
+		if _, err := observability.NewKEDATriggerAuth(ctx, "keda", &observability.KEDATriggerAuthArgs{
+			Provider: p.provider, ClientID: p.kedaClientID,
+		}); err != nil {
+			return err
+		}
 	}
 	mon, err := observability.NewMonitors(ctx, "observability", &observability.MonitorsArgs{
 		ConfigPath:        key("observability"),

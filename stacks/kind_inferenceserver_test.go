@@ -35,6 +35,9 @@ func TestInferenceServerKind(t *testing.T) {
 	assert.Equal(t, "inference-critical", a.PriorityClass, "a serving team's server gets inference-critical")
 	assert.Equal(t, 1, a.MinReplicas, "a dev pool at zero still runs one replica")
 	assert.Equal(t, 2, a.MaxReplicas, "two T4 nodes at maxCount")
+	assert.Equal(t, workloads.ScalerKEDA, a.Autoscaling.Scaler, "KEDA by default: the cluster runs the add-on and managed Prometheus")
+	require.NotNil(t, a.KEDA, "the stack supplies KEDA's source")
+	assert.Equal(t, workloads.DefaultKEDATriggerAuthentication, a.KEDA.TriggerAuthentication)
 
 	tests := []struct {
 		name   string
@@ -62,6 +65,24 @@ func TestInferenceServerKind(t *testing.T) {
 			[]string{"aksml:workloads[0].minReplicas: is written as", "which aksml does not honour"}},
 		{"a field of another kind", func(tree map[string]any) { at(tree, "workloads", 0)["completions"] = 2 },
 			[]string{"aksml:workloads[0].completions: not a field of kind InferenceServer"}},
+		// The scaling signal: KEDA needs the stack's workspace and KEDA
+		// identity, which exist only on a cluster aksml creates with
+		// observability on.
+		{"keda with observability off", func(tree map[string]any) { tree["observability"] = map[string]any{"enabled": false} },
+			[]string{"aksml:workloads[0].autoscaling.scaler: keda (the default) reads vllm:num_requests_waiting from the stack's Azure Monitor workspace, and aksml:observability.enabled is false", "autoscaling.scaler: metricsAdapter"}},
+		{"keda on an existing cluster", func(tree map[string]any) {
+			delete(tree, "cluster")
+			tree["existingCluster"] = map[string]any{"context": "kind"}
+		}, []string{"aksml:workloads[0].autoscaling.scaler: keda (the default) reads vllm:num_requests_waiting from the Azure Monitor workspace through the AKS KEDA add-on and an identity aksml registers only on a cluster it creates", "set autoscaling.scaler: metricsAdapter"}},
+		{"an unknown scaler", func(tree map[string]any) {
+			at(tree, "workloads", 0)["autoscaling"] = map[string]any{"scaler": "hpa"}
+		}, []string{`aksml:workloads[0].autoscaling.scaler: "hpa" is not supported; use one of "keda", "metricsAdapter"`}},
+		{"the scaler written empty", func(tree map[string]any) {
+			at(tree, "workloads", 0)["autoscaling"] = map[string]any{"scaler": ""}
+		}, []string{"aksml:workloads[0].autoscaling.scaler: is written as", "keda"}},
+		{"a quantity as KEDA's threshold, and a metric with a selector", func(tree map[string]any) {
+			at(tree, "workloads", 0)["autoscaling"] = map[string]any{"target": "500m", "metric": `up{namespace="team-b"}`}
+		}, []string{"aksml:workloads[0].autoscaling.target: \"500m\": KEDA's threshold is a positive decimal number", "aksml:workloads[0].autoscaling.metric"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +93,30 @@ func TestInferenceServerKind(t *testing.T) {
 			for _, want := range tt.want {
 				assert.Contains(t, err.Error(), want)
 			}
+		})
+	}
+}
+
+// TestInferenceServerMetricsAdapter: the explicit metricsAdapter scaler
+// needs no workspace, so it is the choice on an existing cluster and with
+// observability off, and the server is built without a KEDA source.
+func TestInferenceServerMetricsAdapterScaler(t *testing.T) {
+	for name, mutate := range map[string]func(map[string]any){
+		"observability off": func(tree map[string]any) { tree["observability"] = map[string]any{"enabled": false} },
+		"existing cluster": func(tree map[string]any) {
+			delete(tree, "cluster")
+			tree["existingCluster"] = map[string]any{"context": "kind"}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tree := servingTree(t)
+			mutate(tree)
+			at(tree, "workloads", 0)["autoscaling"] = map[string]any{"scaler": "metricsAdapter"}
+			c, err := Parse("dev", rawConfig(t, tree))
+			require.NoError(t, err)
+			a := c.buildWorkload(c.Workloads[0], nil, nil).(*workloads.InferenceServerArgs)
+			assert.Equal(t, workloads.ScalerMetricsAdapter, a.Autoscaling.Scaler)
+			assert.False(t, c.usesKEDA(), "no KEDA identity or ClusterTriggerAuthentication is registered")
 		})
 	}
 }

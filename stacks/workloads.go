@@ -442,6 +442,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		}
 		seen[id] = i
 		errs = append(errs, c.validateOperator(w, p)...)
+		errs = append(errs, c.validateScaler(w, p)...)
 		if cfg, ok := w.Config.(*fineTuningWorkspaceConfig); ok && c.KAITO.Install && c.ExistingCluster == nil && cfg.InstanceType != "" {
 			if _, err := c.kaitoPool(cfg.InstanceType, p.Child("instanceType")); err != nil {
 				errs = append(errs, err)

@@ -560,6 +560,11 @@ func TestMonitoringStacksOutliveToggles(t *testing.T) {
 			cfg, err := synth.ReadStackConfig(projectDir, "dev")
 			require.NoError(t, err)
 			cfg["aksml:observability"] = obs
+			if name == "observability off" {
+				// Without a workspace the InferenceServer's default keda
+				// scaler is refused; the README's move is metricsAdapter.
+				cfg["aksml:workloads"] = withScaler(t, cfg["aksml:workloads"], workloads.ScalerMetricsAdapter)
+			}
 			st, err := synth.Run("dev", "dev", cfg, stacks.Program)
 			require.NoError(t, err)
 			cluster := byType(st, ":ManagedCluster")[0].Inputs["resourceName"].(string)
@@ -579,6 +584,27 @@ func TestMonitoringStacksOutliveToggles(t *testing.T) {
 			assert.Equal(t, map[string]bool{"-azure-monitor-stack": true, "-alert-rules-rulegroup": true}, found)
 		})
 	}
+}
+
+// withScaler returns the JSON of aksml:workloads with every InferenceServer's
+// autoscaling.scaler set to scaler.
+func withScaler(t *testing.T, raw, scaler string) string {
+	t.Helper()
+	var ws []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(raw), &ws))
+	for _, w := range ws {
+		if w["kind"] == string(stacks.KindInferenceServer) {
+			as, _ := w["autoscaling"].(map[string]any)
+			if as == nil {
+				as = map[string]any{}
+			}
+			as["scaler"] = scaler
+			w["autoscaling"] = as
+		}
+	}
+	out, err := json.Marshal(ws)
+	require.NoError(t, err)
+	return string(out)
 }
 
 // TestOneStackPerCluster: a stack whose cluster another aksml stack owns

@@ -291,7 +291,7 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 // arguments (API 2024-10-01): system-assigned identity, the system pool and
 // the CPU pool with the autoscaler on, Azure CNI overlay with Cilium, OIDC
 // issuer and workload identity, Blob/File/Disk CSI drivers and the snapshot
-// controller, managed Prometheus metrics, upgrade channels, the AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)
+// controller, managed Prometheus metrics, the KEDA add-on, upgrade channels, the AKS MLOps best practices (https://learn.microsoft.com/azure/aks/best-practices-ml-ops)
 // autoscaler profile, and Entra ID, API server access, Defender and Azure
 // Policy as the Spec says.
 func ManagedClusterArgs(s Spec, resourceGroupName pulumi.StringInput, tags map[string]string) *containerservice.ManagedClusterArgs {
@@ -336,6 +336,21 @@ func ManagedClusterArgs(s Spec, resourceGroupName pulumi.StringInput, tags map[s
 		},
 		AzureMonitorProfile: containerservice.ManagedClusterAzureMonitorProfileArgs{
 			Metrics: containerservice.ManagedClusterAzureMonitorProfileMetricsArgs{Enabled: enabled},
+		},
+		// The AKS KEDA add-on (workloadAutoScalerProfile.keda.enabled, a
+		// required boolean in ManagedClusterWorkloadAutoScalerProfileKeda of
+		// the 2024-10-01 spec: ../shared/azure-specs/specification/containerservice/resource-manager/Microsoft.ContainerService/aks/stable/2024-10-01/managedClusters.json):
+		// the scaler InferenceServers use with managed Prometheus ("Install
+		// the KEDA add-on with an ARM template",
+		// https://learn.microsoft.com/azure/aks/keda-deploy-add-on-arm).
+		// Workload identity and the OIDC issuer, which KEDA's Azure Monitor
+		// access needs, are on in the same body ("enable the workload
+		// identity add-on before enabling the KEDA add-on",
+		// https://learn.microsoft.com/azure/aks/keda-about). On a cluster
+		// created before, the next `up` sends the same PUT and AKS enables
+		// the add-on in place (as `az aks update --enable-keda` does).
+		WorkloadAutoScalerProfile: containerservice.ManagedClusterWorkloadAutoScalerProfileArgs{
+			Keda: containerservice.ManagedClusterWorkloadAutoScalerProfileKedaArgs{Enabled: enabled},
 		},
 		AddonProfiles: containerservice.ManagedClusterAddonProfileMap{
 			AzurePolicyAddon: containerservice.ManagedClusterAddonProfileArgs{Enabled: pulumi.Bool(s.AzurePolicyEnabled())},

@@ -393,6 +393,7 @@ func TestDevClusterMatchesBestPractices(t *testing.T) {
 	assert.True(t, in["oidcIssuerProfile"].ObjectValue()["enabled"].BoolValue())
 	sec := in["securityProfile"].ObjectValue()
 	assert.True(t, sec["workloadIdentity"].ObjectValue()["enabled"].BoolValue())
+	assert.True(t, in["workloadAutoScalerProfile"].ObjectValue()["keda"].ObjectValue()["enabled"].BoolValue(), "the AKS KEDA add-on, the InferenceServers' scaler")
 	assert.False(t, sec.HasValue("defender"))
 	storage := in["storageProfile"].ObjectValue()
 	for _, k := range []resource.PropertyKey{"blobCSIDriver", "fileCSIDriver", "diskCSIDriver", "snapshotController"} {

@@ -77,6 +77,7 @@ const (
 	outDCE                    = "dataCollectionEndpointId"
 	outGrafanaPrincipal       = "grafanaPrincipalId"
 	outGrafanaEndpoint        = "grafanaEndpoint"
+	outQueryEndpoint          = "prometheusQueryEndpoint"
 	dceNameExpr               = "take(format('" + MSPromPrefix + "-{0}-{1}', parameters('workspaceLocation'), parameters('clusterName')), 44)"
 	dcraNameExpr              = "format('" + MSPromPrefix + "-{0}-{1}', parameters('clusterLocation'), parameters('clusterName'))"
 )
@@ -131,6 +132,11 @@ type AzureMonitor struct {
 	DataCollectionRuleID pulumi.StringOutput
 	// GrafanaEndpoint is the Azure Managed Grafana URL, "" without Grafana.
 	GrafanaEndpoint pulumi.StringOutput
+	// PrometheusQueryEndpoint is the workspace's Prometheus query endpoint
+	// (https://<workspace>-<id>.<region>.prometheus.monitor.azure.com), the
+	// serverAddress of KEDA's prometheus triggers; "" with observability
+	// off.
+	PrometheusQueryEndpoint pulumi.StringOutput
 	// StackName is the Azure name of the deployment stack.
 	StackName pulumi.StringOutput
 }
@@ -227,6 +233,11 @@ func AzureMonitorTemplate(enabled, createWorkspace, grafana bool, tags map[strin
 	outputs := map[string]any{
 		outDCR: armdeploy.Output("string", dcrID),
 		outDCE: armdeploy.Output("string", dceID),
+		// The workspace's Prometheus query endpoint (properties.metrics.prometheusQueryEndpoint,
+		// read-only, Microsoft.Monitor/accounts 2023-04-03 monitoringAccounts_API.json), which
+		// KEDA's prometheus trigger queries: read from the created workspace or from the
+		// configured one by its ID.
+		outQueryEndpoint: armdeploy.Output("string", fmt.Sprintf("[reference(%s, '%s').metrics.prometheusQueryEndpoint]", strings.TrimSuffix(strings.TrimPrefix(workspaceID, "["), "]"), WorkspaceAPIVersion)),
 	}
 	if grafana {
 		params[monParamGrafanaName] = armdeploy.Param("string")
@@ -376,8 +387,10 @@ func NewAzureMonitor(ctx *pulumi.Context, name string, args *AzureMonitorArgs, o
 	c.WorkspaceLocation = pulumi.String(location).ToStringOutput()
 	c.DataCollectionRuleID = pulumi.String("").ToStringOutput()
 	c.GrafanaEndpoint = pulumi.String("").ToStringOutput()
+	c.PrometheusQueryEndpoint = pulumi.String("").ToStringOutput()
 	if enabled {
 		c.DataCollectionRuleID = armdeploy.OutputString(stack, outDCR)
+		c.PrometheusQueryEndpoint = armdeploy.OutputString(stack, outQueryEndpoint)
 	}
 	if grafana {
 		c.GrafanaEndpoint = armdeploy.OutputString(stack, outGrafanaEndpoint)
@@ -409,11 +422,12 @@ func NewAzureMonitor(ctx *pulumi.Context, name string, args *AzureMonitorArgs, o
 		}
 	}
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{
-		"workspaceId":          c.WorkspaceID,
-		"workspaceLocation":    c.WorkspaceLocation,
-		"dataCollectionRuleId": c.DataCollectionRuleID,
-		"grafanaEndpoint":      c.GrafanaEndpoint,
-		"stackName":            c.StackName,
+		"workspaceId":             c.WorkspaceID,
+		"workspaceLocation":       c.WorkspaceLocation,
+		"dataCollectionRuleId":    c.DataCollectionRuleID,
+		"grafanaEndpoint":         c.GrafanaEndpoint,
+		"prometheusQueryEndpoint": c.PrometheusQueryEndpoint,
+		"stackName":               c.StackName,
 	}); err != nil {
 		return nil, err
 	}

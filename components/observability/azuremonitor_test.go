@@ -39,12 +39,13 @@ func templateTypes(t *testing.T, stack mocktest.Resource) []any {
 }
 
 func TestAzureMonitorCreatesWorkspaceAndWiresPrometheus(t *testing.T) {
-	var workspaceID, dcrID, grafana string
+	var workspaceID, dcrID, grafana, query string
 	m, err := run(t, func(ctx *pulumi.Context) error {
 		mon, err := NewAzureMonitor(ctx, "mon", monitorArgs(Spec{}))
 		if err != nil {
 			return err
 		}
+		query = await(t, ctx, mon.PrometheusQueryEndpoint).(string)
 		workspaceID = await(t, ctx, mon.WorkspaceID).(string)
 		dcrID = await(t, ctx, mon.DataCollectionRuleID).(string)
 		grafana = await(t, ctx, mon.GrafanaEndpoint).(string)
@@ -99,6 +100,10 @@ func TestAzureMonitorCreatesWorkspaceAndWiresPrometheus(t *testing.T) {
 	assert.Equal(t, "/subscriptions/00000000-0000-0000-0000-0000000000aa/resourceGroups/rg-aksml/providers/Microsoft.Monitor/accounts/amw-aks-ml", workspaceID)
 	assert.Equal(t, "deployed:dataCollectionRuleId", dcrID)
 	assert.Equal(t, "", grafana)
+	// KEDA's serverAddress: the created workspace's query endpoint.
+	assert.Equal(t, "[reference(resourceId('Microsoft.Monitor/accounts', parameters('workspaceName')), '2023-04-03').metrics.prometheusQueryEndpoint]",
+		mocktest.Dig(t, stack.Inputs, "template", "outputs", "prometheusQueryEndpoint", "value"))
+	assert.Equal(t, "deployed:prometheusQueryEndpoint", query)
 	assert.NotContains(t, res, "mon-grafana-reader", "no Grafana, no role assignment")
 }
 
@@ -127,6 +132,8 @@ func TestAzureMonitorExistingWorkspaceAndGrafana(t *testing.T) {
 	assert.Equal(t, "eastus", mocktest.Dig(t, stack.Inputs, "parameters", "workspaceLocation", "value"))
 	assert.NotContains(t, mocktest.Dig(t, stack.Inputs, "parameters").(map[string]any), "workspaceName")
 	assert.Equal(t, "[parameters('workspaceId')]", mocktest.Dig(t, stack.Inputs, "template", "resources", 1, "properties", "destinations", "monitoringAccounts", 0, "accountResourceId"))
+	assert.Equal(t, "[reference(parameters('workspaceId'), '2023-04-03').metrics.prometheusQueryEndpoint]",
+		mocktest.Dig(t, stack.Inputs, "template", "outputs", "prometheusQueryEndpoint", "value"), "a configured workspace's endpoint is read by its ID")
 
 	grafana := mocktest.Dig(t, stack.Inputs, "template", "resources", 3)
 	assert.Equal(t, "2025-08-01", mocktest.Dig(t, grafana, "apiVersion"))
@@ -148,11 +155,16 @@ func TestAzureMonitorExistingWorkspaceAndGrafana(t *testing.T) {
 
 func TestAzureMonitorDisabledEmptiesTheTemplate(t *testing.T) {
 	off := false
+	var query string
 	m, err := run(t, func(ctx *pulumi.Context) error {
-		_, err := NewAzureMonitor(ctx, "mon", monitorArgs(Spec{Enabled: &off, Grafana: &GrafanaSpec{Enabled: true, Name: "amg-ml"}}))
+		mon, err := NewAzureMonitor(ctx, "mon", monitorArgs(Spec{Enabled: &off, Grafana: &GrafanaSpec{Enabled: true, Name: "amg-ml"}}))
+		if err == nil {
+			query = await(t, ctx, mon.PrometheusQueryEndpoint).(string)
+		}
 		return err
 	})
 	require.NoError(t, err)
+	assert.Empty(t, query, "no workspace, no endpoint")
 	stack := m.Names()["mon-stack"]
 	assert.Empty(t, mocktest.Dig(t, stack.Inputs, "template", "resources"), "turning observability off deletes what the stack created")
 	assert.NotContains(t, m.Names(), "mon-grafana-reader")

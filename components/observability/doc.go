@@ -4,7 +4,10 @@
 // exporter).
 //
 // It has three components, so that an existing (non-AKS) cluster registers
-// no Azure resources:
+// no Azure resources, and two for KEDA, which InferenceServers scale with
+// (keda.go: NewKEDAAccess, Azure layer, KEDA's identity with Monitoring
+// Data Reader on the workspace; NewKEDATriggerAuth, Kubernetes layer, the
+// platform's ClusterTriggerAuthentication):
 //
 //   - NewMonitors (Kubernetes layer, `aksml:observability:Monitors`): the
 //     DCGM exporter scrape, the training PodMonitor, a Grafana dashboard

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aksml/aksml/components/gpupool"
 	"github.com/aksml/aksml/components/vocab"
+	"github.com/aksml/aksml/components/workloads"
 )
 
 // The admission policy enforces the tenancy model in the API server
@@ -42,6 +43,8 @@ const (
 	RuleStorageKey      = "no-storage-key-secret"
 	RulePriorityClass   = "priority-class"
 	RuleKueuePriority   = "kueue-priority-class"
+	RuleKEDAPodIdentity = "keda-no-pod-identity"
+	RuleKEDAPlatform    = "keda-platform-authentication"
 	admissionRulePrefix = "aksml tenancy ("
 )
 
@@ -95,6 +98,61 @@ var AdmittedKinds = []AdmittedKind{
 	{Group: "apps", Version: "v1", Resource: "statefulsets", Kind: "StatefulSet", PodSpecs: "[object.spec.template.spec]"},
 	{Group: "kubeflow.org", Version: "v1", Resource: "pytorchjobs", Kind: "PyTorchJob", PodSpecs: replicaPodSpecs("pytorchReplicaSpecs")},
 	{Group: "kubeflow.org", Version: "v1", Resource: "tfjobs", Kind: "TFJob", PodSpecs: replicaPodSpecs("tfReplicaSpecs")},
+	{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledjobs", Kind: "ScaledJob", PodSpecs: "[object.spec.jobTargetRef.template.spec]"},
+	{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects", Kind: "ScaledObject", PodSpecs: "[]"},
+	{Group: "keda.sh", Version: "v1alpha1", Resource: "triggerauthentications", Kind: "TriggerAuthentication", PodSpecs: "[]"},
+}
+
+// KEDA in a team namespace: the attacker view (README "Serving").
+//
+// KEDA's operator evaluates every trigger of every namespace with its own
+// credentials. The platform federates one identity with it (components/observability
+// KEDAAccess: kube-system/keda-operator), which has Monitoring Data Reader on
+// the whole Azure Monitor workspace, every team's series included, and the
+// platform's ClusterTriggerAuthentication (vocab.KEDATriggerAuthentication)
+// names it. Whoever gets KEDA to run a query with that identity reads the
+// answer back from the ScaledObject's HPA (its external metric value) and
+// can point the trigger's serverAddress at a host of theirs, to which KEDA
+// sends the identity's bearer token. So:
+//
+//   - Team members may not write KEDA objects at all: MemberRules grant
+//     nothing in keda.sh, and a namespaced Role cannot grant the
+//     cluster-scoped ClusterTriggerAuthentication (the cluster tier proves
+//     both against a real API server).
+//   - In a team namespace, whoever writes (a member given more rights
+//     later, an operator acting for one, Pulumi itself), the admission
+//     policy refuses a TriggerAuthentication with a pod identity
+//     (RuleKEDAPodIdentity): every identity federated with keda-operator is
+//     the platform's, and a namespaced TriggerAuthentication naming its
+//     client ID would use it without the ClusterTriggerAuthentication.
+//   - and it refuses a ScaledObject or ScaledJob trigger that references a
+//     ClusterTriggerAuthentication unless it is a prometheus trigger whose
+//     query is an InferenceServer's (workloads.ScalingQueryPattern of the
+//     namespace the object is in), whose serverAddress is an Azure Monitor
+//     workspace endpoint (workloads.QueryEndpointPattern), and whose
+//     metadata holds no other key (no authModes, unsafeSsl or
+//     queryParameters) (RuleKEDAPlatform).
+const (
+	// kedaTriggersExpression lists the triggers of a ScaledObject or
+	// ScaledJob.
+	kedaTriggersExpression = `(request.kind.kind == "ScaledObject" || request.kind.kind == "ScaledJob") && has(object.spec.triggers) ? object.spec.triggers : []`
+	// kedaPlatformMetadataKeys are the trigger metadata keys a trigger with
+	// the platform's authentication may hold.
+	kedaPlatformMetadataKeys = `["serverAddress", "query", "threshold", "activationThreshold", "ignoreNullValues"]`
+)
+
+// kedaPlatformTriggerExpression is true for a trigger (CEL variable t)
+// that does not reference a ClusterTriggerAuthentication, or that is an
+// InferenceServer's prometheus trigger on an Azure Monitor workspace in
+// the request's namespace.
+func kedaPlatformTriggerExpression() string {
+	const ns = "NAMESPACE"
+	parts := strings.SplitN(workloads.ScalingQueryPattern(ns), ns, 2)
+	query := strconv.Quote(parts[0]) + " + request.namespace + " + strconv.Quote(parts[1])
+	return `!has(t.authenticationRef) || !has(t.authenticationRef.kind) || t.authenticationRef.kind != "ClusterTriggerAuthentication" || ` +
+		`(t.type == "prometheus" && has(t.metadata) && t.metadata.all(k, k in ` + kedaPlatformMetadataKeys + `) && ` +
+		`"query" in t.metadata && t.metadata["query"].matches(` + query + `) && ` +
+		`"serverAddress" in t.metadata && t.metadata["serverAddress"].matches(` + strconv.Quote(workloads.QueryEndpointPattern) + `))`
 }
 
 // replicaPodSpecs lists the pod specs of a Kubeflow job's replica specs
@@ -188,6 +246,10 @@ func AdmissionValidations(t Team) []AdmissionValidation {
 			msg(RulePriorityClass, "team "+t.Name+" may use the priority classes "+allowedText+"; system-* classes are the platform's and preempting classes (inference-critical) need aksml:teams[].serving: true")},
 		{RuleKueuePriority, `variables.labelSets.all(l, !("` + vocab.WorkloadPriorityClassLabel + `" in l) || l["` + vocab.WorkloadPriorityClassLabel + `"] in ` + allowed + `)`,
 			msg(RuleKueuePriority, "team "+t.Name+" may name the Kueue WorkloadPriorityClasses "+allowedText+" in "+vocab.WorkloadPriorityClassLabel+"; preempting classes (inference-critical) need aksml:teams[].serving: true")},
+		{RuleKEDAPodIdentity, `request.kind.kind != "TriggerAuthentication" || !has(object.spec.podIdentity) || !has(object.spec.podIdentity.provider) || object.spec.podIdentity.provider == "none"`,
+			msg(RuleKEDAPodIdentity, "a TriggerAuthentication with a pod identity makes KEDA's operator sign in as an identity federated with it, and those are the platform's (Monitoring Data Reader on every team's metrics); scale an InferenceServer with the platform's "+vocab.KEDATriggerAuthentication+", or authenticate with a Secret of the team's own")},
+		{RuleKEDAPlatform, `variables.kedaTriggers.all(t, ` + kedaPlatformTriggerExpression() + `)`,
+			msg(RuleKEDAPlatform, "a trigger with a ClusterTriggerAuthentication reads the workspace as the platform's KEDA identity; it must be a prometheus trigger on an Azure Monitor workspace endpoint whose query is an InferenceServer's for this namespace (sum(<metric>{namespace=\"<this namespace>\",workload=\"<name>\"})) with no metadata beyond serverAddress, query, threshold, activationThreshold and ignoreNullValues")},
 	}
 }
 
@@ -229,6 +291,7 @@ func admissionPolicyArgs(t Team) *admissionv1.ValidatingAdmissionPolicyArgs {
 			Variables: admissionv1.VariableArray{
 				admissionv1.VariableArgs{Name: pulumi.String("podSpecs"), Expression: pulumi.String(podSpecsExpression())},
 				admissionv1.VariableArgs{Name: pulumi.String("labelSets"), Expression: pulumi.String(labelSetsExpression)},
+				admissionv1.VariableArgs{Name: pulumi.String("kedaTriggers"), Expression: pulumi.String(kedaTriggersExpression)},
 			},
 			Validations: validations,
 		},

@@ -40,7 +40,7 @@ func TestAdmissionPolicyPerTeam(t *testing.T) {
 			assert.Equal(t, []any{"CREATE", "UPDATE"}, rule["operations"])
 		}
 	}
-	assert.Equal(t, []string{"pods", "jobs", "cronjobs", "deployments", "statefulsets", "pytorchjobs", "tfjobs"}, resources)
+	assert.Equal(t, []string{"pods", "jobs", "cronjobs", "deployments", "statefulsets", "pytorchjobs", "tfjobs", "scaledjobs", "scaledobjects", "triggerauthentications"}, resources)
 
 	rules := map[string]string{}
 	for _, v := range mocktest.Dig(t, a, "spec", "validations").([]any) {
@@ -50,7 +50,10 @@ func TestAdmissionPolicyPerTeam(t *testing.T) {
 		rules[rule] = v.(map[string]any)["expression"].(string)
 		assert.Equal(t, "Forbidden", v.(map[string]any)["reason"])
 	}
-	assert.Len(t, rules, 8)
+	assert.Len(t, rules, 10)
+	assert.Contains(t, rules[RuleKEDAPodIdentity], `object.spec.podIdentity.provider == "none"`)
+	assert.Contains(t, rules[RuleKEDAPlatform], `" + request.namespace + "`, "the query is held to the namespace of the request")
+	assert.Contains(t, rules[RuleKEDAPlatform], `prometheus\\.monitor\\.azure\\.com`, "KEDA's token goes to an Azure Monitor endpoint only")
 	assert.Contains(t, rules[RulePriorityClass], `in ["training-batch"]`, "team-a is not serving")
 	assert.Contains(t, rules[RuleKueuePriority], `in ["training-batch"]`)
 	assert.Contains(t, rules[RuleSystemPool], `"CriticalAddonsOnly"`)

@@ -85,12 +85,9 @@ const (
 	DNSPodLabel = "k8s-app"
 	DNSPodValue = "kube-dns"
 	// ScraperPodLabel/ScraperPodValue select the ama-metrics replica that
-	// runs custom scrape jobs (PodMonitors); the per-node DaemonSet
-	// (ama-metrics-node) only scrapes node targets ("Customize scraping of
-	// Prometheus metrics in Azure Monitor managed service for Prometheus",
-	// https://learn.microsoft.com/azure/azure-monitor/containers/prometheus-metrics-scrape-configuration).
-	ScraperPodLabel = "rsName"
-	ScraperPodValue = "ama-metrics"
+	// runs custom scrape jobs (vocab.ScraperPodLabel).
+	ScraperPodLabel = vocab.ScraperPodLabel
+	ScraperPodValue = vocab.ScraperPodValue
 	// MetricsPortName is the container port name workloads expose metrics
 	// on (components/workloads MetricsPortName).
 	MetricsPortName = "metrics"

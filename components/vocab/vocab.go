@@ -46,6 +46,24 @@ const (
 	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
 )
 
+// Managed Prometheus and KEDA names that tenancy, observability and
+// workloads share.
+const (
+	// ScraperPodLabel/ScraperPodValue select the ama-metrics replica that
+	// runs custom scrape jobs (PodMonitors); the per-node DaemonSet
+	// (ama-metrics-node) only scrapes node targets ("Customize scraping of
+	// Prometheus metrics in Azure Monitor managed service for Prometheus",
+	// https://learn.microsoft.com/azure/azure-monitor/containers/prometheus-metrics-scrape-configuration).
+	ScraperPodLabel = "rsName"
+	ScraperPodValue = "ama-metrics"
+	// KEDATriggerAuthentication is the platform's ClusterTriggerAuthentication:
+	// KEDA's workload identity with Monitoring Data Reader on the Azure
+	// Monitor workspace (observability.NewKEDAAccess), which InferenceServers
+	// with the keda scaler reference and tenancy's admission policy keeps
+	// out of team hands.
+	KEDATriggerAuthentication = "aksml-azure-monitor"
+)
+
 // Pulumi type tokens more than one component names.
 const (
 	// QueuesComponentType is the type token of the Queues component

@@ -326,3 +326,32 @@ const (
 	// full), to be tuned per model and SLO.
 	DefaultScalingTarget = "5"
 )
+
+// KEDA and managed Prometheus vocabulary of the keda scaler.
+const (
+	// KEDAAPIVersion is the API of KEDA's ScaledObject and
+	// ClusterTriggerAuthentication (keda.sh/v1alpha1, the version the AKS
+	// KEDA add-on serves; KEDA CRDs pinned by tools/deps/fetch.sh).
+	KEDAAPIVersion = "keda.sh/v1alpha1"
+	// DefaultKEDATriggerAuthentication is the platform's
+	// ClusterTriggerAuthentication (observability.NewKEDAAccess): KEDA's
+	// workload identity with Monitoring Data Reader on the Azure Monitor
+	// workspace.
+	DefaultKEDATriggerAuthentication = vocab.KEDATriggerAuthentication
+	// KEDATransferHPAAnnotation on a ScaledObject lets KEDA take over the
+	// HPA named in its advanced.horizontalPodAutoscalerConfig.name
+	// (kedacore/keda apis/keda/v1alpha1 ScaledObjectTransferHpaOwnershipAnnotation).
+	KEDATransferHPAAnnotation = "scaledobject.keda.sh/transfer-hpa-ownership"
+	// PodMonitorAPIVersion is the managed Prometheus add-on's PodMonitor
+	// API (azmonitoring.coreos.com/v1).
+	PodMonitorAPIVersion = "azmonitoring.coreos.com/v1"
+	// ScalingNamespaceLabel and ScalingWorkloadLabel are the target labels
+	// the server's PodMonitor puts on its series and ScalingQuery selects
+	// on: the pod's namespace and its NameLabel.
+	ScalingNamespaceLabel = "namespace"
+	ScalingWorkloadLabel  = "workload"
+	// ScraperPodLabel and ScraperPodValue select the managed Prometheus
+	// replica that scrapes PodMonitors (vocab.ScraperPodLabel).
+	ScraperPodLabel = vocab.ScraperPodLabel
+	ScraperPodValue = vocab.ScraperPodValue
+)

@@ -1,7 +1,10 @@
 package workloads
 
 import (
+	"regexp"
 	"testing"
+
+	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/stretchr/testify/assert"
@@ -18,6 +21,10 @@ const (
 	serviceType    = "kubernetes:core/v1:Service"
 	pdbType        = "kubernetes:policy/v1:PodDisruptionBudget"
 	hpaType        = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+	scaledObjType  = "kubernetes:keda.sh/v1alpha1:ScaledObject"
+	podMonitorType = "kubernetes:azmonitoring.coreos.com/v1:PodMonitor"
+	netpolType     = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+	testEndpoint   = "https://amw-dev-abcd.eastus.prometheus.monitor.azure.com"
 )
 
 // vllmServer is the README's vLLM example on a two-node A100 inference
@@ -32,12 +39,18 @@ func vllmServer() *InferenceServerArgs {
 		Resources: Resources{CPU: "20", Memory: "180Gi", GPUs: 1},
 		Env:       map[string]string{"HF_HUB_OFFLINE": "1"},
 	}
-	return &InferenceServerArgs{Common: c, Serving: true, Pool: with(inferencePool(), func(s *gpupool.Spec) { one := 1; s.MinCount = &one })}
+	return &InferenceServerArgs{Common: c, Serving: true, Pool: with(inferencePool(), func(s *gpupool.Spec) { one := 1; s.MinCount = &one }),
+		KEDA: &KEDASource{QueryEndpoint: pulumi.String(testEndpoint)}}
 }
 
 func TestInferenceServer(t *testing.T) {
 	m := mustRun(t, func(ctx *pulumi.Context) error {
-		_, err := NewInferenceServer(ctx, "chat", vllmServer())
+		// The stacks pass the namespace and queues as dependencies.
+		ns, err := corev1.NewNamespace(ctx, "serving", &corev1.NamespaceArgs{})
+		if err != nil {
+			return err
+		}
+		_, err = NewInferenceServer(ctx, "chat", vllmServer(), pulumi.DependsOn([]pulumi.Resource{ns}))
 		return err
 	})
 	assert.Len(t, m.ByType(InferenceServerType), 1)
@@ -91,6 +104,68 @@ func TestInferenceServer(t *testing.T) {
 	assert.EqualValues(t, 1, mocktest.Dig(t, pdb, "spec", "maxUnavailable"))
 	assert.Equal(t, selector, mocktest.Dig(t, pdb, "spec", "selector", "matchLabels"))
 
+	// The default scaler is KEDA: a ScaledObject on the Deployment, no HPA
+	// of aksml's own (KEDA creates one; two on a Deployment fight).
+	assert.Empty(t, m.ByType(hpaType))
+	so := m.One(t, scaledObjType).Inputs
+	assert.Equal(t, "keda.sh/v1alpha1", mocktest.Dig(t, so, "apiVersion"))
+	assert.Equal(t, "chat", mocktest.Dig(t, so, "metadata", "name"))
+	assert.Equal(t, "serving", mocktest.Dig(t, so, "metadata", "namespace"))
+	assert.Equal(t, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat"}, mocktest.Dig(t, so, "spec", "scaleTargetRef"))
+	// KEDA's HPA takes the name aksml's HPA had, and may adopt it, so a
+	// stack that had the HPA moves to KEDA in one up.
+	assert.Equal(t, "chat", mocktest.Dig(t, so, "spec", "advanced", "horizontalPodAutoscalerConfig", "name"))
+	assert.Equal(t, "true", mocktest.Dig(t, so, "metadata", "annotations", "scaledobject.keda.sh/transfer-hpa-ownership"))
+	assert.EqualValues(t, 1, mocktest.Dig(t, so, "spec", "minReplicaCount"))
+	assert.EqualValues(t, 2, mocktest.Dig(t, so, "spec", "maxReplicaCount"), "two A100 nodes at the pool's maxCount")
+	assert.Equal(t, map[string]any{
+		"type":       "prometheus",
+		"metricType": "AverageValue",
+		"metadata": map[string]any{
+			"serverAddress": testEndpoint,
+			"query":         `sum(vllm:num_requests_waiting{namespace="serving",workload="chat"})`,
+			"threshold":     "5",
+		},
+		"authenticationRef": map[string]any{"kind": "ClusterTriggerAuthentication", "name": "aksml-azure-monitor"},
+	}, mocktest.Dig(t, so, "spec", "triggers", 0))
+	assert.Len(t, mocktest.Dig(t, so, "spec", "triggers"), 1)
+	deployment := "urn:pulumi:test::aksml::aksml:workloads:InferenceServer$kubernetes:apps/v1:Deployment::chat-deployment"
+	assert.Contains(t, m.One(t, scaledObjType).Deps, deployment, "the ScaledObject waits for its Deployment")
+	assert.Contains(t, m.One(t, scaledObjType).Deps, "urn:pulumi:test::aksml::kubernetes:core/v1:Namespace::serving", "and for what the server waits for")
+
+	// The metric reaches the workspace: a PodMonitor on the serving port
+	// that keeps only the scaling metric and labels it as the query selects.
+	pm := m.One(t, podMonitorType).Inputs
+	assert.Equal(t, selector, mocktest.Dig(t, pm, "spec", "selector", "matchLabels"))
+	ep := mocktest.Dig(t, pm, "spec", "podMetricsEndpoints", 0)
+	assert.Equal(t, "http", mocktest.Dig(t, ep, "port"))
+	assert.Equal(t, "/metrics", mocktest.Dig(t, ep, "path"))
+	assert.Equal(t, "workload", mocktest.Dig(t, ep, "relabelings", 1, "targetLabel"))
+	assert.Equal(t, "__meta_kubernetes_pod_label_app_kubernetes_io_name", mocktest.Dig(t, ep, "relabelings", 1, "sourceLabels", 0))
+	assert.Equal(t, map[string]any{"action": "keep", "sourceLabels": []any{"__name__"}, "regex": "vllm:num_requests_waiting"}, mocktest.Dig(t, ep, "metricRelabelings", 0))
+	// ... and the scraper may reach that port.
+	np := m.One(t, netpolType).Inputs
+	assert.Equal(t, "chat-scrape", mocktest.Dig(t, np, "metadata", "name"))
+	assert.Equal(t, selector, mocktest.Dig(t, np, "spec", "podSelector", "matchLabels"))
+	assert.Equal(t, map[string]any{"rsName": "ama-metrics"}, mocktest.Dig(t, np, "spec", "ingress", 0, "from", 0, "podSelector", "matchLabels"))
+	assert.Equal(t, map[string]any{"kubernetes.io/metadata.name": "kube-system"}, mocktest.Dig(t, np, "spec", "ingress", 0, "from", 0, "namespaceSelector", "matchLabels"))
+	assert.Equal(t, map[string]any{"protocol": "TCP", "port": "http"}, mocktest.Dig(t, np, "spec", "ingress", 0, "ports", 0))
+}
+
+// TestInferenceServerMetricsAdapter: the explicit metricsAdapter scaler
+// registers today's HorizontalPodAutoscaler on a custom-metrics Pods metric
+// and none of the KEDA objects.
+func TestInferenceServerMetricsAdapter(t *testing.T) {
+	m := mustRun(t, func(ctx *pulumi.Context) error {
+		a := vllmServer()
+		a.KEDA = nil
+		a.Autoscaling.Scaler = ScalerMetricsAdapter
+		_, err := NewInferenceServer(ctx, "chat", a)
+		return err
+	})
+	assert.Empty(t, m.ByType(scaledObjType))
+	assert.Empty(t, m.ByType(podMonitorType))
+	assert.Empty(t, m.ByType(netpolType))
 	hpa := m.One(t, hpaType).Inputs
 	assert.Equal(t, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat"}, mocktest.Dig(t, hpa, "spec", "scaleTargetRef"))
 	assert.EqualValues(t, 1, mocktest.Dig(t, hpa, "spec", "minReplicas"))
@@ -98,6 +173,21 @@ func TestInferenceServer(t *testing.T) {
 	assert.Equal(t, "Pods", mocktest.Dig(t, hpa, "spec", "metrics", 0, "type"))
 	assert.Equal(t, "vllm:num_requests_waiting", mocktest.Dig(t, hpa, "spec", "metrics", 0, "pods", "metric", "name"))
 	assert.Equal(t, map[string]any{"type": "AverageValue", "averageValue": "5"}, mocktest.Dig(t, hpa, "spec", "metrics", 0, "pods", "target"))
+}
+
+// TestInferenceServerMetricsOnOwnPort: with metricsPort set, the PodMonitor
+// and the scrape policy use the metrics port, not the serving port.
+func TestInferenceServerMetricsOnOwnPort(t *testing.T) {
+	m := mustRun(t, func(ctx *pulumi.Context) error {
+		a := vllmServer()
+		a.MetricsPort = 9090
+		a.KEDA.TriggerAuthentication = "team-prom"
+		_, err := NewInferenceServer(ctx, "chat", a)
+		return err
+	})
+	assert.Equal(t, "metrics", mocktest.Dig(t, m.One(t, podMonitorType).Inputs, "spec", "podMetricsEndpoints", 0, "port"))
+	assert.Equal(t, "metrics", mocktest.Dig(t, m.One(t, netpolType).Inputs, "spec", "ingress", 0, "ports", 0, "port"))
+	assert.Equal(t, "team-prom", mocktest.Dig(t, m.One(t, scaledObjType).Inputs, "spec", "triggers", 0, "authenticationRef", "name"))
 }
 
 func TestInferenceServerDefaultsFollowThePool(t *testing.T) {
@@ -216,6 +306,29 @@ func TestInferenceServerValidation(t *testing.T) {
 		{"model load too short", inference(func(a *InferenceServerArgs) { a.ModelLoadSeconds = 10 }), []fieldtest.Want{fieldtest.Invalid("serve.modelLoadSeconds")}, ""},
 		{"bad metric and target", inference(func(a *InferenceServerArgs) { a.Autoscaling = InferenceAutoscaling{Metric: "a b", Target: "lots"} }),
 			[]fieldtest.Want{fieldtest.Invalid("serve.autoscaling.metric"), fieldtest.Invalid("serve.autoscaling.target")}, ""},
+		{"bad metric and target, metrics adapter", inference(func(a *InferenceServerArgs) {
+			a.Autoscaling = InferenceAutoscaling{Scaler: ScalerMetricsAdapter, Metric: "a b", Target: "lots"}
+		}), []fieldtest.Want{fieldtest.Invalid("serve.autoscaling.metric"), fieldtest.Invalid("serve.autoscaling.target")}, ""},
+		// The metric is written into the trigger's PromQL: a selector or a
+		// second expression would read another namespace's series.
+		{"metric that smuggles a selector into the query", inference(func(a *InferenceServerArgs) {
+			a.Autoscaling.Metric = `vllm:num_requests_waiting{namespace="other"}) or sum(up`
+		}), []fieldtest.Want{fieldtest.Invalid("serve.autoscaling.metric")}, "Prometheus metric name"},
+		{"a quantity is not a KEDA threshold", inference(func(a *InferenceServerArgs) { a.Autoscaling.Target = "500m" }),
+			[]fieldtest.Want{fieldtest.Invalid("serve.autoscaling.target")}, "positive decimal"},
+		{"a quantity is an HPA target", inference(func(a *InferenceServerArgs) {
+			a.Autoscaling = InferenceAutoscaling{Scaler: ScalerMetricsAdapter, Target: "500m"}
+		}), nil, ""},
+		{"a fractional KEDA threshold", inference(func(a *InferenceServerArgs) { a.Autoscaling.Target = "2.5" }), nil, ""},
+		{"keda without a query endpoint", inference(func(a *InferenceServerArgs) { a.KEDA = nil }),
+			[]fieldtest.Want{fieldtest.Required("serve.keda.queryEndpoint")}, "metricsAdapter"},
+		{"bad trigger authentication name", inference(func(a *InferenceServerArgs) { a.KEDA.TriggerAuthentication = "Not_A_Name" }),
+			[]fieldtest.Want{fieldtest.Invalid("serve.keda.triggerAuthentication")}, ""},
+		{"unknown scaler", inference(func(a *InferenceServerArgs) { a.Autoscaling.Scaler = "hpa" }),
+			[]fieldtest.Want{fieldtest.NotSupported("serve.autoscaling.scaler")}, ""},
+		{"every problem at once", inference(func(a *InferenceServerArgs) {
+			a.KEDA, a.Autoscaling.Metric, a.Autoscaling.Target, a.Port = nil, "a b", "0", 70000
+		}), []fieldtest.Want{fieldtest.Invalid("serve.port"), fieldtest.Invalid("serve.autoscaling.metric"), fieldtest.Invalid("serve.autoscaling.target"), fieldtest.Required("serve.keda.queryEndpoint")}, ""},
 		{"tag-only image in prod", inference(func(a *InferenceServerArgs) { a.RequireDigest = true }), []fieldtest.Want{fieldtest.Invalid("serve.image")}, ""},
 		{"name starting with a digit, which its Service cannot have", inference(func(a *InferenceServerArgs) { a.Name = "7b-chat" }), []fieldtest.Want{fieldtest.Invalid("serve.name")}, "e.g. m7b-chat"},
 		{"name with a digit after the first letter", inference(func(a *InferenceServerArgs) { a.Name = "m7b-chat" }), nil, ""},
@@ -227,5 +340,42 @@ func TestInferenceServerValidation(t *testing.T) {
 				assert.Contains(t, err.Error(), tc.detail)
 			}
 		})
+	}
+}
+
+// TestScalingQueryPattern: the admission policy's pattern (tenancy) accepts
+// every query the keda scaler writes for a namespace and nothing that reads
+// another namespace, more series or a second expression; the endpoint
+// pattern accepts workspace endpoints only.
+func TestScalingQueryPattern(t *testing.T) {
+	re := regexp.MustCompile(ScalingQueryPattern("team-a"))
+	for _, q := range []string{
+		ScalingQuery(DefaultScalingMetric, "team-a", "chat"),
+		ScalingQuery("vllm:num_requests_running", "team-a", "m7b-chat"),
+		ScalingQuery("DCGM_FI_DEV_GPU_UTIL", "team-a", "a"),
+	} {
+		assert.True(t, re.MatchString(q), q)
+	}
+	for _, q := range []string{
+		ScalingQuery(DefaultScalingMetric, "team-b", "chat"),
+		ScalingQuery(DefaultScalingMetric, "team-a2", "chat"),
+		`sum(vllm:num_requests_waiting{namespace="team-a",workload="chat"}) + sum(up)`,
+		`sum(vllm:num_requests_waiting{namespace="team-a",workload=~".*"})`,
+		`sum(vllm:num_requests_waiting{namespace="team-a",workload="chat",namespace="team-b"})`,
+		`sum(vllm:num_requests_waiting{namespace=~"team-a|team-b",workload="chat"})`,
+		`max(vllm:num_requests_waiting{namespace="team-a",workload="chat"})`,
+	} {
+		assert.False(t, re.MatchString(q), q)
+	}
+	ep := regexp.MustCompile(QueryEndpointPattern)
+	assert.True(t, ep.MatchString("https://test-azure-monitor-workspace-name-1234.eastus.prometheus.monitor.azure.com"), "the documented form")
+	for _, bad := range []string{
+		"http://amw.eastus.prometheus.monitor.azure.com",
+		"https://amw.eastus.prometheus.monitor.azure.com.attacker.example",
+		"https://attacker.example/amw.eastus.prometheus.monitor.azure.com",
+		"https://attacker.example?x=.prometheus.monitor.azure.com",
+		"https://user@attacker.example#.prometheus.monitor.azure.com",
+	} {
+		assert.False(t, ep.MatchString(bad), bad)
 	}
 }

@@ -238,8 +238,17 @@ const (
 	ReferencedTeamGroup    = "3a3a3a3a-3333-4333-8333-00000000000a"
 )
 
+// SimulatedQueryEndpoint is the value synth gives an ARM output that reads an
+// Azure Monitor workspace's Prometheus query endpoint
+// (reference(...).metrics.prometheusQueryEndpoint): a host of the form ARM
+// returns, because the team namespaces' admission policy accepts KEDA
+// triggers only on such hosts (components/tenancy RuleKEDAPlatform), so an
+// unresolved expression would not be an object the cluster accepts.
+const SimulatedQueryEndpoint = "https://amw-synth-0000.synth.prometheus.monitor.azure.com"
+
 // stackOutputs simulates the outputs of an ARM deployment stack: each output
-// the template declares, with its ARM expression as the string value.
+// the template declares, with its ARM expression as the string value, except
+// the workspace query endpoint (SimulatedQueryEndpoint).
 func stackOutputs(in resource.PropertyMap) resource.PropertyMap {
 	out := resource.PropertyMap{}
 	tpl, ok := in["template"]
@@ -255,6 +264,9 @@ func stackOutputs(in resource.PropertyMap) resource.PropertyMap {
 		if v.IsObject() {
 			if e, ok := v.ObjectValue()["value"]; ok && e.IsString() {
 				value = e.StringValue()
+			}
+			if strings.HasSuffix(value, ".metrics.prometheusQueryEndpoint]") {
+				value = SimulatedQueryEndpoint
 			}
 		}
 		out[k] = resource.NewProperty(resource.PropertyMap{

@@ -29,6 +29,7 @@ func TestCRDFilesRead(t *testing.T) {
 		"jobs.batch.volcano.sh", "queues.scheduling.volcano.sh", "podgroups.scheduling.volcano.sh",
 		"workspaces.kaito.sh", "prometheusrules.monitoring.coreos.com",
 		"provisioningrequests.autoscaling.x-k8s.io",
+		"scaledobjects.keda.sh", "triggerauthentications.keda.sh", "clustertriggerauthentications.keda.sh",
 	} {
 		assert.True(t, names[want], "CRD %s is not among the %d read from %v", want, len(opts.CRDs), paths)
 	}

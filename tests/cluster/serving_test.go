@@ -12,6 +12,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,10 +21,13 @@ import (
 )
 
 // requireServingDrain deploys each InferenceServer of the stack (its Deployment,
-// Service, PodDisruptionBudget and HorizontalPodAutoscaler, as the stack renders them)
-// and asserts, on the simulated nodes of the stack's pools with the real kube-scheduler
-// and kube-controller-manager (Deployment, ReplicaSet and disruption controllers):
-//   - the API server accepts all four objects, the HPA included;
+// Service, PodDisruptionBudget and autoscaler, as the stack renders them: a KEDA
+// ScaledObject with its PodMonitor and scrape NetworkPolicy, or a
+// HorizontalPodAutoscaler) and asserts, on the simulated nodes of the stack's pools with
+// the real kube-scheduler and kube-controller-manager (Deployment, ReplicaSet and
+// disruption controllers):
+//   - the API server accepts every object, the autoscaler included (KEDA's pinned CRDs
+//     for a ScaledObject);
 //   - every replica runs on a node of the server's pool, which is never a spot pool;
 //   - a drain of the pool (every node cordoned, replicas evicted through the Eviction
 //     API, which honours the PodDisruptionBudget) is allowed one replica at a time: with
@@ -65,8 +69,14 @@ func requireServingDrain(ctx context.Context, t *testing.T, env *Env, cfg *stack
 			require.NoError(t, env.Apply(ctx, o.obj.DeepCopy()), "apply %s", o)
 			kinds[o.obj.GetKind()] = true
 		}
-		for _, k := range []string{"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler"} {
+		for _, k := range []string{"Deployment", "Service", "PodDisruptionBudget"} {
 			assert.True(t, kinds[k], "InferenceServer %s renders a %s", name, k)
+		}
+		assert.NotEqual(t, kinds["ScaledObject"], kinds["HorizontalPodAutoscaler"], "InferenceServer %s renders one autoscaler: a KEDA ScaledObject or an HPA", name)
+		if kinds["ScaledObject"] {
+			for _, k := range []string{"PodMonitor", "NetworkPolicy"} {
+				assert.True(t, kinds[k], "InferenceServer %s with KEDA renders a %s (the metric reaches the workspace)", name, k)
+			}
 		}
 		func() {
 			defer func() {
@@ -90,13 +100,24 @@ func requireServerDrained(ctx context.Context, t *testing.T, env *Env, deploymen
 		require.NoError(ct, env.Client.List(ctx, list, client.InNamespace(ns), selector))
 		return list.Items
 	}
-	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
-	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, hpa), "the HPA is stored")
+	maxReplicas := int64(0)
+	so := &unstructured.Unstructured{}
+	so.SetAPIVersion(workloads.KEDAAPIVersion)
+	so.SetKind("ScaledObject")
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, so); err == nil {
+		maxReplicas, _, err = unstructured.NestedInt64(so.Object, "spec", "maxReplicaCount")
+		require.NoError(t, err)
+	} else {
+		require.True(t, apierrors.IsNotFound(err), "read the ScaledObject: %v", err)
+		hpa := &autoscalingv2.HorizontalPodAutoscaler{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, hpa), "the HPA is stored")
+		maxReplicas = int64(hpa.Spec.MaxReplicas)
+	}
 	// Two replicas, as the autoscaler would set them (the stack leaves
-	// spec.replicas to it), when the HPA and the pool allow two: the budget
-	// then has a second eviction to refuse.
+	// spec.replicas to it), when the autoscaler and the pool allow two: the
+	// budget then has a second eviction to refuse.
 	replicas := 1
-	if hpa.Spec.MaxReplicas >= 2 && pool.Count >= 2 {
+	if maxReplicas >= 2 && pool.Count >= 2 {
 		replicas = 2
 		d := &appsv1.Deployment{}
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, d))

@@ -65,6 +65,9 @@ func TestControlPlaneSmoke(t *testing.T) {
 			"workspaces.kaito.sh":                     "v1beta1",
 			"prometheusrules.monitoring.coreos.com":   "v1",
 			"servicemonitors.azmonitoring.coreos.com": "v1",
+			"scaledobjects.keda.sh":                   "v1alpha1",
+			"triggerauthentications.keda.sh":          "v1alpha1",
+			"clustertriggerauthentications.keda.sh":   "v1alpha1",
 		} {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
 			if !assert.NoError(t, c.Get(ctx, client.ObjectKey{Name: name}, crd), name) {
