@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pulumi/pulumi-azure-native-sdk/authorization/v2"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apiextensions"
 	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/aksml/aksml/components/armdeploy"
 	"github.com/aksml/aksml/components/field"
+	"github.com/aksml/aksml/components/internal/azarm"
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/vocab"
 )
@@ -195,10 +195,10 @@ func NewKEDAAccess(ctx *pulumi.Context, name string, args *KEDAAccessArgs, opts 
 	c.ClientID = armdeploy.OutputString(stack, kedaOutClientID)
 	c.PrincipalID = armdeploy.OutputString(stack, kedaOutPrincipal)
 	workspace := args.WorkspaceID.ToStringOutput()
-	if _, err := authorization.NewRoleAssignment(ctx, name+"-reader", &authorization.RoleAssignmentArgs{
-		PrincipalId:      c.PrincipalID,
+	if _, err := azarm.NewRoleAssignment(ctx, name+"-reader", &azarm.RoleAssignmentArgs{
+		PrincipalID:      c.PrincipalID,
 		PrincipalType:    pulumi.String("ServicePrincipal"),
-		RoleDefinitionId: workspace.ApplyT(roleDefinitionID).(pulumi.StringOutput),
+		RoleDefinitionID: workspace.ApplyT(roleDefinitionID).(pulumi.StringOutput),
 		Scope:            workspace,
 		Description:      pulumi.String("aksml: KEDA reads the InferenceServers' load metrics from the cluster's Azure Monitor workspace"),
 	}, pulumi.Parent(c), pulumi.DependsOn([]pulumi.Resource{stack})); err != nil {

@@ -157,6 +157,28 @@ func KubeflowCRDDir(ctx context.Context) (string, error) {
 	return filepath.Join(dir, "manifests", "base", "crds"), nil
 }
 
+// KEDAModule is the KEDA release whose ScaledObject, TriggerAuthentication and
+// ClusterTriggerAuthentication CRDs the tier installs: the KEDA minor the AKS add-on runs
+// for the Kubernetes minors aksml accepts (README "Serving" says where that is read and how
+// to move the pin). The Go module proxy serves it and the checksum database vouches for
+// its zip, so the CRDs come from the module cache like Kubeflow's, not from a shared/ copy.
+const KEDAModule = "github.com/kedacore/keda/v2@v2.17.2"
+
+// KEDACRDFiles returns the paths of the three KEDA CRDs aksml's stacks create objects of
+// (ScaledJob's, 624 KB, and the others are left out: aksml creates none), downloading the
+// module into the module cache if needed.
+func KEDACRDFiles(ctx context.Context) ([]string, error) {
+	dir, err := moduleCacheDir(ctx, KEDAModule)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, kind := range []string{"scaledobjects", "triggerauthentications", "clustertriggerauthentications"} {
+		files = append(files, filepath.Join(dir, "config", "crd", "bases", "keda.sh_"+kind+".yaml"))
+	}
+	return files, nil
+}
+
 // moduleCacheDir returns the extracted module-cache directory of path@version, running
 // `go mod download` (outside any module, so no go.mod or go.sum is touched) when the
 // module is not extracted yet.

@@ -10,7 +10,7 @@ import (
 )
 
 // TestCRDFilesRead reads every CRD directory the control plane installs, as envtest reads
-// them before it starts the API server: Kueue's, Kubeflow's and the autoscaler's ProvisioningRequest from their Go modules, the
+// them before it starts the API server: Kueue's, Kubeflow's, the autoscaler's ProvisioningRequest and KEDA's from their Go modules, the
 // others from SharedCRDDir (a shared/ copy, AKSML_SHARED_DIR or the cache `make deps`
 // fills). It needs no control plane, so a bare clone proves its CRDs are found without
 // building one.

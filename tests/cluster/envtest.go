@@ -265,8 +265,8 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	return e, nil
 }
 
-// crdPaths lists the CRD directories: Kueue, Kubeflow training-operator, the cluster
-// autoscaler's ProvisioningRequest, shared, extra.
+// crdPaths lists the CRD directories and files: Kueue, Kubeflow training-operator, the
+// cluster autoscaler's ProvisioningRequest, KEDA's three CRD files, shared, extra.
 func crdPaths(ctx context.Context, opts Options) ([]string, error) {
 	kueueDir, err := KueueDir(ctx)
 	if err != nil {
@@ -280,7 +280,11 @@ func crdPaths(ctx context.Context, opts Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths := []string{filepath.Join(kueueDir, "config", "components", "crd", "bases"), kubeflow, provreq}
+	keda, err := KEDACRDFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	paths := append([]string{filepath.Join(kueueDir, "config", "components", "crd", "bases"), kubeflow, provreq}, keda...)
 	if !opts.SkipSharedCRDs {
 		shared := opts.SharedCRDDir
 		if shared == "" {

@@ -6,7 +6,7 @@
 #                 by the conformance tier (tests/conformance) and the spec checks of the
 #                 components' unit tests.
 #   crds/         CustomResourceDefinitions that no Go module of the build ships (Azure Monitor
-#                 PodMonitor/ServiceMonitor, Volcano, KAITO, PrometheusRule, KEDA), installed by the
+#                 PodMonitor/ServiceMonitor, Volcano, KAITO, PrometheusRule), installed by the
 #                 cluster tier, the sandbox and `make demo`, and read by the KAITO unit test.
 #
 # Each set is taken from the first place that has it:
@@ -180,13 +180,8 @@ LIST
 # renamed from the chart's template files, which hold no template directives). Columns: file,
 # repository (or "go" for a file inside a Go module version), commit (or module@version), path,
 # sha256, licence. The PrometheusRule CRD is the same blob in prometheus-operator v0.93.0 (its
-# operator.prometheus.io/version annotation), which the Go module proxy serves. KEDA's
-# ScaledObject, TriggerAuthentication and ClusterTriggerAuthentication come from
-# github.com/kedacore/keda/v2 v2.17.2 (go.sum h1:xlrcK5TKABJF9PebK79sgL07s/csGjL3H4m72OkZXxk=),
-# the KEDA minor the AKS add-on runs for the Kubernetes minors aksml accepts (README "Serving"
-# says where that is read, and how to move the pin); ScaledJob's CRD (624 KB) is left out, as
-# aksml creates none. The others are in no module the proxy serves, so they come from their
-# repositories at a fixed commit.
+# operator.prometheus.io/version annotation), which the Go module proxy serves; the others are
+# in no module the proxy serves, so they come from their repositories at a fixed commit.
 crds() {
 	cat <<'LIST'
 azmonitoring.coreos.com_podmonitors.yaml Azure/prometheus-collector 39583fd50b2f828f83cc18fc0cece9e3074f56db otelcollector/deploy/addon-chart/azure-monitor-metrics-addon/templates/ama-metrics-podmonitor-crd.yaml 6a7a1a539227e7b69cffb4c4ba58302d4a6292dbb2b6f60e387a8c7a6b322d7b MIT License, Microsoft Corporation
@@ -196,9 +191,6 @@ scheduling.volcano.sh_queues.yaml volcano-sh/volcano ed72c7c815a9fd547a787134676
 scheduling.volcano.sh_podgroups.yaml volcano-sh/volcano ed72c7c815a9fd547a787134676f73d42e9d049c installer/helm/chart/volcano/crd/bases/scheduling.volcano.sh_podgroups.yaml b8267a9d95be622fbd6200cad6cbaa7b4e68ea6394c486f2675e5473ae9b55f9 Apache License 2.0
 kaito.sh_workspaces.yaml kaito-project/kaito 056b8280b1a8debf644bc6f4399e913a1f9c7e70 config/crd/bases/kaito.sh_workspaces.yaml 20e24ffe9ef60eba6d31ef7cd4e7402769824a2ad78e26f61c21e5aba186ec64 Apache License 2.0
 monitoring.coreos.com_prometheusrules.yaml go github.com/prometheus-operator/prometheus-operator@v0.93.0 example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml 78be98554b9c8506ab2b4f4feb91c5f3a56e536a0a510f3a8e876a459970d56d Apache License 2.0
-keda.sh_scaledobjects.yaml go github.com/kedacore/keda/v2@v2.17.2 config/crd/bases/keda.sh_scaledobjects.yaml e0975e421cc9ff171ffd374057afd1507d9355cf6de590844a843ab4ae664416 Apache License 2.0
-keda.sh_triggerauthentications.yaml go github.com/kedacore/keda/v2@v2.17.2 config/crd/bases/keda.sh_triggerauthentications.yaml df45be8c7e07afed6c3f3eeb17db38d92f3123f550b215944e730370c2ac908f Apache License 2.0
-keda.sh_clustertriggerauthentications.yaml go github.com/kedacore/keda/v2@v2.17.2 config/crd/bases/keda.sh_clustertriggerauthentications.yaml f2cb08c53b2115d3a2d458929f9a144fa37d34c38203ad7190a1cde78abb0529 Apache License 2.0
 LIST
 }
 
