@@ -135,6 +135,7 @@ func workloadCases() []componentCase {
 		"keda": map[string]any{"queryEndpoint": testQueryEndpoint}})
 	ws := map[string]any{"namespace": "team-a", "team": "team-a", "instanceType": "Standard_NC24ads_A100_v4", "preset": "phi-3-mini-4k-instruct",
 		"inputURLs": []any{"https://huggingface.co/datasets/yahma/alpaca-cleaned/resolve/main/alpaca_data_cleaned.json"}, "outputPVC": "adapters"}
+	iws := map[string]any{"namespace": "team-a", "team": "team-a", "instanceType": "Standard_NC24ads_A100_v4", "preset": "Qwen/Qwen3-0.6B", "count": 2}
 	return []componentCase{
 		{
 			token: workloads.CheckpointedJobType, good: with(container(), map[string]any{"pool": a100()}), child: "kubernetes:batch/v1:Job", count: 1,
@@ -202,6 +203,13 @@ func workloadCases() []componentCase {
 				a := &workloads.FineTuningWorkspaceArgs{Namespace: pulumi.String("team-a"), Team: "team-a", InstanceType: "Standard_NV6", Preset: "phi-3-mini-4k-instruct",
 					InputURLs: []string{"https://huggingface.co/datasets/yahma/alpaca-cleaned/resolve/main/alpaca_data_cleaned.json"}, OutputPVC: "adapters", Method: "full"}
 				return goErrors(a)
+			},
+		},
+		{
+			token: workloads.InferenceWorkspaceType, good: iws, child: "kubernetes:kaito.sh/v1alpha1:Workspace", count: 1,
+			bad: with(iws, map[string]any{"instanceType": "Standard_NV6", "preset": "Phi 3"}),
+			goErrs: func() field.ErrorList {
+				return goErrors(&workloads.InferenceWorkspaceArgs{Namespace: pulumi.String("team-a"), Team: "team-a", InstanceType: "Standard_NV6", Preset: "Phi 3"})
 			},
 		},
 	}
@@ -341,6 +349,7 @@ func TestArgsCoverTheGoArgs(t *testing.T) {
 		{PyTorchJobArgs{}, []any{workloads.PyTorchJobArgs{}}, []string{"Provider"}},
 		{TFJobArgs{}, []any{workloads.TFJobArgs{}}, []string{"Provider"}},
 		{FineTuningWorkspaceArgs{}, []any{workloads.FineTuningWorkspaceArgs{}}, []string{"Provider"}},
+		{InferenceWorkspaceArgs{}, []any{workloads.InferenceWorkspaceArgs{}}, []string{"Provider"}},
 		{InferenceServerArgs{}, []any{workloads.InferenceServerArgs{}}, []string{"Provider"}},
 		{Team{}, []any{teams.Team{}}, nil},
 		{TenancyArgs{}, []any{tenancy.TenancyArgs{}}, []string{"Provider", "ConfigPath", "Azure", "IdentityClientIDs", "QueuesName"}},

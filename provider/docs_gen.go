@@ -668,6 +668,30 @@ var goDocs = map[string]goDoc{
 			"workloadpriorityclass": "WorkloadPriorityClass is the Kueue WorkloadPriorityClass put in the kueue.x-k8s.io/priority-class label. Default: PriorityClass, so the queue and the pods express the same business priority (AKS MLOps best practices); the queues component must create a WorkloadPriorityClass of that name.",
 		},
 	},
+	"workloads.InferenceWorkspace": {
+		Doc: "InferenceWorkspace is a KAITO Workspace that serves a preset model.",
+		Fields: map[string]string{
+			"name":      "Name is the object name.",
+			"namespace": "Namespace is the object namespace.",
+		},
+	},
+	"workloads.InferenceWorkspaceArgs": {
+		Doc: "InferenceWorkspaceArgs describe a KAITO Workspace that serves a preset model (issue 29; AKS MLOps best practices: \"KAITO for fine-tuning and model deployment\"): KAITO runs the preset's OpenAI-compatible server on Count nodes of InstanceType that match NodeLabels and puts a ClusterIP Service named after the Workspace in front of it. Like the fine-tuning Workspace it runs where KAITO places it: with NewKAITO's install (no node auto-provisioning) on an existing pool's nodes, which must not be spot (the stack checks this, stacks.kaitoPool). Only public presets are offered (no presetOptions.image), and no custom pod template: a custom server is an InferenceServer.",
+		Fields: map[string]string{
+			"await":               "Await makes `pulumi up` wait for the Workspace for at most AwaitTimeoutSeconds. Default false (pulumi.com/skipAwait).",
+			"awaittimeoutseconds": "AwaitTimeoutSeconds bounds the wait; required with Await, at most 3600.",
+			"config":              "Config is an optional ConfigMap of inference (vLLM) arguments in the namespace (inference.config).",
+			"count":               "Count is the number of GPU nodes. Default 1.",
+			"instancetype":        "InstanceType is the GPU VM size the model is served on: an NC/ND size from the gpupool catalogue. Required; NV-series is refused.",
+			"labels":              "Labels are added to the Workspace labels.",
+			"name":                "Name is the Workspace name, a DNS-1123 label; KAITO names the Service and the StatefulSet after it. Default: the component name.",
+			"namespace":           "Namespace is the team namespace. Required.",
+			"nodelabels":          "NodeLabels are the labels KAITO selects the nodes by. Default {\"apps\": <Name>}; with NewKAITO's install, the stack sets the pool's {\"kubernetes.azure.com/agentpool\": <pool>}.",
+			"preset":              "Preset is the model: a KAITO built-in preset (phi-3-mini-4k-instruct) or, KAITO 0.9.0 and later, a Hugging Face model ID (Qwen/Qwen3-0.6B), see ValidatePresetName. Required.",
+			"provider":            "Provider is the Kubernetes provider; nil means the ambient default.",
+			"team":                "Team owns the workspace (aksml.io/team label). Required.",
+		},
+	},
 	"workloads.KEDASource": {
 		Doc: "KEDASource is the platform side of the keda scaler: the Azure Monitor workspace KEDA queries and the ClusterTriggerAuthentication it queries with.",
 		Fields: map[string]string{

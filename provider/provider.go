@@ -89,6 +89,7 @@ func New() (p.Provider, error) {
 			component(NewPyTorchJob),
 			component(NewTFJob),
 			component(NewFineTuningWorkspace),
+			component(NewInferenceWorkspace),
 			component(NewInferenceServer),
 			component(NewGPUNodePools),
 			component(NewMonitors),

@@ -128,7 +128,7 @@ func TestSchemaExposesTheComponents(t *testing.T) {
 		"aksml:queues:Queues", "aksml:tenancy:Tenancy", "aksml:storage:StorageClasses", "aksml:storage:TeamVolumes",
 		"aksml:gpustack:GPUStack", "aksml:gpupool:GPUNodePools", "aksml:observability:Monitors", "aksml:cluster:Cluster",
 		"aksml:workloads:CheckpointedJob", "aksml:workloads:IndexedJob", "aksml:workloads:MIGTrial", "aksml:workloads:ScheduledScoring",
-		"aksml:workloads:PyTorchJob", "aksml:workloads:TFJob", "aksml:workloads:FineTuningWorkspace", "aksml:workloads:InferenceServer",
+		"aksml:workloads:PyTorchJob", "aksml:workloads:TFJob", "aksml:workloads:FineTuningWorkspace", "aksml:workloads:InferenceWorkspace", "aksml:workloads:InferenceServer",
 	}, tokens)
 	// teams[].preemption is exposed (an optional object on the Team type).
 	assert.Contains(t, string(readSchema(t)), `"preemption"`)

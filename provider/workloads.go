@@ -24,7 +24,7 @@ import (
 // description take the Go field's doc comment (see describeSchema).
 
 // Container are the inputs of workloads.Common, embedded in the Args of
-// every kind that runs aksml's container (all but FineTuningWorkspace).
+// every kind that runs aksml's container (all but the KAITO Workspaces).
 type Container struct {
 	Namespace             pulumi.StringInput   `pulumi:"namespace"`
 	Team                  string               `pulumi:"team"`
@@ -226,6 +226,28 @@ type FineTuningWorkspaceArgs struct {
 // NewFineTuningWorkspace constructs workloads.FineTuningWorkspace.
 func NewFineTuningWorkspace(ctx *pulumi.Context, name string, args FineTuningWorkspaceArgs, opts ...pulumi.ResourceOption) (*workloads.FineTuningWorkspace, error) {
 	return build(ctx, name, &workloads.FineTuningWorkspaceArgs{}, args, workloads.NewFineTuningWorkspace, opts)
+}
+
+// InferenceWorkspaceArgs are the inputs of
+// aksml:workloads:InferenceWorkspace (workloads.InferenceWorkspaceArgs).
+// KAITO must be installed on the cluster.
+type InferenceWorkspaceArgs struct {
+	Namespace           pulumi.StringInput `pulumi:"namespace"`
+	Team                string             `pulumi:"team"`
+	InstanceType        string             `pulumi:"instanceType"`
+	Preset              string             `pulumi:"preset"`
+	Name                *string            `pulumi:"name,optional"`
+	Count               *int               `pulumi:"count,optional"`
+	NodeLabels          map[string]string  `pulumi:"nodeLabels,optional"`
+	Config              *string            `pulumi:"config,optional"`
+	Labels              map[string]string  `pulumi:"labels,optional"`
+	Await               *bool              `pulumi:"await,optional"`
+	AwaitTimeoutSeconds *int               `pulumi:"awaitTimeoutSeconds,optional"`
+}
+
+// NewInferenceWorkspace constructs workloads.InferenceWorkspace.
+func NewInferenceWorkspace(ctx *pulumi.Context, name string, args InferenceWorkspaceArgs, opts ...pulumi.ResourceOption) (*workloads.InferenceWorkspace, error) {
+	return build(ctx, name, &workloads.InferenceWorkspaceArgs{}, args, workloads.NewInferenceWorkspace, opts)
 }
 
 // InferenceServerArgs are the inputs of aksml:workloads:InferenceServer

@@ -491,6 +491,7 @@ func TestOperatorsDeclaredOrInstalled(t *testing.T) {
 	delete(tree, "cluster")
 	tree["existingCluster"] = map[string]any{"context": "kind", "installed": []any{"kaito", "trainingOperator"}}
 	tree["workloads"] = []any{pytorchWorkload(), kaitoWorkload()}
+	at(tree, "teams", 0)["podSecurity"] = "baseline" // KAITO's pods need it
 	c, err := Parse("dev", rawConfig(t, tree))
 	require.NoError(t, err, "the existing cluster runs both operators")
 	assert.True(t, c.ExistingCluster.Has("kaito"))

@@ -20,12 +20,20 @@ import (
 // GPU ResourceQuota, priorities and namespace quota each team's queue
 // implies (queues.Resolved, which Validate resolved first): the namespace
 // quota leaves room for the datasets and checkpoints claims the stack
-// creates in every team namespace, on the classes it creates.
+// creates in every team namespace, on the classes it creates. With
+// aksml:kaito.install each team also gets the pools its KAITO Workspaces
+// may run on (kaitoTeamPools).
 func (c *Config) tenancyTeams() []tenancy.Team {
 	if c.res == nil || c.res.queues == nil {
 		return nil
 	}
-	return teams.Tenancy(c.Teams, c.res.queues, storage.ClassNames(), c.teamClaims())
+	out := teams.Tenancy(c.Teams, c.res.queues, storage.ClassNames(), c.teamClaims())
+	if c.KAITO.Install && c.ExistingCluster == nil {
+		for i := range out {
+			out[i].WorkspacePools = c.kaitoTeamPools(out[i].Name)
+		}
+	}
+	return out
 }
 
 // teamClaims are the claims the stack creates in every team namespace

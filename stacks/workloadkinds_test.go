@@ -77,7 +77,7 @@ func TestEveryKindRegistered(t *testing.T) {
 		assert.NotNil(t, k.build)
 		assert.NotNil(t, k.register)
 	}
-	for _, k := range []WorkloadKind{KindCheckpointedJob, KindIndexedJob, KindScheduledScoring, KindPyTorchJob, KindTFJob, KindFineTuningWorkspace, KindMIGTrial, KindInferenceServer} {
+	for _, k := range []WorkloadKind{KindCheckpointedJob, KindIndexedJob, KindScheduledScoring, KindPyTorchJob, KindTFJob, KindFineTuningWorkspace, KindInferenceWorkspace, KindMIGTrial, KindInferenceServer} {
 		assert.True(t, seen[k], "%s is not registered", k)
 	}
 	assert.PanicsWithValue(t, "stacks: workload kind IndexedJob registered twice", func() { registerKind(&workloadKind{kind: KindIndexedJob}) })

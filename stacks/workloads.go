@@ -59,7 +59,7 @@ type WorkloadSpec struct {
 }
 
 // ContainerSpec are the fields of every kind that runs aksml's own
-// container (all but FineTuningWorkspace).
+// container (all but the KAITO Workspaces).
 type ContainerSpec struct {
 	// Image is the container image. Required; pinned by digest in prod.
 	Image string `json:"image,omitempty"`
@@ -196,6 +196,9 @@ type workloadKind struct {
 	unqueued bool
 	// operator is the operator whose CRD the kind creates, or nil.
 	operator *operator
+	// validate checks what only the stack knows of a workload of the kind
+	// (its pools, its team), beyond its component's validation; nil: none.
+	validate func(c *Config, w WorkloadSpec, p field.Path) field.ErrorList
 	// started is how a run's start time is measured, which expectedDuration
 	// needs; noStartTime refuses expectedDuration.
 	started startTime
@@ -443,10 +446,8 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		seen[id] = i
 		errs = append(errs, c.validateOperator(w, p)...)
 		errs = append(errs, c.validateScaler(w, p)...)
-		if cfg, ok := w.Config.(*fineTuningWorkspaceConfig); ok && c.KAITO.Install && c.ExistingCluster == nil && cfg.InstanceType != "" {
-			if _, err := c.kaitoPool(cfg.InstanceType, p.Child("instanceType")); err != nil {
-				errs = append(errs, err)
-			}
+		if v := lookupKind(w.Kind).validate; v != nil {
+			errs = append(errs, v(c, w, p)...)
 		}
 		errs = append(errs, validateExpectedDuration(w, p.Child("expectedDuration"))...)
 		args := c.buildWorkload(w, pulumi.String(w.Team), nil)

@@ -129,8 +129,7 @@ func TestKueuePolicyKeys(t *testing.T) {
 			`aksml:workloads[0].priority: "urgent" is not a level of aksml:scheduler.priorities; use one of training-batch, inference-critical`,
 		}},
 		{name: "priority on a FineTuningWorkspace", mutate: func(m map[string]any) {
-			// dev declares no FineTuningWorkspace (KAITO needs an existing
-			// cluster that runs it); add one after the shipped workloads.
+			// A FineTuningWorkspace after the shipped workloads.
 			m["aksml:workloads"] = append(m["aksml:workloads"].([]any), map[string]any{
 				"kind": "FineTuningWorkspace", "name": "qlora", "team": "team-a", "priority": "inference-critical",
 				"instanceType": "Standard_NC24ads_A100_v4", "preset": "phi-3-mini-4k-instruct",

@@ -643,18 +643,14 @@ func TestOneStackPerCluster(t *testing.T) {
 	}
 }
 
-// TestKAITOOnAClusterAksmlCreates: with aksml:kaito.install (a test config,
-// not a shipped stack) the dev stack installs the pinned KAITO chart with
-// node auto-provisioning off, and a FineTuningWorkspace of the on-demand T4
-// size selects the t4 pool (the first regular pool of that size; t4spot is
-// skipped) and waits for the chart.
+// TestKAITOOnAClusterAksmlCreates: the dev stack (aksml:kaito.install)
+// installs the pinned KAITO chart with node auto-provisioning off; its
+// InferenceWorkspace selects team-a's serving pool and its
+// FineTuningWorkspace the regular T4 pool, both after KAITO's CRD; each
+// team's admission policy pins its Workspaces to the pools it lists (not
+// spot, not MIG); and the stack passes the guardrails.
 func TestKAITOOnAClusterAksmlCreates(t *testing.T) {
-	cfg, err := synth.ReadStackConfig(projectDir, "dev")
-	require.NoError(t, err)
-	cfg["aksml:kaito"] = `{"install":true}`
-	cfg["aksml:workloads"] = `[{"kind":"FineTuningWorkspace","name":"phi","team":"team-a","instanceType":"Standard_NC4as_T4_v3","preset":"phi-3-mini-4k-instruct","inputURLs":["https://example.com/data.json"],"outputImage":"myregistry.azurecr.io/adapters/phi:v1","outputImagePushSecret":"acr-push"}]`
-	st, err := synth.Run("dev-kaito", "dev", cfg, stacks.Program)
-	require.NoError(t, err)
+	st := synthStack(t, "dev")
 
 	charts := byType(st, "helm.sh/v4:Chart")
 	var kaito *rules.Resource
@@ -668,10 +664,34 @@ func TestKAITOOnAClusterAksmlCreates(t *testing.T) {
 	assert.Equal(t, workloads.KAITORepo, kaito.Get("repositoryOpts.repo"))
 	assert.Equal(t, true, kaito.Get("values.featureGates.disableNodeAutoProvisioning"))
 
-	ws := byType(st, "kaito.sh/v1alpha1:Workspace")
-	require.Len(t, ws, 1)
-	assert.Equal(t, map[string]any{vocab.AgentPoolLabel: "t4"}, ws[0].Get("resource.labelSelector.matchLabels"))
-	assert.Equal(t, "Standard_NC4as_T4_v3", ws[0].Get("resource.instanceType"))
-	assert.Contains(t, ws[0].DependsOn, kaito.URN, "the Workspace waits for KAITO's CRD")
+	ws := map[string]rules.Resource{}
+	for _, r := range byType(st, "kaito.sh/v1alpha1:Workspace") {
+		ws[r.Get("metadata.name").(string)] = r
+		assert.Equal(t, "Standard_NC4as_T4_v3", r.Get("resource.instanceType"))
+		assert.Contains(t, r.DependsOn, kaito.URN, "the Workspace waits for KAITO's CRD")
+	}
+	require.Len(t, ws, 2)
+	assert.Equal(t, map[string]any{vocab.AgentPoolLabel: "t4serve"}, ws["phi-serve"].Get("resource.labelSelector.matchLabels"), "serving on the inference pool")
+	assert.Equal(t, "phi-3-mini-4k-instruct", ws["phi-serve"].Get("inference.preset.name"))
+	assert.Equal(t, map[string]any{vocab.AgentPoolLabel: "t4"}, ws["phi-tune"].Get("resource.labelSelector.matchLabels"))
+
+	for team, pools := range map[string]string{
+		"team-a": `{"t4": "Standard_NC4as_T4_v3", "t4serve": "Standard_NC4as_T4_v3"}`,
+		"team-b": `{"t4": "Standard_NC4as_T4_v3"}`,
+	} {
+		var found bool
+		for _, p := range byType(st, "admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy") {
+			if p.Get("metadata.name") != tenancy.AdmissionPolicyName(team) {
+				continue
+			}
+			for _, v := range p.Get("spec.validations").([]any) {
+				if strings.Contains(v.(map[string]any)["message"].(string), "("+tenancy.RuleWorkspacePool+")") {
+					found = true
+					assert.Contains(t, v.(map[string]any)["expression"], "variables.workspacePool in "+pools, "%s: the non-spot, non-MIG pools it lists", team)
+				}
+			}
+		}
+		assert.True(t, found, "%s's policy pins its Workspaces' pools", team)
+	}
 	assert.Empty(t, rules.MandatoryOnly(rules.Check(st)), "the KAITO install passes the guardrails")
 }

@@ -2,6 +2,8 @@ package tenancy
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +47,50 @@ const (
 	RuleKueuePriority   = "kueue-priority-class"
 	RuleKEDAPodIdentity = "keda-no-pod-identity"
 	RuleKEDAPlatform    = "keda-platform-authentication"
-	admissionRulePrefix = "aksml tenancy ("
+	// RuleWorkspacePool, RuleWorkspaceInstanceType, RuleWorkspaceTemplate
+	// and RuleWorkspaceLoadBalancer are the rules of KAITO Workspaces
+	// (WorkspaceValidations).
+	RuleWorkspacePool         = "kaito-workspace-pool"
+	RuleWorkspaceInstanceType = "kaito-instance-type"
+	RuleWorkspaceTemplate     = "kaito-no-template"
+	RuleWorkspaceLoadBalancer = "kaito-no-load-balancer"
+	admissionRulePrefix       = "aksml tenancy ("
+)
+
+// KAITO Workspaces in a team namespace. KAITO's workspace controller turns
+// a team's Workspace into objects in the Workspace's own namespace only
+// (kaito-project/kaito pkg/workspace/manifests: the StatefulSet or tuning
+// Job, the Service and the headless Service, all with the Workspace's
+// namespace and an owner reference to it; ControllerRevisions in the same
+// namespace, pkg/workspace/controllers/workspace_controller.go
+// syncControllerRevision). The pods it creates are checked by the rules
+// above and counted by the namespace's ResourceQuotas like any pod. What
+// the pod rules cannot see is where KAITO places them and what it exposes,
+// which the Workspace decides:
+//   - placement: KAITO copies resource.labelSelector.matchLabels into the
+//     pods' required node affinity and adds tolerations of the GPU taint
+//     sku=gpu (pkg/workspace/inference GenerateInferencePodSpec,
+//     defaultTolerations); with node auto-provisioning off it creates no
+//     node and selects nothing else, so the selector alone decides which
+//     GPU pool the pods land on. Without RuleWorkspacePool a team could
+//     select another team's pool and run outside the Kueue queue (KAITO's
+//     serving StatefulSet is no Kueue integration), which quota per
+//     namespace does not prevent (it counts GPUs, not pools).
+//   - inference.template: an arbitrary pod template KAITO turns into a
+//     StatefulSet (pkg/workspace/manifests GenerateManifestWithPodTemplate);
+//     a member's Role grants no StatefulSets, so RuleWorkspaceTemplate keeps
+//     it so.
+//   - the annotation kaito.sh/enablelb: "True" makes KAITO's Service a
+//     LoadBalancer (workspace_controller.go ensureService,
+//     AnnotationEnableLB), a public IP in front of the model; a member's
+//     Role grants no Services.
+const (
+	// WorkspaceLoadBalancerAnnotation is KAITO's AnnotationEnableLB.
+	WorkspaceLoadBalancerAnnotation = "kaito.sh/enablelb"
+	// WorkspacePoolLabel is the node label a team's Workspace must select
+	// its pool by, the one AKS puts on every node of a pool
+	// (components/gpupool AgentPoolLabel).
+	WorkspacePoolLabel = gpupool.AgentPoolLabel
 )
 
 // SystemPoolTaintKey is the key of the AKS system pool's taint
@@ -253,6 +298,66 @@ func AdmissionValidations(t Team) []AdmissionValidation {
 	}
 }
 
+// isWorkspaceExpression is true when the request is a KAITO Workspace.
+const isWorkspaceExpression = `request.kind.group == "kaito.sh" && request.kind.kind == "Workspace"`
+
+// workspacePoolExpression is the pool a Workspace's labelSelector names by
+// WorkspacePoolLabel, or "".
+var workspacePoolExpression = fmt.Sprintf(`variables.isWorkspace && has(object.resource) && has(object.resource.labelSelector) && has(object.resource.labelSelector.matchLabels) && %[1]q in object.resource.labelSelector.matchLabels ? object.resource.labelSelector.matchLabels[%[1]q] : ""`, WorkspacePoolLabel)
+
+// celMap renders m as a CEL map literal of strings, keys sorted.
+func celMap(m map[string]string) string {
+	var entries []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		entries = append(entries, strconv.Quote(k)+": "+strconv.Quote(m[k]))
+	}
+	return "{" + strings.Join(entries, ", ") + "}"
+}
+
+// WorkspaceValidations are the rules of team t's admission policy for KAITO
+// Workspaces (what KAITO makes of a Workspace is documented above, at
+// WorkspaceLoadBalancerAnnotation's block). The template and load-balancer
+// rules always apply; the pool rules only when t.WorkspacePools is set.
+func WorkspaceValidations(t Team) []AdmissionValidation {
+	msg := func(rule, text string) string { return admissionRulePrefix + rule + "): " + text }
+	out := []AdmissionValidation{
+		{RuleWorkspaceTemplate, `!variables.isWorkspace || !has(object.inference) || !has(object.inference.template)`,
+			msg(RuleWorkspaceTemplate, "inference.template makes KAITO run any pod spec as a StatefulSet outside the team's queue; serve a preset (inference.preset), or run a custom server as an aksml InferenceServer")},
+		{RuleWorkspaceLoadBalancer, fmt.Sprintf(`!variables.isWorkspace || !has(object.metadata.annotations) || !(%q in object.metadata.annotations)`, WorkspaceLoadBalancerAnnotation),
+			msg(RuleWorkspaceLoadBalancer, "the "+WorkspaceLoadBalancerAnnotation+" annotation makes KAITO expose the model through a public LoadBalancer Service; remove it and reach the model through its ClusterIP Service")},
+	}
+	if t.WorkspacePools == nil {
+		return out
+	}
+	pools := celMap(t.WorkspacePools)
+	names := slices.Sorted(maps.Keys(t.WorkspacePools))
+	allowed := strings.Join(names, ", ")
+	if allowed == "" {
+		allowed = "none"
+	}
+	return append(out,
+		AdmissionValidation{RuleWorkspacePool, `!variables.isWorkspace || (variables.workspacePool in ` + pools + ` && ` +
+			`(!has(object.resource.labelSelector.matchExpressions) || size(object.resource.labelSelector.matchExpressions) == 0) && ` +
+			`(!has(object.resource.preferredNodes) || size(object.resource.preferredNodes) == 0))`,
+			msg(RuleWorkspacePool, "KAITO places a Workspace's pods on the nodes its labelSelector matches, outside the team's queue; team "+t.Name+" may select, by matchLabels "+WorkspacePoolLabel+" only (no matchExpressions, no preferredNodes), the pools "+allowed)},
+		AdmissionValidation{RuleWorkspaceInstanceType, `!variables.isWorkspace || !(variables.workspacePool in ` + pools + `) || ` +
+			`(has(object.resource.instanceType) && object.resource.instanceType == ` + pools + `[variables.workspacePool])`,
+			msg(RuleWorkspaceInstanceType, "resource.instanceType must be the VM size of the pool the labelSelector names ("+celMapText(t.WorkspacePools)+"); KAITO sizes the pods' GPU requests by it")},
+	)
+}
+
+// celMapText renders m as "k=v, ..." for messages, keys sorted.
+func celMapText(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // admissionPolicyArgs is team t's ValidatingAdmissionPolicy.
 func admissionPolicyArgs(t Team) *admissionv1.ValidatingAdmissionPolicyArgs {
 	var rules admissionv1.NamedRuleWithOperationsArray
@@ -268,8 +373,16 @@ func admissionPolicyArgs(t Team) *admissionv1.ValidatingAdmissionPolicyArgs {
 			Operations:  pulumi.ToStringArray(ops),
 		})
 	}
+	// KAITO Workspaces, every served version (the pinned CRD serves
+	// v1alpha1 and v1beta1 with the same resource fields).
+	rules = append(rules, admissionv1.NamedRuleWithOperationsArgs{
+		ApiGroups:   pulumi.ToStringArray([]string{"kaito.sh"}),
+		ApiVersions: pulumi.ToStringArray([]string{"*"}),
+		Resources:   pulumi.ToStringArray([]string{"workspaces"}),
+		Operations:  pulumi.ToStringArray([]string{"CREATE", "UPDATE"}),
+	})
 	var validations admissionv1.ValidationArray
-	for _, v := range AdmissionValidations(t) {
+	for _, v := range append(AdmissionValidations(t), WorkspaceValidations(t)...) {
 		validations = append(validations, admissionv1.ValidationArgs{
 			Expression: pulumi.String(v.Expression),
 			Message:    pulumi.String(v.Message),
@@ -292,6 +405,8 @@ func admissionPolicyArgs(t Team) *admissionv1.ValidatingAdmissionPolicyArgs {
 				admissionv1.VariableArgs{Name: pulumi.String("podSpecs"), Expression: pulumi.String(podSpecsExpression())},
 				admissionv1.VariableArgs{Name: pulumi.String("labelSets"), Expression: pulumi.String(labelSetsExpression)},
 				admissionv1.VariableArgs{Name: pulumi.String("kedaTriggers"), Expression: pulumi.String(kedaTriggersExpression)},
+				admissionv1.VariableArgs{Name: pulumi.String("isWorkspace"), Expression: pulumi.String(isWorkspaceExpression)},
+				admissionv1.VariableArgs{Name: pulumi.String("workspacePool"), Expression: pulumi.String(workspacePoolExpression)},
 			},
 			Validations: validations,
 		},

@@ -40,7 +40,7 @@ func TestAdmissionPolicyPerTeam(t *testing.T) {
 			assert.Equal(t, []any{"CREATE", "UPDATE"}, rule["operations"])
 		}
 	}
-	assert.Equal(t, []string{"pods", "jobs", "cronjobs", "deployments", "statefulsets", "pytorchjobs", "tfjobs", "scaledjobs", "scaledobjects", "triggerauthentications"}, resources)
+	assert.Equal(t, []string{"pods", "jobs", "cronjobs", "deployments", "statefulsets", "pytorchjobs", "tfjobs", "scaledjobs", "scaledobjects", "triggerauthentications", "workspaces"}, resources)
 
 	rules := map[string]string{}
 	for _, v := range mocktest.Dig(t, a, "spec", "validations").([]any) {
@@ -50,10 +50,13 @@ func TestAdmissionPolicyPerTeam(t *testing.T) {
 		rules[rule] = v.(map[string]any)["expression"].(string)
 		assert.Equal(t, "Forbidden", v.(map[string]any)["reason"])
 	}
-	assert.Len(t, rules, 10)
+	assert.Len(t, rules, 12, "the pod rules, the KEDA rules and the Workspace rules that need no pools")
 	assert.Contains(t, rules[RuleKEDAPodIdentity], `object.spec.podIdentity.provider == "none"`)
 	assert.Contains(t, rules[RuleKEDAPlatform], `" + request.namespace + "`, "the query is held to the namespace of the request")
 	assert.Contains(t, rules[RuleKEDAPlatform], `prometheus\\.monitor\\.azure\\.com`, "KEDA's token goes to an Azure Monitor endpoint only")
+	assert.Contains(t, rules, RuleWorkspaceTemplate)
+	assert.Contains(t, rules[RuleWorkspaceLoadBalancer], `"kaito.sh/enablelb"`)
+	assert.NotContains(t, rules, RuleWorkspacePool, "without WorkspacePools the Workspaces' pools are not checked")
 	assert.Contains(t, rules[RulePriorityClass], `in ["training-batch"]`, "team-a is not serving")
 	assert.Contains(t, rules[RuleKueuePriority], `in ["training-batch"]`)
 	assert.Contains(t, rules[RuleSystemPool], `"CriticalAddonsOnly"`)
@@ -72,6 +75,36 @@ func TestAdmissionPolicyPerTeam(t *testing.T) {
 	assert.Equal(t, map[string]any{TeamLabel: "team-a"}, mocktest.Dig(t, binding.Inputs, "spec", "matchResources", "namespaceSelector", "matchLabels"),
 		"the binding selects the team's namespace by the label tenancy puts on it, so platform namespaces are untouched")
 	assert.True(t, dependsOn(binding, "tenancy-team-a-admission"), "the binding follows its policy")
+}
+
+// TestWorkspaceValidationsPinPools: with WorkspacePools a team's Workspace
+// must name one of them by the agentpool label, with its VM size; an empty
+// map admits no pool at all.
+func TestWorkspaceValidationsPinPools(t *testing.T) {
+	byRule := func(vs []AdmissionValidation) map[string]AdmissionValidation {
+		out := map[string]AdmissionValidation{}
+		for _, v := range vs {
+			out[v.Rule] = v
+		}
+		return out
+	}
+	vs := byRule(WorkspaceValidations(Team{Name: "team-a", WorkspacePools: map[string]string{"t4serve": "Standard_NC4as_T4_v3", "t4": "Standard_NC4as_T4_v3"}}))
+	require.Len(t, vs, 4)
+	pools := `{"t4": "Standard_NC4as_T4_v3", "t4serve": "Standard_NC4as_T4_v3"}`
+	assert.Contains(t, vs[RuleWorkspacePool].Expression, "variables.workspacePool in "+pools)
+	assert.Contains(t, vs[RuleWorkspacePool].Expression, "matchExpressions")
+	assert.Contains(t, vs[RuleWorkspacePool].Expression, "preferredNodes")
+	assert.Contains(t, vs[RuleWorkspacePool].Message, "the pools t4, t4serve")
+	assert.Contains(t, vs[RuleWorkspaceInstanceType].Expression, "object.resource.instanceType == "+pools+"[variables.workspacePool]")
+	assert.Contains(t, vs[RuleWorkspaceInstanceType].Message, "t4=Standard_NC4as_T4_v3, t4serve=Standard_NC4as_T4_v3")
+	for _, v := range vs {
+		assert.True(t, strings.HasPrefix(v.Expression, "!variables.isWorkspace || "), "%s applies to Workspaces only", v.Rule)
+		assert.True(t, strings.HasPrefix(v.Message, "aksml tenancy ("+v.Rule+"): "), v.Message)
+	}
+	none := byRule(WorkspaceValidations(Team{Name: "team-b", WorkspacePools: map[string]string{}}))
+	assert.Contains(t, none[RuleWorkspacePool].Expression, "variables.workspacePool in {}")
+	assert.Contains(t, none[RuleWorkspacePool].Message, "the pools none")
+	assert.Contains(t, workspacePoolExpression, `"kubernetes.azure.com/agentpool" in object.resource.labelSelector.matchLabels`)
 }
 
 func TestPodSpecsExpressionCoversEveryAdmittedKind(t *testing.T) {

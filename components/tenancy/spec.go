@@ -96,6 +96,16 @@ type Team struct {
 	// requests is admitted with DefaultCPURequest and
 	// DefaultMemoryRequest. Default none: no ResourceQuota, no LimitRange.
 	NamespaceQuota map[string]string
+	// WorkspacePools are the GPU pools, name to VM size, the team's KAITO
+	// Workspaces may run on: its admission policy refuses a Workspace whose
+	// labelSelector does not name one of them by WorkspacePoolLabel or
+	// whose instanceType is not that pool's size (RuleWorkspacePool,
+	// RuleWorkspaceInstanceType). The aksml stacks pass, with
+	// aksml:kaito.install, the regular (not spot), non-MIG pools the team
+	// lists in its gpuQuota. Default nil: Workspaces' pools are not
+	// checked (no KAITO, or an existing cluster whose nodes aksml does not
+	// know); an empty map refuses every Workspace.
+	WorkspacePools map[string]string
 }
 
 // Default fills the documented defaults.

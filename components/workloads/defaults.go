@@ -191,8 +191,11 @@ const (
 	// 0.10.0: featureGates.disableNodeAutoProvisioning, nvidiaDevicePlugin,
 	// localCSIDriver, spotInstance). The chart's Workspace CRD
 	// (templates/kaito.sh_workspaces.yaml) declares kaito.sh/v1alpha1,
-	// KAITOAPIVersion, besides v1beta1; that the 0.10.0 CRD serves it is
-	// proven only by applying that CRD, which no test tier does yet.
+	// KAITOAPIVersion, besides v1beta1. The cluster tier applies aksml's
+	// Workspaces to the pinned CRD (tools/deps/fetch.sh, an upstream commit
+	// whose chart template is the same blob) and they are accepted
+	// (tests/cluster/kaito_test.go); the 0.10.0 tag itself could not be
+	// fetched (the Go module proxy does not serve the module).
 	KAITOVersion = "0.10.0"
 	// KAITORepo is KAITO's Helm repository.
 	KAITORepo = "https://kaito-project.github.io/kaito/charts/kaito"

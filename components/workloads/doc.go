@@ -16,6 +16,7 @@
 //     "Run a TFJob", "Configure NCCL communication with the AKS CNI"),
 //     and TrainingOperator, the pinned Kubeflow Training Operator install.
 //   - FineTuningWorkspace: a KAITO Workspace for QLoRA fine-tuning ("Fine-tune a model with KAITO").
+//   - InferenceWorkspace: a KAITO Workspace that serves a preset model (KAITO "for fine-tuning and model deployment").
 //   - MIGTrial: a hyperparameter trial on one MIG instance ("Partition A100 and H100 GPUs with MIG").
 //   - InferenceServer: a model server that stays up ("Configure training
 //     and inference priorities"; never on spot): a Deployment with startup,

@@ -93,34 +93,7 @@ func (a *FineTuningWorkspaceArgs) Default(name string) {
 
 // Validate checks defaulted args and returns every problem.
 func (a *FineTuningWorkspaceArgs) Validate(p field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if a.Namespace == nil {
-		errs = append(errs, field.Required(p.Child("namespace"), "the team namespace"))
-	}
-	errs = append(errs, validateDNSLabel(a.Name, 63, p.Child("name"))...)
-	if a.Team == "" {
-		errs = append(errs, field.Required(p.Child("team"), "the owning team"))
-	} else {
-		errs = append(errs, validateLabelValue(a.Team, p.Child("team"))...)
-	}
-
-	ip := p.Child("instanceType")
-	switch sku, known := gpupool.LookupSKU(a.InstanceType); {
-	case a.InstanceType == "":
-		errs = append(errs, field.Required(ip, "a GPU VM size, e.g. Standard_NC24ads_A100_v4 (AKS MLOps best practices)"))
-	case gpupool.IsVisualisationOnly(a.InstanceType):
-		errs = append(errs, field.Invalid(ip, "%s is an NV-series SKU for visualisation only; use an NC/ND SKU such as Standard_NC24ads_A100_v4", a.InstanceType))
-	case !known:
-		errs = append(errs, field.Invalid(ip, "%s is not a GPU SKU in the catalogue; use one of %s", a.InstanceType, strings.Join(gpupool.VMSizes(), ", ")))
-	case sku.VMSize != a.InstanceType:
-		errs = append(errs, field.Invalid(ip, "%q must be written exactly as %q", a.InstanceType, sku.VMSize))
-	}
-	errs = append(errs, validatePositive(a.Count, p.Child("count"))...)
-	for _, k := range sortedKeys(a.NodeLabels) {
-		kp := p.Child("nodeLabels").Key(k)
-		errs = append(errs, validateLabelKey(k, kp)...)
-		errs = append(errs, validateLabelValue(a.NodeLabels[k], kp)...)
-	}
+	errs := validateWorkspace(a.Namespace, a.Name, a.Team, a.InstanceType, a.Count, a.NodeLabels, p)
 	if a.Preset == "" {
 		errs = append(errs, field.Required(p.Child("preset"), "a KAITO preset, e.g. phi-3-mini-4k-instruct"))
 	}
@@ -185,19 +158,61 @@ func workspaceArgs(a *FineTuningWorkspaceArgs) *apiextensions.CustomResourceArgs
 		tuning["config"] = a.Config
 	}
 	c := &Common{Name: a.Name, Team: a.Team, Namespace: a.Namespace, Labels: a.Labels}
+	return kaitoWorkspace(c, kindFineTuningWorkspace, a.Await, a.AwaitTimeoutSeconds, a.InstanceType, a.Count, a.NodeLabels, "tuning", tuning)
+}
+
+// kaitoWorkspace is a kaito.sh/v1alpha1 Workspace of c's name, namespace
+// and labels whose `resource` runs count nodes of instanceType matching
+// nodeLabels and whose section (`tuning` or `inference`) is body.
+func kaitoWorkspace(c *Common, kind string, await bool, awaitTimeout int, instanceType string, count int, nodeLabels map[string]string, section string, body map[string]any) *apiextensions.CustomResourceArgs {
 	return &apiextensions.CustomResourceArgs{
 		ApiVersion: pulumi.String(KAITOAPIVersion),
 		Kind:       pulumi.String("Workspace"),
-		Metadata:   objectMeta(c, objectLabels(c, kindFineTuningWorkspace), awaitAnnotationsFor(a.Await, a.AwaitTimeoutSeconds)),
+		Metadata:   objectMeta(c, objectLabels(c, kind), awaitAnnotationsFor(await, awaitTimeout)),
 		OtherFields: kubernetes.UntypedArgs{
 			"resource": map[string]any{
-				"instanceType":  a.InstanceType,
-				"count":         a.Count,
-				"labelSelector": map[string]any{"matchLabels": a.NodeLabels},
+				"instanceType":  instanceType,
+				"count":         count,
+				"labelSelector": map[string]any{"matchLabels": nodeLabels},
 			},
-			"tuning": tuning,
+			section: body,
 		},
 	}
+}
+
+// validateWorkspace checks what every Workspace kind has: the namespace,
+// the name (a DNS label), the owning team, and the `resource`:
+// instanceType a GPU VM size of the catalogue (not NV-series, spelt as
+// Azure does), count positive, nodeLabels valid label keys and values.
+func validateWorkspace(namespace pulumi.StringInput, name, team, instanceType string, count int, nodeLabels map[string]string, p field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if namespace == nil {
+		errs = append(errs, field.Required(p.Child("namespace"), "the team namespace"))
+	}
+	errs = append(errs, validateDNSLabel(name, 63, p.Child("name"))...)
+	if team == "" {
+		errs = append(errs, field.Required(p.Child("team"), "the owning team"))
+	} else {
+		errs = append(errs, validateLabelValue(team, p.Child("team"))...)
+	}
+	ip := p.Child("instanceType")
+	switch sku, known := gpupool.LookupSKU(instanceType); {
+	case instanceType == "":
+		errs = append(errs, field.Required(ip, "a GPU VM size, e.g. Standard_NC24ads_A100_v4 (AKS MLOps best practices)"))
+	case gpupool.IsVisualisationOnly(instanceType):
+		errs = append(errs, field.Invalid(ip, "%s is an NV-series SKU for visualisation only; use an NC/ND SKU such as Standard_NC24ads_A100_v4", instanceType))
+	case !known:
+		errs = append(errs, field.Invalid(ip, "%s is not a GPU SKU in the catalogue; use one of %s", instanceType, strings.Join(gpupool.VMSizes(), ", ")))
+	case sku.VMSize != instanceType:
+		errs = append(errs, field.Invalid(ip, "%q must be written exactly as %q", instanceType, sku.VMSize))
+	}
+	errs = append(errs, validatePositive(count, p.Child("count"))...)
+	for _, k := range sortedKeys(nodeLabels) {
+		kp := p.Child("nodeLabels").Key(k)
+		errs = append(errs, validateLabelKey(k, kp)...)
+		errs = append(errs, validateLabelValue(nodeLabels[k], kp)...)
+	}
+	return errs
 }
 
 // FineTuningWorkspace is a KAITO Workspace that fine-tunes a preset model.
@@ -208,14 +223,19 @@ type FineTuningWorkspace struct {
 }
 
 var fineTuningWorkspaceKind = kind[FineTuningWorkspaceArgs, *FineTuningWorkspaceArgs]{
-	token: FineTuningWorkspaceType, what: "FineTuningWorkspaceArgs",
-	children: func(ctx *pulumi.Context, name string, a *FineTuningWorkspaceArgs, c pulumi.ComponentResource, opts []pulumi.ResourceOption) (metaOutput, error) {
-		ws, err := apiextensions.NewCustomResource(ctx, name+"-workspace", workspaceArgs(a), childOptions(c, opts)...)
+	token: FineTuningWorkspaceType, what: "FineTuningWorkspaceArgs", children: workspaceChildren(workspaceArgs),
+}
+
+// workspaceChildren registers the Workspace `name-workspace` that args
+// maps a kind's args to.
+func workspaceChildren[P any](args func(P) *apiextensions.CustomResourceArgs) func(*pulumi.Context, string, P, pulumi.ComponentResource, []pulumi.ResourceOption) (metaOutput, error) {
+	return func(ctx *pulumi.Context, name string, a P, c pulumi.ComponentResource, opts []pulumi.ResourceOption) (metaOutput, error) {
+		ws, err := apiextensions.NewCustomResource(ctx, name+"-workspace", args(a), childOptions(c, opts)...)
 		if err != nil {
 			return nil, err
 		}
 		return ws.Metadata, nil
-	},
+	}
 }
 
 // NewFineTuningWorkspace registers a FineTuningWorkspace (token

@@ -20,6 +20,8 @@ const (
 	KAITOType = "aksml:workloads:KAITO"
 	// FineTuningWorkspaceType is the type token of NewFineTuningWorkspace.
 	FineTuningWorkspaceType = "aksml:workloads:FineTuningWorkspace"
+	// InferenceWorkspaceType is the type token of NewInferenceWorkspace.
+	InferenceWorkspaceType = "aksml:workloads:InferenceWorkspace"
 	// InferenceServerType is the type token of NewInferenceServer.
 	InferenceServerType = "aksml:workloads:InferenceServer"
 )

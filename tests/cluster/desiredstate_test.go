@@ -23,6 +23,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/aksml/aksml/components/workloads"
 	"github.com/aksml/aksml/internal/synth"
 	"github.com/aksml/aksml/policy/rules"
 )
@@ -331,11 +332,16 @@ func urnType(urn string) string {
 	return qualified[strings.LastIndex(qualified, "$")+1:]
 }
 
+// operatorComponents are the components of workloadComponentPrefix that install an
+// operator (KAITO's namespace is a child of its component) rather than run a workload.
+var operatorComponents = map[string]bool{workloads.KAITOType: true, workloads.TrainingOperatorType: true}
+
 // isExampleWorkload reports whether o belongs to an example workload of the stack (a
-// child of a workload component): a Job or training job that Kueue admits against the
-// teams' quota.
+// child of a workload component that is not an operator install): a Job or training job
+// that Kueue admits against the teams' quota, a serving Deployment, a KAITO Workspace.
 func isExampleWorkload(o stackObject) bool {
-	return strings.HasPrefix(urnType(o.res.Parent), workloadComponentPrefix)
+	t := urnType(o.res.Parent)
+	return strings.HasPrefix(t, workloadComponentPrefix) && !operatorComponents[t]
 }
 
 // deleteObjects deletes objs in reverse order (dependents in the background), ignoring

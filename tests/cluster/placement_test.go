@@ -182,7 +182,7 @@ func notPlacedReason(o stackObject) string {
 	case "PyTorchJob", "TFJob":
 		return "the Kubeflow Training Operator, which creates its pods, does not run in this tier (its Kueue admission is tested in kueue_scenarios_test.go)"
 	case "Workspace":
-		return "KAITO, which creates the fine-tuning pods, does not run in this tier"
+		return "KAITO, which creates a Workspace's pods, does not run in this tier (kaito_test.go checks the Workspaces against the CRD and the team's admission policy, and KAITO's pods against quota, policy and Kueue)"
 	case "Deployment":
 		return "an InferenceServer: placed and drained by the subtest \"inference servers stay on their pool through a drain\""
 	}
