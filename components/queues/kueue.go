@@ -162,7 +162,17 @@ func gpuQuota(t Team, pool, r string) map[string]any {
 	return q
 }
 
-// localQueueSpec points the team's `gpu-queue` at its ClusterQueue.
+// localQueueSpec points the team's `gpu-queue`, and its `default`
+// LocalQueue (DefaultLocalQueueName), at its ClusterQueue. The team's
+// ClusterQueue is the only one either may name: it is the queue whose
+// quota the team's own labelled Jobs use, and it lists a flavor for every
+// pool the team has quota on (gpuQuota), so a queue-less Job of the team
+// (such as the tuning Job KAITO creates for a FineTuningWorkspace on one
+// of the team's pools) is admitted there within the team's nominal quota
+// and borrowing limit, on the flavor its node affinity selects, exactly
+// as if it carried `gpu-queue`. Pointing `default` anywhere else (a
+// lender's queue, another team's) would give queue-less Jobs capacity the
+// team's labelled Jobs do not have.
 func localQueueSpec(t Team) map[string]any {
 	return map[string]any{"clusterQueue": ClusterQueueName(t.Name)}
 }
