@@ -189,7 +189,9 @@ var FairSharingPreemptionStrategies = []string{"LessThanOrEqualToFinalShare", "L
 // controller configuration plus every job through the queue in the team
 // namespaces (manageJobsWithoutQueueName true, managedJobsNamespaceSelector
 // on the team label: a Job without the queue label in a team namespace is
-// suspended and never admitted, while Jobs in namespaces without the label,
+// managed all the same, queued in the namespace's `default` LocalQueue
+// (DefaultLocalQueueName), which Kueue's webhook names it; with no such
+// LocalQueue it would stay suspended for ever; Jobs in namespaces without the label,
 // the platform's, stay unmanaged; Kueue Configuration v1beta2 API,
 // https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/), the
 // selected job integrations, fair sharing
