@@ -270,7 +270,7 @@ func TestConstructQueues(t *testing.T) {
 	reg, err := construct(t, "aksml:queues:Queues", property.NewMap(args))
 	require.NoError(t, err)
 	assert.Equal(t, 2, reg.count("kubernetes:"+queues.KueueAPIVersion+":ClusterQueue"), "one ClusterQueue per team")
-	assert.Equal(t, 2, reg.count("kubernetes:"+queues.KueueAPIVersion+":LocalQueue"), "one LocalQueue per team namespace")
+	assert.Equal(t, 4, reg.count("kubernetes:"+queues.KueueAPIVersion+":LocalQueue"), "gpu-queue and default per team namespace")
 	assert.Zero(t, reg.count("kubernetes:core/v1:Namespace"), "the team namespaces are aksml:tenancy:Tenancy's")
 	assert.Zero(t, reg.count("kubernetes:core/v1:ResourceQuota"))
 }

@@ -87,6 +87,21 @@ const (
 	// LocalQueueName is the Kueue LocalQueue in every team namespace (AKS MLOps best practices:
 	// `gpu-queue`). Jobs select it with the QueueNameLabel.
 	LocalQueueName = vocab.LocalQueueName
+	// DefaultLocalQueueName is the second LocalQueue of every team
+	// namespace, pointing at the same ClusterQueue as LocalQueueName: the
+	// name Kueue's job webhooks give a job created without QueueNameLabel
+	// in a namespace that has a LocalQueue of this name (Kueue v0.17.0
+	// pkg/controller/constants DefaultLocalQueueName "default",
+	// pkg/controller/jobframework/defaults.go ApplyDefaultLocalQueue,
+	// called by the batch/job, Kubeflow and every other job webhook's
+	// Default; feature gate LocalQueueDefaulting, GA and locked on since
+	// 0.17, pkg/features/kube_features.go; KEP-2936 "LocalQueue
+	// defaulting"; "Enforce Kueue Management of Workloads", "Setup default
+	// LocalQueue", https://kueue.sigs.k8s.io/docs/tasks/manage/enforce_job_management/).
+	// It is how a Job that a controller creates without the label (KAITO's
+	// tuning Job) reaches the team's queue. It is a fixed name: no config
+	// key names a LocalQueue, so nothing else aksml declares can take it.
+	DefaultLocalQueueName = "default"
 	// QueueNameLabel is the label a Kueue-managed job carries with its LocalQueue.
 	QueueNameLabel = vocab.QueueNameLabel
 	// WorkloadPriorityClassLabel is the label a Kueue-managed job carries with

@@ -15,7 +15,9 @@
 //     a `cpu` flavor, a ClusterQueue `<team>-gpu` per team in a shared
 //     cohort with GPU, cpu and memory borrowing/lending limits, the team's
 //     preemption policy and fair-sharing weight, a LocalQueue `gpu-queue`
-//     per team namespace, a lending-only ClusterQueue per lender
+//     per team namespace and beside it a LocalQueue `default` on the same
+//     ClusterQueue, which Kueue gives Jobs created without a queue name
+//     (DefaultLocalQueueName), a lending-only ClusterQueue per lender
 //     (SchedulerSpec.Lenders: quota without namespace, queue or claims),
 //     a WorkloadPriorityClass per priority level, and, for the pools in
 //     SchedulerSpec.Provisioning, a ProvisioningRequest AdmissionCheck and

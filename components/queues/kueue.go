@@ -162,7 +162,17 @@ func gpuQuota(t Team, pool, r string) map[string]any {
 	return q
 }
 
-// localQueueSpec points the team's `gpu-queue` at its ClusterQueue.
+// localQueueSpec points the team's `gpu-queue`, and its `default`
+// LocalQueue (DefaultLocalQueueName), at its ClusterQueue. The team's
+// ClusterQueue is the only one either may name: it is the queue whose
+// quota the team's own labelled Jobs use, and it lists a flavor for every
+// pool the team has quota on (gpuQuota), so a queue-less Job of the team
+// (such as the tuning Job KAITO creates for a FineTuningWorkspace on one
+// of the team's pools) is admitted there within the team's nominal quota
+// and borrowing limit, on the flavor its node affinity selects, exactly
+// as if it carried `gpu-queue`. Pointing `default` anywhere else (a
+// lender's queue, another team's) would give queue-less Jobs capacity the
+// team's labelled Jobs do not have.
 func localQueueSpec(t Team) map[string]any {
 	return map[string]any{"clusterQueue": ClusterQueueName(t.Name)}
 }
@@ -179,7 +189,9 @@ var FairSharingPreemptionStrategies = []string{"LessThanOrEqualToFinalShare", "L
 // controller configuration plus every job through the queue in the team
 // namespaces (manageJobsWithoutQueueName true, managedJobsNamespaceSelector
 // on the team label: a Job without the queue label in a team namespace is
-// suspended and never admitted, while Jobs in namespaces without the label,
+// managed all the same, queued in the namespace's `default` LocalQueue
+// (DefaultLocalQueueName), which Kueue's webhook names it; with no such
+// LocalQueue it would stay suspended for ever; Jobs in namespaces without the label,
 // the platform's, stay unmanaged; Kueue Configuration v1beta2 API,
 // https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/), the
 // selected job integrations, fair sharing

@@ -333,6 +333,16 @@ func (b *builder) kueue() error {
 			map[string]any{"spec": localQueueSpec(t)}, []pulumi.Resource{cq}); err != nil {
 			return err
 		}
+		// The `default` LocalQueue: Kueue labels a Job created without a
+		// queue name in this namespace with it (LocalQueueDefaulting), so a
+		// controller's Job (KAITO's tuning Job) is queued in the team's
+		// ClusterQueue instead of suspended for ever by
+		// manageJobsWithoutQueueName. Role "dlq-": no other role's prefix.
+		if _, err := b.customResource("dlq-"+t.Name, KueueAPIVersion, "LocalQueue",
+			&metav1.ObjectMetaArgs{Name: pulumi.String(DefaultLocalQueueName), Namespace: ns, Labels: pulumi.ToStringMap(teamLabels(t))},
+			map[string]any{"spec": localQueueSpec(t)}, []pulumi.Resource{cq}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

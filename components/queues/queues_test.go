@@ -233,7 +233,7 @@ func TestKueueNotInstalled(t *testing.T) {
 	}
 	assert.Len(t, m.ByType(flavorType), 4, "the Kueue objects are still created")
 	assert.Len(t, m.ByType(clusterQueueType), 2)
-	assert.Len(t, m.ByType(localQueueType), 2)
+	assert.Len(t, m.ByType(localQueueType), 4, "gpu-queue and default per team")
 	assert.Equal(t, "gpu-queue", out.LocalQueueName)
 }
 
@@ -350,8 +350,28 @@ func TestLocalQueuesAndPriorityClassesForWorkloads(t *testing.T) {
 		assert.Equal(t, team+"-gpu", mocktest.Dig(t, lq.Inputs, "spec", "clusterQueue"))
 		assert.True(t, dependsOn(lq, "q-cq-"+team), "the LocalQueue must follow its ClusterQueue")
 		assert.True(t, dependsOn(lq, "ns-"+team), "the LocalQueue must follow its namespace (through the Namespaces output)")
+
+		// The default LocalQueue Kueue gives queue-less Jobs: the team's own
+		// ClusterQueue, nothing else.
+		dlq := m.Named(t, localQueueType, "q-dlq-"+team)
+		assert.Equal(t, "default", mocktest.Dig(t, dlq.Inputs, "metadata", "name"))
+		assert.Equal(t, team, mocktest.Dig(t, dlq.Inputs, "metadata", "namespace"))
+		assert.Equal(t, team+"-gpu", mocktest.Dig(t, dlq.Inputs, "spec", "clusterQueue"), "a queue-less Job of %s reaches only its own quota", team)
+		assert.True(t, dependsOn(dlq, "q-cq-"+team), "the default LocalQueue must follow its ClusterQueue")
+		assert.True(t, dependsOn(dlq, "ns-"+team), "the default LocalQueue must follow its namespace")
 	}
 	assert.Equal(t, "gpu-queue", out.LocalQueueName)
+
+	// One owner per name: in each namespace every LocalQueue aksml
+	// declares has its own name, and `default` is only the default queue.
+	names := map[string]string{}
+	for _, r := range m.ByType(localQueueType) {
+		key := mocktest.Dig(t, r.Inputs, "metadata", "namespace").(string) + "/" + mocktest.Dig(t, r.Inputs, "metadata", "name").(string)
+		assert.NotContains(t, names, key, "%s and %s declare the same LocalQueue", names[key], r.Name)
+		names[key] = r.Name
+	}
+	assert.Len(t, names, 4, "two LocalQueues per team")
+	assert.NotEqual(t, DefaultLocalQueueName, LocalQueueName, "the team's named queue is not Kueue's default")
 
 	tb := m.Named(t, wpcType, "q-wpc-training-batch").Inputs
 	assert.Equal(t, "training-batch", mocktest.Dig(t, tb, "metadata", "name"))

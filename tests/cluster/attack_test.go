@@ -25,6 +25,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/vocab"
 )
@@ -574,15 +575,13 @@ func (f *attackFixture) jobWithoutQueueLabelManaged(t *testing.T) {
 	})
 	require.NoError(t, m.Create(f.ctx, job), "the member submits a Job without the queue label")
 	defer f.deleteJobs(t, job)
-	assert.True(t, ptr.Deref(job.Spec.Suspend, false), "Kueue's webhook suspends it on creation (manageJobsWithoutQueueName)")
-	// It stays suspended and podless: no LocalQueue takes it.
-	time.Sleep(3 * time.Second)
-	got := &batchv1.Job{}
-	require.NoError(t, f.env.Client.Get(f.ctx, client.ObjectKeyFromObject(job), got))
-	assert.True(t, ptr.Deref(got.Spec.Suspend, false), "still suspended")
-	pods := &corev1.PodList{}
-	require.NoError(t, f.env.Client.List(f.ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}))
-	assert.Empty(t, pods.Items, "a Job outside every queue never gets pods")
+	// Kueue's webhook gives it the namespace's `default` LocalQueue
+	// (LocalQueueDefaulting), which aksml points at the team's own
+	// ClusterQueue: the Job runs, but only through the team's queue and
+	// quota, as if it carried gpu-queue.
+	assert.Equal(t, queues.DefaultLocalQueueName, job.Labels[vocab.QueueNameLabel], "Kueue defaults the queue name")
+	assert.True(t, ptr.Deref(job.Spec.Suspend, false), "Kueue's webhook suspends it until admitted")
+	requireAdmittedBy(t, f, job, queues.ClusterQueueName(attackerTeam), "")
 
 	// Platform namespaces (no aksml.io/team label) stay unmanaged.
 	platform := trainingJob("default", f.name("platform"))

@@ -75,9 +75,10 @@ var podSecurityViolations = []string{
 // (training on an on-demand training pool, the spot Job on the spot pool,
 // the model server on the on-demand inference pool, the MIG trial on the MIG
 // pool); the document's form is refused with the specific reason of each
-// change the aksml form makes (RBAC for another namespace, Kueue for a
-// missing queue label, Pod Security restricted for a missing
-// securityContext, the scheduler for a pool label aksml does not set).
+// change the aksml form makes (RBAC for another namespace, Pod Security
+// restricted for a missing securityContext, the scheduler for a pool label
+// aksml does not set); a missing queue label is not refused: Kueue queues
+// the Job in the team's `default` LocalQueue, its own ClusterQueue.
 func TestDocumentExamples(t *testing.T) {
 	env := testEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -178,32 +179,32 @@ func requirePodSecurityWarning(t *testing.T, warnings, what string) {
 	}
 }
 
-// requireNeverQueued asserts that obj, submitted without the queue label,
-// is held by Kueue: suspended, with a Workload that no LocalQueue takes, and
-// no pod.
-func (f *attackFixture) requireNeverQueued(t *testing.T, obj *unstructured.Unstructured, suspendPath ...string) {
+// requireDefaultQueued asserts that obj, submitted without the queue
+// label, is queued by Kueue in the namespace's `default` LocalQueue (Kueue
+// gave it the name, LocalQueueDefaulting) and admitted, by the team's own
+// ClusterQueue only.
+func (f *attackFixture) requireDefaultQueued(t *testing.T, obj *unstructured.Unstructured) {
 	t.Helper()
-	var reason string
+	var state string
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		got := obj.DeepCopy()
 		require.NoError(ct, f.env.Client.Get(f.ctx, client.ObjectKeyFromObject(obj), got))
-		suspended, _, _ := unstructured.NestedBool(got.Object, suspendPath...)
-		assert.True(ct, suspended, "Kueue suspends %s (manageJobsWithoutQueueName)", obj.GetName())
+		assert.Equal(ct, queues.DefaultLocalQueueName, got.GetLabels()[vocab.QueueNameLabel], "Kueue gives %s the default LocalQueue", obj.GetName())
 		wl := f.workloadOf(ct, got)
 		if !assert.NotNil(ct, wl, "no Workload for %s yet", obj.GetName()) {
 			return
 		}
-		assert.Empty(ct, wl.Spec.QueueName, "Workload of %s names no LocalQueue", obj.GetName())
-		assert.False(ct, apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved), "%s reserved quota", obj.GetName())
+		assert.Equal(ct, kueue.LocalQueueName(queues.DefaultLocalQueueName), wl.Spec.QueueName, "Workload of %s", obj.GetName())
 		c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
-		if assert.NotNil(ct, c, "Kueue gives no reason yet for %s", obj.GetName()) {
-			reason = c.Message
-			assert.Contains(ct, c.Message, "LocalQueue")
-			assert.Contains(ct, c.Message, "doesn't exist")
+		if !assert.NotNil(ct, c, "Kueue has not considered %s yet", obj.GetName()) {
+			return
+		}
+		state = c.Message
+		if assert.NotNil(ct, wl.Status.Admission, "%s not admitted yet: %s", obj.GetName(), c.Message) {
+			assert.Equal(ct, kueue.ClusterQueueReference(queues.ClusterQueueName(obj.GetNamespace())), wl.Status.Admission.ClusterQueue, "only the team's own quota")
 		}
 	}, attackTimeout, scenarioPoll)
-	f.requireNoPods(t, obj)
-	t.Logf("%s/%s without the queue label: suspended by Kueue, no pod: %s", obj.GetNamespace(), obj.GetName(), reason)
+	t.Logf("%s/%s without the queue label: in the default LocalQueue: %s", obj.GetNamespace(), obj.GetName(), state)
 }
 
 // workloadOf returns the Kueue Workload owned by obj, or nil.
@@ -335,8 +336,11 @@ func (f *attackFixture) deleteExamples(t *testing.T, objs ...client.Object) {
 
 // submitDocumentJob submits the document's form of a batch Job example as a
 // member of team: refused in another namespace, then in the team's accepted
-// with Pod Security's warning and held by Kueue for want of the queue label.
-func (f *attackFixture) submitDocumentJob(t *testing.T, example, team string) {
+// with Pod Security's warning and queued by Kueue in the team's `default`
+// LocalQueue without the queue label; its pods are then refused by Pod
+// Security in a namespace that enforces restricted, and run on pool in one
+// at baseline (the document's form needs only the namespace changed there).
+func (f *attackFixture) submitDocumentJob(t *testing.T, example, team, pool string) {
 	t.Helper()
 	m, warnings := f.memberWithWarnings(t, team)
 	doc := loadExample(t, example, documentForm)
@@ -345,7 +349,19 @@ func (f *attackFixture) submitDocumentJob(t *testing.T, example, team string) {
 	require.NoError(t, m.Create(f.ctx, doc), "the member submits the document's %s", doc.GetName())
 	defer f.deleteExamples(t, doc)
 	requirePodSecurityWarning(t, warnings.take(), "the document's "+doc.GetName())
-	f.requireNeverQueued(t, doc, "spec", "suspend")
+	f.requireDefaultQueued(t, doc)
+	ns := &corev1.Namespace{}
+	require.NoError(t, f.env.Client.Get(f.ctx, types.NamespacedName{Name: team}, ns))
+	if ns.Labels[vocab.PodSecurityEnforceLabel] == string(vocab.PodSecurityRestricted) {
+		f.requirePodSecurityRefusedPods(t, doc)
+		return
+	}
+	parallelism, found, err := unstructured.NestedInt64(doc.Object, "spec", "parallelism")
+	require.NoError(t, err)
+	if !found {
+		parallelism = 1
+	}
+	f.requireRunning(t, doc, int(parallelism), pool)
 }
 
 // submitAksmlJob submits the aksml form of a batch Job example as a member
@@ -368,12 +384,12 @@ func (f *attackFixture) submitAksmlJob(t *testing.T, example, team, pool string)
 }
 
 func (f *attackFixture) docTrainingJob(t *testing.T) {
-	f.submitDocumentJob(t, "training-job", attackerTeam)
+	f.submitDocumentJob(t, "training-job", attackerTeam, docTrainingPool)
 	f.submitAksmlJob(t, "training-job", attackerTeam, docTrainingPool)
 }
 
 func (f *attackFixture) docSpotJob(t *testing.T) {
-	f.submitDocumentJob(t, "spot-job", attackerTeam)
+	f.submitDocumentJob(t, "spot-job", attackerTeam, docSpotPool)
 	f.submitAksmlJob(t, "spot-job", attackerTeam, docSpotPool)
 }
 
@@ -381,7 +397,6 @@ func (f *attackFixture) docSpotJob(t *testing.T) {
 // mounts the claim aksml gives every team under the document's name; its
 // partial securityContext (runAsUser without runAsNonRoot) is still refused.
 func (f *attackFixture) docCheckpointJob(t *testing.T) {
-	f.submitDocumentJob(t, "checkpoint-job", attackerTeam)
 	cpuPool := ""
 	for _, p := range f.pools {
 		if p.Mode == "User" && !p.GPU {
@@ -389,11 +404,12 @@ func (f *attackFixture) docCheckpointJob(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, cpuPool, "stack %s has a CPU pool", attackStack)
+	f.submitDocumentJob(t, "checkpoint-job", attackerTeam, cpuPool)
 	f.submitAksmlJob(t, "checkpoint-job", attackerTeam, cpuPool)
 }
 
 func (f *attackFixture) docMIGJob(t *testing.T) {
-	f.submitDocumentJob(t, "mig-job", docMIGTeam)
+	f.submitDocumentJob(t, "mig-job", docMIGTeam, docMIGPool(t))
 	f.submitAksmlJob(t, "mig-job", docMIGTeam, docMIGPool(t))
 }
 
@@ -441,7 +457,7 @@ func (f *attackFixture) docKubeflowJob(t *testing.T, example string) {
 	require.NotEmpty(t, field, "a Kubeflow kind")
 	f.requireOtherNamespaceRefused(t, m, doc, attackerTeam)
 	require.NoError(t, m.Create(f.ctx, doc), "the member submits the document's %s", doc.GetName())
-	f.requireNeverQueued(t, doc, "spec", "runPolicy", "suspend")
+	f.requireDefaultQueued(t, doc)
 	// The pods the operator would make of the document's templates.
 	for _, pod := range operatorPods(t, doc, field) {
 		err := f.env.Client.Create(f.ctx, pod, client.DryRunAll)

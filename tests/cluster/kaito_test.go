@@ -13,14 +13,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/aksml/aksml/components/gpupool"
+	"github.com/aksml/aksml/components/queues"
 	"github.com/aksml/aksml/components/tenancy"
 	"github.com/aksml/aksml/components/vocab"
 	"github.com/aksml/aksml/components/workloads"
@@ -70,8 +73,12 @@ var kaitoControllerRules = []rbacv1.PolicyRule{
 //   - what KAITO's controller creates from a Workspace in team-a's
 //     namespace is held to the same rules as a member's objects: a pod over
 //     team-a's GPU quota is refused by the quota, a StatefulSet tolerating
-//     the system pool by the admission policy, and a tuning Job without a
-//     queue label is suspended by Kueue and gets no pods.
+//     the system pool by the admission policy; a tuning Job without a
+//     queue label gets the team's `default` LocalQueue from Kueue's
+//     webhook (LocalQueueDefaulting) and is admitted by the team's own
+//     ClusterQueue (unsuspended, pods created), one needing more GPUs than
+//     the team's quota stays suspended, and with the `default` LocalQueue
+//     deleted the same Job gets no queue and stays suspended with no pods.
 func TestKAITOWorkspaces(t *testing.T) {
 	env := testEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -198,26 +205,122 @@ func TestKAITOWorkspaces(t *testing.T) {
 
 		// KAITO's tuning Job (labelled kaito.sh/workspace, no queue label,
 		// kaito-project/kaito pkg/workspace/manifests GenerateTuningJobManifest)
-		// is suspended by Kueue and never gets pods: fine-tuning in a team
-		// namespace does not bypass the queue, and does not run either.
-		job := &batchv1.Job{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: f.name("tune"), Labels: map[string]string{"kaito.sh/workspace": "tune"}},
-			Spec:       batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: kaitoPod(ns, "x", "t4", resource.MustParse("1")).Spec}},
-		}
-		job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
-		require.NoError(t, kaito.Create(ctx, job), "KAITO creates its tuning Job")
-		defer func() {
-			assert.NoError(t, env.Client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)))
-		}()
-		assert.True(t, ptr.Deref(job.Spec.Suspend, false), "Kueue's webhook suspends the tuning Job (manageJobsWithoutQueueName)")
-		time.Sleep(3 * time.Second)
+		// gets the team's `default` LocalQueue from Kueue's Job webhook
+		// (LocalQueueDefaulting) and is admitted by the team's own
+		// ClusterQueue, within its quota: fine-tuning runs, through the queue.
+		job := kaitoTuningJob(ns, f.name("tune"), "t4", 1)
+		require.NoError(t, kaito.Create(ctx, job), "KAITO creates its tuning Job; team-a's admission policy accepts the defaulted Job")
+		defer f.deleteJobs(t, job)
+		assert.Equal(t, queues.DefaultLocalQueueName, job.Labels[vocab.QueueNameLabel], "Kueue's webhook gives the queue-less Job the namespace's default LocalQueue")
+		assert.True(t, ptr.Deref(job.Spec.Suspend, false), "and suspends it until admitted")
+		requireAdmittedBy(t, f, job, queues.ClusterQueueName(ns), queues.FlavorName("t4"))
+
+		// Within the team's quota: a tuning Job needing more GPUs of the
+		// pool at once than the whole gpu-quota (which is what the team's
+		// queue can admit on all its pools) is queued, not admitted.
+		big := kaitoTuningJob(ns, f.name("tune-big"), "t4", 1)
+		big.Spec.Parallelism = ptr.To(int32(hard.Value() + 1))
+		big.Spec.Completions = big.Spec.Parallelism
+		require.NoError(t, kaito.Create(ctx, big))
+		defer f.deleteJobs(t, big)
+		require.EventuallyWithT(t, func(ct *assert.CollectT) {
+			wl := f.workloadOf(ct, big)
+			if !assert.NotNil(ct, wl, "no Workload for %s yet", big.Name) {
+				return
+			}
+			assert.Equal(ct, kueue.LocalQueueName(queues.DefaultLocalQueueName), wl.Spec.QueueName)
+			c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+			if assert.NotNil(ct, c, "Kueue gives no reason yet") {
+				assert.Equal(ct, metav1.ConditionFalse, c.Status)
+				assert.Contains(ct, c.Message, "insufficient quota", "held for the team's quota")
+			}
+		}, attackTimeout, scenarioPoll)
 		got := &batchv1.Job{}
-		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(job), got))
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(big), got))
+		assert.True(t, ptr.Deref(got.Spec.Suspend, false), "the Job over the team's quota stays suspended")
+		f.requireNoJobPods(t, big)
+
+		// The mechanism: without the `default` LocalQueue the same Job gets
+		// no queue, and Kueue (manageJobsWithoutQueueName) holds it for ever.
+		dlq := &kueue.LocalQueue{}
+		require.NoError(t, env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: queues.DefaultLocalQueueName}, dlq), "the stack declares team %s's default LocalQueue", ns)
+		require.Equal(t, kueue.ClusterQueueReference(queues.ClusterQueueName(ns)), dlq.Spec.ClusterQueue, "the default LocalQueue points at the team's own ClusterQueue")
+		require.NoError(t, env.Client.Delete(ctx, dlq))
+		defer func() {
+			restored := &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: dlq.Namespace, Name: dlq.Name, Labels: dlq.Labels}, Spec: dlq.Spec}
+			require.NoError(t, env.Client.Create(ctx, restored), "restore the default LocalQueue")
+			requireDefaulted(t, f, ns, true)
+		}()
+		requireDefaulted(t, f, ns, false)
+		held := kaitoTuningJob(ns, f.name("tune-held"), "t4", 1)
+		require.NoError(t, kaito.Create(ctx, held))
+		defer f.deleteJobs(t, held)
+		assert.NotContains(t, held.Labels, vocab.QueueNameLabel, "no default LocalQueue, no queue name")
+		assert.True(t, ptr.Deref(held.Spec.Suspend, false), "Kueue's webhook suspends it (manageJobsWithoutQueueName)")
+		time.Sleep(3 * time.Second)
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(held), got))
 		assert.True(t, ptr.Deref(got.Spec.Suspend, false), "still suspended: no queue admits it")
-		pods := &corev1.PodList{}
-		require.NoError(t, env.Client.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{batchv1.JobNameLabel: job.Name}))
-		assert.Empty(t, pods.Items)
+		f.requireNoJobPods(t, held)
 	})
+}
+
+// kaitoTuningJob is a tuning Job as KAITO's controller writes one
+// (labelled kaito.sh/workspace, no queue label, no priority class) whose
+// pods each ask for gpus on pool.
+func kaitoTuningJob(ns, name, pool string, gpus int64) *batchv1.Job {
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"kaito.sh/workspace": name}},
+		Spec:       batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: kaitoPod(ns, "x", pool, *resource.NewQuantity(gpus, resource.DecimalSI)).Spec}},
+	}
+	job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
+	return job
+}
+
+// requireAdmittedBy waits until Kueue admits job's Workload, queued in
+// the LocalQueue job is labelled with, through clusterQueue (with flavor
+// for its GPUs unless flavor is ""), unsuspends job and its pods exist.
+func requireAdmittedBy(t *testing.T, f *attackFixture, job *batchv1.Job, clusterQueue, flavor string) {
+	t.Helper()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		wl := f.workloadOf(ct, job)
+		if !assert.NotNil(ct, wl, "no Workload for %s yet", job.Name) {
+			return
+		}
+		if !assert.NotNil(ct, wl.Status.Admission, "%s not admitted yet: %v", job.Name, wl.Status.Conditions) {
+			return
+		}
+		assert.Equal(ct, kueue.ClusterQueueReference(clusterQueue), wl.Status.Admission.ClusterQueue)
+		assert.Equal(ct, kueue.LocalQueueName(job.Labels[vocab.QueueNameLabel]), wl.Spec.QueueName, "the Workload is queued in the Job's LocalQueue")
+		if flavor != "" && assert.NotEmpty(ct, wl.Status.Admission.PodSetAssignments) {
+			assert.Equal(ct, kueue.ResourceFlavorReference(flavor), wl.Status.Admission.PodSetAssignments[0].Flavors[corev1.ResourceName(vocab.GPUResource)])
+		}
+		got := &batchv1.Job{}
+		require.NoError(ct, f.env.Client.Get(f.ctx, client.ObjectKeyFromObject(job), got))
+		assert.False(ct, ptr.Deref(got.Spec.Suspend, false), "Kueue unsuspends the admitted Job")
+		pods := &corev1.PodList{}
+		require.NoError(ct, f.env.Client.List(f.ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}))
+		assert.NotEmpty(ct, pods.Items, "the Job controller creates its pods")
+	}, attackTimeout, scenarioPoll)
+}
+
+// requireDefaulted waits until Kueue's Job webhook does (want) or does not
+// give a queue-less Job in ns the default LocalQueue: its view of the
+// namespace's LocalQueues follows the API server's by a watch.
+func requireDefaulted(t *testing.T, f *attackFixture, ns string, want bool) {
+	t.Helper()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		probe := kaitoTuningJob(ns, f.name("probe"), "t4", 1)
+		require.NoError(ct, f.env.Client.Create(f.ctx, probe, client.DryRunAll))
+		assert.Equal(ct, want, probe.Labels[vocab.QueueNameLabel] == queues.DefaultLocalQueueName, "labels %v", probe.Labels)
+	}, attackTimeout, scenarioPoll)
+}
+
+// requireNoJobPods asserts that job has no pods.
+func (f *attackFixture) requireNoJobPods(t *testing.T, job *batchv1.Job) {
+	t.Helper()
+	pods := &corev1.PodList{}
+	require.NoError(t, f.env.Client.List(f.ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}))
+	assert.Empty(t, pods.Items, "pods of %s", job.Name)
 }
 
 // stackExamples are the example workload objects of stack.
