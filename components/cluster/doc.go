@@ -19,7 +19,10 @@
 //     true, in which case the group is used by name and nothing is created;
 //   - the managed cluster (`<name>-aks`) at containerservice API 2024-10-01,
 //     the newest GA API of azure-native SDK v2.88.0 (the SDK's default,
-//     2023-04-01, has no nodeOSUpgradeChannel or maintenanceWindow):
+//     2023-04-01, has no nodeOSUpgradeChannel or maintenanceWindow), with
+//     the AKS KEDA add-on on (workloadAutoScalerProfile.keda.enabled,
+//     ManagedClusterWorkloadAutoScalerProfileKeda in
+//     aks/stable/2024-10-01/managedClusters.json; the InferenceServers' scaler):
 //     SKU Base with tier Standard by default, system-assigned identity,
 //     a System pool `system` tainted CriticalAddonsOnly=true:NoSchedule and
 //     a CPU user pool `cpu` (label workload=cpu) for controllers and CPU
