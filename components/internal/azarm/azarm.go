@@ -78,17 +78,14 @@ type RoleAssignment struct {
 
 // NewRoleAssignment registers a role assignment (RoleAssignmentType).
 func NewRoleAssignment(ctx *pulumi.Context, name string, args *RoleAssignmentArgs, opts ...pulumi.ResourceOption) (*RoleAssignment, error) {
-	inputs := pulumi.Map{}
-	for k, v := range map[string]pulumi.StringInput{
+	// A nil field is a nil Input in the map, which the SDK does not send
+	// (TestNewRoleAssignmentSendsOnlySetFields).
+	inputs := pulumi.Map{
 		"principalId":      args.PrincipalID,
 		"principalType":    args.PrincipalType,
 		"roleDefinitionId": args.RoleDefinitionID,
 		"scope":            args.Scope,
 		"description":      args.Description,
-	} {
-		if v != nil {
-			inputs[k] = v
-		}
 	}
 	var r RoleAssignment
 	if err := ctx.RegisterResource(RoleAssignmentType, name, inputs, &r, utilities.PkgResourceDefaultOpts(opts)...); err != nil {
