@@ -6,6 +6,10 @@
 // k8s.io/api, client-go, grpc and OpenTelemetry were compiled twice, about a quarter of
 // the Go source a cold run compiled (issue 30).
 //
+// It also checks that the modules tests/cluster/build-assets.sh compiles with its own flags
+// (own_packages: the control plane's own code, without inlining) are compiled by no other
+// build: such a module would be compiled twice, once with each set of flags.
+//
 // Usage, from the repository root: go run ./tools/versions
 package main
 
@@ -15,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -33,7 +38,7 @@ var builds = []build{
 	{"tests/netpol", "tests/netpol", []string{"-test", "./..."}},
 	{"provider", "provider", []string{"-test", "./..."}},
 	{"preflight", "preflight", []string{"-test", "./..."}},
-	{"tests/cluster/tools", "tests/cluster/tools", []string{"./etcd",
+	{controlPlane, "tests/cluster/tools", []string{"./etcd",
 		"k8s.io/kubernetes/cmd/kube-apiserver", "k8s.io/kubernetes/cmd/kube-controller-manager",
 		"k8s.io/kubernetes/cmd/kube-scheduler", "sigs.k8s.io/kwok/cmd/kwok"}},
 }
@@ -101,6 +106,53 @@ func parse(uses Uses, name string, out []byte) {
 	}
 }
 
+// controlPlane is the build of the control-plane binaries (build-assets.sh).
+const controlPlane = "tests/cluster/tools"
+
+// ownPackagesLine is build-assets.sh's list of the control plane's own modules.
+var ownPackagesLine = regexp.MustCompile(`(?m)^own_packages="([^"]*)"$`)
+
+// OwnPatterns reads the package patterns of build-assets.sh's own_packages line.
+func OwnPatterns(script []byte) ([]string, error) {
+	m := ownPackagesLine.FindSubmatch(script)
+	if m == nil {
+		return nil, fmt.Errorf(`no own_packages="..." line`)
+	}
+	patterns := strings.Fields(string(m[1]))
+	for _, p := range patterns {
+		if !strings.HasSuffix(p, "/...") {
+			return nil, fmt.Errorf("own_packages: %q is not a MODULE/... pattern", p)
+		}
+	}
+	return patterns, nil
+}
+
+// OwnShared returns, for each module matched by one of patterns (MODULE/...) that a build
+// other than owner compiles, "module in build, build".
+func OwnShared(uses Uses, patterns []string, owner string) []string {
+	var out []string
+	for mod, byBuild := range uses {
+		for _, p := range patterns {
+			prefix := strings.TrimSuffix(p, "/...")
+			if mod != prefix && !strings.HasPrefix(mod, prefix+"/") {
+				continue
+			}
+			var others []string
+			for b := range byBuild {
+				if b != owner {
+					others = append(others, b)
+				}
+			}
+			if len(others) > 0 {
+				sort.Strings(others)
+				out = append(out, fmt.Sprintf("%s (%s) in %s", mod, p, strings.Join(others, ", ")))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // listFormat prints a package's module and the version compiled (a replacement's, if any).
 const listFormat = `{{with .Module}}{{.Path}} {{with .Replace}}{{.Version}}{{else}}{{.Version}}{{end}}{{end}}`
 
@@ -118,9 +170,23 @@ func main() {
 		}
 		parse(uses, b.Name, out)
 	}
+	script, err := os.ReadFile("tests/cluster/build-assets.sh")
+	if err == nil {
+		var patterns []string
+		if patterns, err = OwnPatterns(script); err == nil {
+			if shared := OwnShared(uses, patterns, controlPlane); len(shared) > 0 {
+				fmt.Fprintf(os.Stderr, "versions: build-assets.sh compiles these modules with its own flags (own_packages), but other builds compile them too, so a cold .ci/run compiles them twice; drop them from own_packages:\n  %s\n", strings.Join(shared, "\n  "))
+				os.Exit(1)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "versions: tests/cluster/build-assets.sh: %v\n", err)
+		os.Exit(2)
+	}
 	conflicts := Conflicts(uses, "github.com/aksml/")
 	if len(conflicts) == 0 {
-		fmt.Printf("versions: each of %d third-party modules is compiled at one version across %d builds\n", len(uses), len(builds))
+		fmt.Printf("versions: each of %d third-party modules is compiled at one version across %d builds; the control plane's own modules only by its build\n", len(uses), len(builds))
 		return
 	}
 	fmt.Fprintf(os.Stderr, "versions: %d modules are compiled at more than one version, so a cold .ci/run compiles them twice; require the newest in each go.mod (go mod edit -require=MODULE@VERSION, then go mod tidy):\n", len(conflicts))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,4 +26,36 @@ func TestNoConflicts(t *testing.T) {
 	parse(uses, "main", []byte("google.golang.org/grpc v1.85.0\n"))
 	parse(uses, "tests/netpol", []byte("google.golang.org/grpc v1.85.0\n"))
 	assert.Empty(t, Conflicts(uses, "github.com/aksml/"))
+}
+
+func TestOwnPatterns(t *testing.T) {
+	got, err := OwnPatterns([]byte("x=1\nown_packages=\"k8s.io/kubernetes/... sigs.k8s.io/kwok/...\"\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"k8s.io/kubernetes/...", "sigs.k8s.io/kwok/..."}, got)
+
+	_, err = OwnPatterns([]byte("own_packages=\"k8s.io/kubernetes\"\n"))
+	assert.ErrorContains(t, err, "not a MODULE/... pattern")
+	_, err = OwnPatterns([]byte("packages=\"k8s.io/kubernetes/...\"\n"))
+	assert.ErrorContains(t, err, "no own_packages")
+}
+
+func TestOwnShared(t *testing.T) {
+	uses := Uses{}
+	parse(uses, controlPlane, []byte("k8s.io/kubernetes v1.36.3\nsigs.k8s.io/kustomize/api v0.20.1\nk8s.io/api v0.36.3\n"))
+	parse(uses, "tests/cluster", []byte("k8s.io/api v0.36.3\n"))
+	patterns := []string{"k8s.io/kubernetes/...", "sigs.k8s.io/kustomize/..."}
+	assert.Empty(t, OwnShared(uses, patterns, controlPlane), "only the control plane compiles its own modules")
+
+	parse(uses, "main", []byte("sigs.k8s.io/kustomize/api v0.20.1\n"))
+	parse(uses, "provider", []byte("sigs.k8s.io/kustomize/api v0.20.1\nk8s.io/kubernetes-extra v1.0.0\n"))
+	assert.Equal(t, []string{"sigs.k8s.io/kustomize/api (sigs.k8s.io/kustomize/...) in main, provider"},
+		OwnShared(uses, patterns, controlPlane), "a module of the pattern's prefix only, not k8s.io/kubernetes-extra")
+}
+
+func TestBuildAssetsOwnPatterns(t *testing.T) {
+	script, err := os.ReadFile("../../tests/cluster/build-assets.sh")
+	require.NoError(t, err)
+	patterns, err := OwnPatterns(script)
+	require.NoError(t, err)
+	assert.Contains(t, patterns, "k8s.io/kubernetes/...")
 }
