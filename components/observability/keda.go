@@ -65,8 +65,8 @@ const (
 
 // Parameters and outputs of the KEDA identity template.
 const (
-	kedaParamIssuer   = "oidcIssuerUrl"
-	kedaParamLocation = "location"
+	kedaParamIssuer   = tenancy.IssuerParameter
+	kedaParamLocation = tenancy.LocationParameter
 	kedaOutClientID   = "clientId"
 	kedaOutPrincipal  = "principalId"
 )
@@ -77,33 +77,13 @@ func KEDAIdentityName(cluster string) string { return cluster + "-keda" }
 // KEDAIdentityTemplate is the ARM template of KEDA's identity: the
 // user-assigned managed identity name and its federated credential for
 // kube-system/keda-operator, with the identity's client and principal IDs
-// as outputs; the same resource types, API version and credential shape as
-// the team identities (tenancy.IdentitiesTemplate).
+// as outputs; built by tenancy.FederatedIdentityResources, as the team
+// identities are.
 func KEDAIdentityTemplate(name string, tags map[string]string) map[string]any {
-	id := fmt.Sprintf("[resourceId('%s', '%s')]", tenancy.UserAssignedIdentityType, name)
-	ref := fmt.Sprintf("reference(resourceId('%s', '%s'), '%s')", tenancy.UserAssignedIdentityType, name, tenancy.ManagedIdentityAPIVersion)
-	tpl := armdeploy.Template([]map[string]any{
-		withTags(map[string]any{
-			"type":       tenancy.UserAssignedIdentityType,
-			"apiVersion": tenancy.ManagedIdentityAPIVersion,
-			"name":       name,
-			"location":   fmt.Sprintf("[parameters('%s')]", kedaParamLocation),
-		}, tags),
-		{
-			"type":       tenancy.FederatedIdentityCredentialType,
-			"apiVersion": tenancy.ManagedIdentityAPIVersion,
-			"name":       name + "/" + KEDAFederatedCredentialName,
-			"dependsOn":  []any{id},
-			"properties": map[string]any{
-				"issuer":    fmt.Sprintf("[parameters('%s')]", kedaParamIssuer),
-				"subject":   tenancy.ServiceAccountSubject(KEDANamespace, KEDAServiceAccount),
-				"audiences": []any{tenancy.TokenAudience},
-			},
-		},
-	}, map[string]any{
-		kedaOutClientID:  armdeploy.Output("string", "["+ref+".clientId]"),
-		kedaOutPrincipal: armdeploy.Output("string", "["+ref+".principalId]"),
-	})
+	clientID, principalID := tenancy.IdentityOutputs(name)
+	tpl := armdeploy.Template(
+		tenancy.FederatedIdentityResources(name, KEDAFederatedCredentialName, KEDANamespace, KEDAServiceAccount, tags),
+		map[string]any{kedaOutClientID: clientID, kedaOutPrincipal: principalID})
 	tpl["parameters"] = map[string]any{
 		kedaParamIssuer:   armdeploy.Param("string"),
 		kedaParamLocation: armdeploy.Param("string"),

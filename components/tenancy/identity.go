@@ -43,30 +43,8 @@ func IdentitiesTemplate(prefix string, teams []Team, tags map[string]string) map
 	outputs := map[string]any{}
 	for i, t := range teams {
 		name := IdentityName(prefix, t.Name)
-		id := fmt.Sprintf("[resourceId('%s', '%s')]", UserAssignedIdentityType, name)
-		identity := map[string]any{
-			"type":       UserAssignedIdentityType,
-			"apiVersion": ManagedIdentityAPIVersion,
-			"name":       name,
-			"location":   fmt.Sprintf("[parameters('%s')]", LocationParameter),
-		}
-		if len(tags) > 0 {
-			identity["tags"] = tags
-		}
-		res = append(res, identity, map[string]any{
-			"type":       FederatedIdentityCredentialType,
-			"apiVersion": ManagedIdentityAPIVersion,
-			"name":       name + "/" + FederatedCredentialName,
-			"dependsOn":  []any{id},
-			"properties": map[string]any{
-				"issuer":    fmt.Sprintf("[parameters('%s')]", IssuerParameter),
-				"subject":   ServiceAccountSubject(t.Name, TrainingServiceAccount),
-				"audiences": []any{TokenAudience},
-			},
-		})
-		ref := fmt.Sprintf("reference(resourceId('%s', '%s'), '%s')", UserAssignedIdentityType, name, ManagedIdentityAPIVersion)
-		outputs[clientIDOutput(i)] = armdeploy.Output("string", "["+ref+".clientId]")
-		outputs[principalIDOutput(i)] = armdeploy.Output("string", "["+ref+".principalId]")
+		res = append(res, FederatedIdentityResources(name, FederatedCredentialName, t.Name, TrainingServiceAccount, tags)...)
+		outputs[clientIDOutput(i)], outputs[principalIDOutput(i)] = IdentityOutputs(name)
 	}
 	tpl := armdeploy.Template(res, outputs)
 	tpl["parameters"] = map[string]any{
@@ -74,4 +52,38 @@ func IdentitiesTemplate(prefix string, teams []Team, tags map[string]string) map
 		LocationParameter: armdeploy.Param("string"),
 	}
 	return tpl
+}
+
+// FederatedIdentityResources are the two ARM resources of a workload identity: the
+// user-assigned managed identity name (in the template's LocationParameter, with tags)
+// and its federated identity credential name/credential, which trusts the
+// template's IssuerParameter for the service account namespace/serviceAccount. The team
+// identities and KEDA's (components/observability) are built from it.
+func FederatedIdentityResources(name, credential, namespace, serviceAccount string, tags map[string]string) []map[string]any {
+	identity := map[string]any{
+		"type":       UserAssignedIdentityType,
+		"apiVersion": ManagedIdentityAPIVersion,
+		"name":       name,
+		"location":   fmt.Sprintf("[parameters('%s')]", LocationParameter),
+	}
+	if len(tags) > 0 {
+		identity["tags"] = tags
+	}
+	return []map[string]any{identity, {
+		"type":       FederatedIdentityCredentialType,
+		"apiVersion": ManagedIdentityAPIVersion,
+		"name":       name + "/" + credential,
+		"dependsOn":  []any{fmt.Sprintf("[resourceId('%s', '%s')]", UserAssignedIdentityType, name)},
+		"properties": map[string]any{
+			"issuer":    fmt.Sprintf("[parameters('%s')]", IssuerParameter),
+			"subject":   ServiceAccountSubject(namespace, serviceAccount),
+			"audiences": []any{TokenAudience},
+		},
+	}}
+}
+
+// IdentityOutputs are the template outputs of identity name's client and principal IDs.
+func IdentityOutputs(name string) (clientID, principalID map[string]any) {
+	ref := fmt.Sprintf("reference(resourceId('%s', '%s'), '%s')", UserAssignedIdentityType, name, ManagedIdentityAPIVersion)
+	return armdeploy.Output("string", "["+ref+".clientId]"), armdeploy.Output("string", "["+ref+".principalId]")
 }
