@@ -7,7 +7,10 @@
 #     `make toolchain` (tools/toolchain/build.sh, pinned versions there);
 #   - the guardrail policy pack built as a binary analyzer in
 #     $RUNNER_TEMP/policy-pack (the Go language host built by the toolchain
-#     ignores a pack directory; see tests/e2e policyPackFor).
+#     ignores a pack directory; see tests/e2e policyPackFor);
+#   - the aksml program, built once for every preview and up of the job
+#     (tools/prebuilt/prebuilt.sh, issue 32): this checkout's Pulumi.yaml is
+#     rewritten to run $RUNNER_TEMP/aksml-prebuilt/aksml-program.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -19,3 +22,4 @@ mkdir -p "$pack"
 go build -o "$pack/aksml-policy" ./policy
 cp policy/PulumiPolicy.yaml "$pack/"
 echo "$bin" >>"${GITHUB_PATH:-/dev/null}"
+AKSML_BIN="$bin" bash tools/prebuilt/prebuilt.sh "${RUNNER_TEMP:-/tmp}/aksml-prebuilt" Pulumi.yaml

@@ -3,11 +3,14 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -19,7 +22,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/internal/synth"
 )
@@ -35,13 +37,16 @@ var benchScale = synth.BenchScale
 const benchParallel = 64
 
 // TestBenchEngine measures the real engine on the 100-team stack against the sandbox,
-// in rounds (AKSML_BENCH_ROUNDS, default "fast,defaults"): "fast" raises the engine's
-// parallelism to benchParallel and saves only the final state of each operation
-// (PULUMI_SKIP_CHECKPOINTS), "defaults" runs the engine as it comes. Each round times the
-// first preview, the first up (with the resource types whose steps take longest),
-// kubectl's server-side dry run of the same objects, a no-change up and destroy. A
-// benchmark: it asserts that each operation succeeds and that the no-change up changes
-// nothing, and logs the figures.
+// in rounds (AKSML_BENCH_ROUNDS, default "prebuilt,fast"): "prebuilt" runs the program
+// built once (tools/prebuilt/prebuilt.sh) with the engine's defaults, a checkpoint after
+// every step included, as a user's `pulumi up` runs; "fast" also raises the parallelism to
+// benchParallel and saves only the final state of each operation (PULUMI_SKIP_CHECKPOINTS);
+// "defaults" lets the language host build the program before every operation. Each round
+// times the first preview, the first up (with the resource types whose steps take longest
+// and what the state holds), kubectl's server-side dry run of the same objects, the
+// unthrottled floor (tests/cluster/dryrun), a no-change up and destroy. A benchmark: it
+// asserts that each operation succeeds and that the no-change up changes nothing, and
+// logs the figures.
 func TestBenchEngine(t *testing.T) {
 	if os.Getenv(benchEnv) == "" {
 		t.Skipf("a benchmark: run it with make bench (%s=1)", benchEnv)
@@ -72,35 +77,37 @@ func TestBenchEngine(t *testing.T) {
 	b, err := manifest(objectMaps(objs))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(objFile, b, 0o644))
-	// The program is built once, as a pipeline builds it before preview and up; the
-	// rounds with prebuilt run it (prebuiltProject), the others let the language host
-	// run go build before each operation.
-	program := filepath.Join(dir, "aksml-program")
-	start := time.Now()
-	build := exec.CommandContext(ctx, "go", "build", "-o", program, ".")
-	build.Dir = work
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build the program:\n%s", out)
-	t.Logf("bench: go build of the program (warm cache) %v", time.Since(start).Round(time.Millisecond))
+	// The program is built once, as the workflows build it before preview and up
+	// (tools/prebuilt/prebuilt.sh); the rounds with prebuilt run it, the others let
+	// the language host run go build before each operation.
+	pb := buildPrebuilt(t, ctx, tc, work, dir)
+	t.Logf("bench: tools/prebuilt/prebuilt.sh built the program in %v (warm cache)", pb.took.Round(time.Millisecond))
 	project, err := os.ReadFile(filepath.Join(work, "Pulumi.yaml"))
 	require.NoError(t, err)
+	// The unthrottled floor (tests/cluster/dryrun), built once.
+	floor := floorDryRun{bin: filepath.Join(dir, "dryrun"), kubeconfig: sb.kubeconfig, objFile: objFile}
+	build := exec.CommandContext(ctx, "go", "build", "-o", floor.bin, "./cmd/dryrun")
+	build.Dir = filepath.Join(work, "tests", "cluster")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build tests/cluster/cmd/dryrun:\n%s", out)
 	s := newStack(t, ctx, tc, work, dir, stack)
 
 	t.Logf("bench: %d teams, %d resources, %d Kubernetes objects", benchScale.Teams, len(desired.Resources)+1, len(objs))
-	rounds := strings.Split(envOr("AKSML_BENCH_ROUNDS", "fast,defaults"), ",")
+	rounds := strings.Split(envOr("AKSML_BENCH_ROUNDS", "prebuilt,fast"), ",")
 	for _, r := range rounds {
 		cfg, ok := benchRounds[r]
 		require.True(t, ok, "AKSML_BENCH_ROUNDS: unknown round %q (fast, prebuilt, defaults)", r)
 		y := project
 		if cfg.prebuilt {
-			y, err = prebuiltProject(project, program, languageHostFor(t, tc, dir, program))
-			require.NoError(t, err)
+			y = pb.project
 		}
 		require.NoError(t, os.WriteFile(filepath.Join(work, "Pulumi.yaml"), y, 0o644))
-		_ = os.Remove(filepath.Join(dir, "prebuilt-host", hostUsedMark))
-		benchRound(t, ctx, s, k, dir, objFile, r, cfg)
+		_ = os.Remove(pb.used)
+		benchRound(t, ctx, s, k, floor, dir, objFile, r, cfg)
 		if cfg.prebuilt {
-			require.FileExists(t, filepath.Join(dir, "prebuilt-host", hostUsedMark), "round %s: the CLI did not run the prebuilt program's language host", r)
+			require.FileExists(t, pb.used, "round %s: the CLI did not run the prebuilt program's language host", r)
+		} else {
+			require.NoFileExists(t, pb.used, "round %s: the CLI ran the prebuilt program", r)
 		}
 	}
 }
@@ -118,7 +125,7 @@ type benchRoundConfig struct {
 	prebuilt bool
 }
 
-// benchRounds are the rounds AKSML_BENCH_ROUNDS picks from (default: both).
+// benchRounds are the rounds AKSML_BENCH_ROUNDS picks from.
 var benchRounds = map[string]benchRoundConfig{
 	"fast":     {parallel: benchParallel, skipCheckpoints: true, prebuilt: true},
 	"prebuilt": {prebuilt: true},
@@ -127,7 +134,7 @@ var benchRounds = map[string]benchRoundConfig{
 
 // benchRound runs preview, up, kubectl's dry run of the same objects, a
 // no-change up and destroy, logging each figure as soon as it is measured.
-func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, dir, objFile, name string, cfg benchRoundConfig) {
+func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floor floorDryRun, dir, objFile, name string, cfg benchRoundConfig) {
 	t.Helper()
 	env := map[string]string{"PULUMI_SKIP_CHECKPOINTS": "false", "PULUMI_EXPERIMENTAL": "false"}
 	if cfg.skipCheckpoints {
@@ -151,7 +158,9 @@ func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, dir,
 	_, err = s.Up(ctx, optup.Parallel(p), optup.EventStreams(op.log.ch, timed.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
 	op.finish(t)
 	require.NoError(t, err, "up:\n%s", op.tail())
+	upTook := op.took
 	logf("first up %v; longest steps by resource type (count, longest, sum): %s", op.took.Round(time.Millisecond), timed.slowest(t, 6))
+	logf("state after the first up: %s", stateBreakdown(t, filepath.Join(dir, "state"), 6))
 
 	// kubectl's server-side dry run needs the namespaces to exist, so it runs once
 	// up created them: the API server still admits and validates every object.
@@ -162,6 +171,9 @@ func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, dir,
 	dryRun := time.Since(start)
 	logf("kubectl apply --server-side --dry-run=server of the same objects %v: the first preview took %.1fx",
 		dryRun.Round(time.Millisecond), ratio(preview, dryRun))
+	least := floor.run(t, ctx)
+	logf("unthrottled floor (server-side apply dry run, %d requests in flight, no client-side limit) %v: the first preview took %.1fx, the first up %.1fx, kubectl's dry run %.1fx",
+		floorWorkers, least.Round(time.Millisecond), ratio(preview, least), ratio(upTook, least), ratio(dryRun, least))
 
 	op = startOp(t, dir, "bench-"+name+"-up-again")
 	_, err = s.Up(ctx, optup.Parallel(p), optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
@@ -177,48 +189,109 @@ func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, dir,
 	logf("destroy %v", op.took.Round(time.Millisecond))
 }
 
-// prebuiltProject returns the Pulumi.yaml project with its go runtime pointed at the
-// prebuilt program (runtime.options.binary) and its go language host at hostDir
-// (plugins.languages).
-func prebuiltProject(project []byte, program, hostDir string) ([]byte, error) {
-	var doc map[string]any
-	if err := yaml.Unmarshal(project, &doc); err != nil {
-		return nil, fmt.Errorf("Pulumi.yaml: %w", err)
-	}
-	if rt, ok := doc["runtime"].(string); !ok || rt != "go" {
-		return nil, fmt.Errorf("Pulumi.yaml: runtime %v, want go", doc["runtime"])
-	}
-	doc["runtime"] = map[string]any{"name": "go", "options": map[string]any{"binary": program}}
-	doc["plugins"] = map[string]any{"languages": []any{map[string]any{"name": "go", "path": hostDir}}}
-	return yaml.Marshal(doc)
-}
-
-// languageHostFor returns a directory with a pulumi-language-go that runs program.
-// The toolchain's host (sdk/v3 v3.66.0, the last release the module proxy serves with
-// the host inside) reads the prebuilt program from its -binary flag, while CLI v3.276
-// passes runtime.options in the Run request, which that host ignores: without the
-// flag it builds the program before every operation (about 30-50 s here). The
-// wrapper passes the flag; a current language host reads runtime.options.binary
-// itself.
-func languageHostFor(t *testing.T, tc toolchain, dir, program string) string {
+// stateBreakdown summarises the stack's checkpoint file under the file backend at state:
+// its size, bytes per resource, and the resource types that take most of it, with the
+// part of each type's bytes that are outputs and, of those, the server's managedFields and
+// status (what a checkpointed up rewrites after every step; issue 32).
+func stateBreakdown(t *testing.T, state string, n int) string {
 	t.Helper()
-	host := filepath.Join(tc.dir, "pulumi-language-go")
-	if tc.dir == "" {
-		var err error
-		host, err = exec.LookPath("pulumi-language-go")
-		require.NoError(t, err)
+	files, err := filepath.Glob(filepath.Join(state, ".pulumi", "stacks", "*", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1, "one checkpoint file under %s", state)
+	b, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	var doc struct {
+		Checkpoint struct {
+			Latest struct {
+				Resources []map[string]json.RawMessage `json:"resources"`
+			} `json:"latest"`
+		} `json:"checkpoint"`
 	}
-	hostDir := filepath.Join(dir, "prebuilt-host")
-	require.NoError(t, os.MkdirAll(hostDir, 0o755))
-	// The host leaves a mark that the round checks: the wrapper, and so the prebuilt
-	// program, is what the CLI ran.
-	script := fmt.Sprintf("#!/bin/sh\ntouch %q\nexec %q -binary %q \"$@\"\n", filepath.Join(hostDir, hostUsedMark), host, program)
-	require.NoError(t, os.WriteFile(filepath.Join(hostDir, "pulumi-language-go"), []byte(script), 0o755))
-	return hostDir
+	require.NoError(t, json.Unmarshal(b, &doc))
+	type agg struct {
+		typ                                    string
+		count, bytes, outputs, managed, status int
+	}
+	byType := map[string]*agg{}
+	compact := func(raw json.RawMessage) int {
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) != nil {
+			return len(raw)
+		}
+		return buf.Len()
+	}
+	total := 0
+	for _, r := range doc.Checkpoint.Latest.Resources {
+		var typ string
+		_ = json.Unmarshal(r["type"], &typ)
+		a := byType[typ]
+		if a == nil {
+			a = &agg{typ: typ}
+			byType[typ] = a
+		}
+		a.count++
+		for _, v := range r {
+			a.bytes += compact(v)
+		}
+		a.outputs += compact(r["outputs"])
+		var out struct {
+			Metadata struct {
+				ManagedFields json.RawMessage `json:"managedFields"`
+			} `json:"metadata"`
+			Status json.RawMessage `json:"status"`
+		}
+		if json.Unmarshal(r["outputs"], &out) == nil {
+			a.managed += len(out.Metadata.ManagedFields)
+			a.status += len(out.Status)
+		}
+	}
+	aggs := make([]*agg, 0, len(byType))
+	for _, a := range byType {
+		total += a.bytes
+		aggs = append(aggs, a)
+	}
+	sort.Slice(aggs, func(i, j int) bool { return aggs[i].bytes > aggs[j].bytes })
+	parts := []string{fmt.Sprintf("%s, %d resources, %.1f KB per resource on disk (%.1f KB as compact JSON)",
+		mb(len(b)), len(doc.Checkpoint.Latest.Resources), float64(len(b))/1024/float64(max(1, len(doc.Checkpoint.Latest.Resources))),
+		float64(total)/1024/float64(max(1, len(doc.Checkpoint.Latest.Resources))))}
+	for _, a := range aggs[:min(n, len(aggs))] {
+		parts = append(parts, fmt.Sprintf("%s ×%d %s (outputs %d%%, of which managedFields %d%% and status %d%%)",
+			a.typ, a.count, mb(a.bytes), pct(a.outputs, a.bytes), pct(a.managed, a.outputs), pct(a.status, a.outputs)))
+	}
+	return strings.Join(parts, "; ")
 }
 
-// hostUsedMark is the file languageHostFor's wrapper creates when the CLI starts it.
-const hostUsedMark = "used"
+func mb(n int) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+func pct(a, b int) int {
+	if b == 0 {
+		return 0
+	}
+	return a * 100 / b
+}
+
+// floorWorkers is how many requests the floor keeps in flight: the engine's default
+// parallelism on this 2-core machine (4 per CPU) is 8, the fast round's 64.
+const floorWorkers = 16
+
+// floorDryRun runs tests/cluster/cmd/dryrun: the same objects as kubectl's dry run, from a
+// client without client-side throttling, floorWorkers requests in flight.
+type floorDryRun struct{ bin, kubeconfig, objFile string }
+
+// run returns the duration the command reports (its requests only).
+func (f floorDryRun) run(t *testing.T, ctx context.Context) time.Duration {
+	t.Helper()
+	out, err := exec.CommandContext(ctx, f.bin, "-kubeconfig", f.kubeconfig, "-f", f.objFile, "-workers", fmt.Sprint(floorWorkers)).CombinedOutput()
+	require.NoError(t, err, "dryrun: %s", out)
+	m := floorLine.FindStringSubmatch(string(out))
+	require.NotNil(t, m, "dryrun printed %q", out)
+	d, err := time.ParseDuration(m[1])
+	require.NoError(t, err)
+	return d
+}
+
+// floorLine is cmd/dryrun's result line.
+var floorLine = regexp.MustCompile(`dryrun: \d+ objects in (\S+) \(`)
 
 // timedLog records when each resource step starts and when its outputs arrive.
 type timedLog struct {

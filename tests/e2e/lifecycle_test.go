@@ -145,6 +145,10 @@ func TestLifecycle(t *testing.T) {
 	// The stack's passphrase salt lives in the project's stack file, which
 	// the first `up` wrote into the previous release's copy.
 	copyStackSecrets(t, old, work, stackName)
+	// The current code runs prebuilt (tools/prebuilt/prebuilt.sh), as the workflows run
+	// it; the previous release's copy builds before each operation, as it always did.
+	pb := buildPrebuilt(t, ctx, tc, work, dir)
+	require.NoError(t, os.WriteFile(filepath.Join(work, "Pulumi.yaml"), pb.project, 0o644))
 	stack := newStack(t, ctx, tc, work, dir, stackName)
 
 	run("a2 up with the current code", true, func(t *testing.T) string {

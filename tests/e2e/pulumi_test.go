@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -63,6 +64,41 @@ func newStack(t *testing.T, ctx context.Context, tc toolchain, work, dir, stack 
 	s, err := auto.UpsertStackLocalSource(ctx, stack, work, auto.Pulumi(cmd))
 	require.NoError(t, err, "select or create stack %s in %s", stack, work)
 	return s
+}
+
+// prebuilt is the program of a working copy built once by tools/prebuilt/prebuilt.sh,
+// as the demo and the workflows build it (issue 32): project is the copy's Pulumi.yaml
+// rewritten to run it; used is the file the script's language host wrapper creates
+// when the CLI starts it; took is the build's wall time.
+type prebuilt struct {
+	project []byte
+	used    string
+	took    time.Duration
+}
+
+// buildPrebuilt runs the working copy's tools/prebuilt/prebuilt.sh into dir/prebuilt
+// on a copy of its Pulumi.yaml (the caller writes project where it wants it).
+func buildPrebuilt(t *testing.T, ctx context.Context, tc toolchain, work, dir string) prebuilt {
+	t.Helper()
+	out := filepath.Join(dir, "prebuilt")
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	project := filepath.Join(out, "Pulumi.yaml")
+	b, err := os.ReadFile(filepath.Join(work, "Pulumi.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(project, b, 0o644))
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(work, "tools", "prebuilt", "prebuilt.sh"), out, project)
+	cmd.Env = os.Environ()
+	if tc.dir != "" {
+		cmd.Env = append(cmd.Env, "AKSML_BIN="+tc.dir)
+	}
+	start := time.Now()
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "tools/prebuilt/prebuilt.sh:\n%s", msg)
+	p := prebuilt{used: filepath.Join(out, "host", "used"), took: time.Since(start)}
+	p.project, err = os.ReadFile(project)
+	require.NoError(t, err)
+	require.Contains(t, string(p.project), "binary: "+filepath.Join(out, "aksml-program"))
+	return p
 }
 
 // eventLog collects the engine events of one operation.

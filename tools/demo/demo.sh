@@ -42,7 +42,7 @@ stop_sandbox() {
 	fi
 	rm -f "$sb/pid"
 	# The stack's state described objects of the stopped control plane: forget it.
-	rm -rf "$sb/state" "$sb/project"
+	rm -rf "$sb/state" "$sb/project" "$sb/prebuilt"
 }
 
 if [ "${1:-}" = down ]; then
@@ -91,6 +91,10 @@ mkdir -p "$sb/project" "$sb/state"
 grep -v '^main:' "$root/Pulumi.yaml" >"$sb/project/Pulumi.yaml"
 echo 'main: ../..' >>"$sb/project/Pulumi.yaml"
 cp "$root/Pulumi.$stack.yaml" "$sb/project/Pulumi.$stack.yaml"
+# The program is built once and run prebuilt (tools/prebuilt/prebuilt.sh), so a later
+# `pulumi preview` or `up` of the sandbox's stack does not build it again either.
+rm -f "$sb/prebuilt/host/used"
+AKSML_BIN=$BIN GO=$GO bash "$root/tools/prebuilt/prebuilt.sh" "$sb/prebuilt" "$sb/project/Pulumi.yaml"
 [ -s "$sb/passphrase" ] || head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$sb/passphrase"
 export PULUMI_BACKEND_URL="file://$sb/state"
 export PULUMI_CONFIG_PASSPHRASE_FILE="$sb/passphrase"
@@ -104,6 +108,7 @@ pulumi -C "$sb/project" up --stack "$stack" --yes --non-interactive --skip-previ
 	exit 1
 }
 grep -E '^Resources:|^ *\+ [0-9]+ created|^Duration' "$sb/pulumi-up.log" || true
+[ -e "$sb/prebuilt/host/used" ] || { say "pulumi did not run the prebuilt program's language host ($sb/prebuilt/host)" >&2; exit 1; }
 say "  pulumi up took $(($(date +%s) - up0))s"
 
 say "5/5 example jobs and a live view"
