@@ -135,8 +135,10 @@ lifecycle: deps
 ## bench: benchmarks, not timed tests (minutes, a loaded machine). The cluster tier queues 1000
 ## one-GPU Jobs over a 100-team stack on its simulated nodes (admission and placement
 ## throughput, over-admission, fair sharing by weight); the real engine deploys the same stack
-## on the sandbox (first preview beside kubectl's dry run, first up and its longest waits,
-## a no-change up, destroy). Needs `make toolchain`.
+## on the sandbox, the program built once (first preview beside kubectl's dry run and the
+## unthrottled floor, first up with its longest waits and what the state holds, a no-change
+## up, destroy), in rounds: with the engine's defaults and checkpoints, then fast
+## (AKSML_BENCH_ROUNDS; AKSML_BENCH_TEAMS for a smaller stack). Needs `make toolchain`.
 bench: deps
 	cd tests/cluster && ./build-assets.sh && AKSML_BENCH=1 $(GO) test -run TestBenchAdmission -count=1 -v -timeout 45m .
 	AKSML_BENCH=1 $(GO) test -tags e2e ./tests/e2e/ -run TestBenchEngine -count=1 -v -timeout 40m

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,9 +30,20 @@ import (
 // benchEnv turns the benchmarks on; `make bench` sets it.
 const benchEnv = "AKSML_BENCH"
 
-// benchScale is the stack TestBenchEngine deploys: the local stack with 100 teams
-// (synth.Bench; the same stack the cluster tier's TestBenchAdmission queues Jobs on).
-var benchScale = synth.BenchScale
+// benchScaleFor is the stack TestBenchEngine deploys: the local stack with 100 teams
+// (synth.BenchScale; the same stack the cluster tier's TestBenchAdmission queues Jobs on),
+// or with AKSML_BENCH_TEAMS teams (a quicker run, the lender scaled alike: 3 GPUs a team).
+func benchScaleFor(t *testing.T) synth.Bench {
+	t.Helper()
+	v := os.Getenv("AKSML_BENCH_TEAMS")
+	if v == "" {
+		return synth.BenchScale
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, "AKSML_BENCH_TEAMS=%q: want a number of teams", v)
+	require.True(t, n >= 2 && n%2 == 0, "AKSML_BENCH_TEAMS=%d: want an even number of teams, at least 2 (weights 1 and 2 alternate)", n)
+	return synth.Bench{Teams: n, TeamGPUs: synth.BenchScale.TeamGPUs, LenderGPUs: 3 * n}
+}
 
 // benchParallel is the engine parallelism of the fast round.
 const benchParallel = 64
@@ -59,6 +71,7 @@ func TestBenchEngine(t *testing.T) {
 	dropStackSecrets(t, work)
 	local, err := synth.ReadStackConfig(work, stackName)
 	require.NoError(t, err)
+	benchScale := benchScaleFor(t)
 	cfg, err := benchScale.Config(local)
 	require.NoError(t, err)
 	const stack = "bench"
