@@ -50,6 +50,11 @@ if [ -z "$host" ] || [ "$host" = "$out/host/pulumi-language-go" ]; then
 	exit 1
 fi
 
+if [ $# -eq 2 ] && { [ "$(grep -c '^runtime: go[[:space:]]*$' "$2")" != 1 ] || grep -q '^plugins:' "$2"; }; then
+	echo "prebuilt.sh: $2 must have one 'runtime: go' line and no plugins section" >&2
+	exit 1
+fi
+
 start=$(date +%s)
 (cd "$root" && "$GO" build -o "$program" .)
 echo "prebuilt.sh: built the program in $(($(date +%s) - start))s: $program"
@@ -64,10 +69,6 @@ chmod +x "$out/host/pulumi-language-go"
 
 if [ $# -eq 2 ]; then
 	file=$2
-	if [ "$(grep -c '^runtime: go[[:space:]]*$' "$file")" != 1 ] || grep -q '^plugins:' "$file"; then
-		echo "prebuilt.sh: $file must have one 'runtime: go' line and no plugins section" >&2
-		exit 1
-	fi
 	tmp=$file.prebuilt.$$
 	awk -v program="$program" -v host="$out/host" '
 		/^runtime: go[[:space:]]*$/ {
