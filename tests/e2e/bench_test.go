@@ -204,8 +204,9 @@ func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floo
 
 // stateBreakdown summarises the stack's checkpoint file under the file backend at state:
 // its size, bytes per resource, and the resource types that take most of it, with the
-// part of each type's bytes that are outputs and, of those, the server's managedFields and
-// status (what a checkpointed up rewrites after every step; issue 32).
+// part of each type's bytes that are outputs and, of those, the server's managedFields, the
+// status and the provider's copy of the last inputs (what a checkpointed up rewrites after
+// every step; issue 32).
 func stateBreakdown(t *testing.T, state string, n int) string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(state, ".pulumi", "stacks", "*", "*.json"))
@@ -222,8 +223,8 @@ func stateBreakdown(t *testing.T, state string, n int) string {
 	}
 	require.NoError(t, json.Unmarshal(b, &doc))
 	type agg struct {
-		typ                                    string
-		count, bytes, outputs, managed, status int
+		typ                                               string
+		count, bytes, outputs, managed, status, oldInputs int
 	}
 	byType := map[string]*agg{}
 	compact := func(raw json.RawMessage) int {
@@ -252,10 +253,13 @@ func stateBreakdown(t *testing.T, state string, n int) string {
 				ManagedFields json.RawMessage `json:"managedFields"`
 			} `json:"metadata"`
 			Status json.RawMessage `json:"status"`
+			// The provider's copy of the inputs it last applied.
+			OldInputs json.RawMessage `json:"__inputs"`
 		}
 		if json.Unmarshal(r["outputs"], &out) == nil {
-			a.managed += len(out.Metadata.ManagedFields)
-			a.status += len(out.Status)
+			a.managed += compact(out.Metadata.ManagedFields)
+			a.status += compact(out.Status)
+			a.oldInputs += compact(out.OldInputs)
 		}
 	}
 	aggs := make([]*agg, 0, len(byType))
@@ -268,8 +272,8 @@ func stateBreakdown(t *testing.T, state string, n int) string {
 		mb(len(b)), len(doc.Checkpoint.Latest.Resources), float64(len(b))/1024/float64(max(1, len(doc.Checkpoint.Latest.Resources))),
 		float64(total)/1024/float64(max(1, len(doc.Checkpoint.Latest.Resources))))}
 	for _, a := range aggs[:min(n, len(aggs))] {
-		parts = append(parts, fmt.Sprintf("%s ×%d %s (outputs %d%%, of which managedFields %d%% and status %d%%)",
-			a.typ, a.count, mb(a.bytes), pct(a.outputs, a.bytes), pct(a.managed, a.outputs), pct(a.status, a.outputs)))
+		parts = append(parts, fmt.Sprintf("%s ×%d %s (outputs %d%%, of which managedFields %d%%, status %d%%, the provider's copy of the inputs (__inputs) %d%%)",
+			a.typ, a.count, mb(a.bytes), pct(a.outputs, a.bytes), pct(a.managed, a.outputs), pct(a.status, a.outputs), pct(a.oldInputs, a.outputs)))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -145,6 +145,7 @@ func TestLocalStack(t *testing.T) {
 	work := filepath.Join(dir, "work")
 	files := copyWorkingTree(t, root, work)
 	dropStackSecrets(t, work)
+	setupStart := time.Now()
 	// Every operation below runs the program built once, as the demo and the
 	// workflows run it (tools/prebuilt/prebuilt.sh).
 	pb := buildPrebuilt(t, ctx, tc, work, dir)
@@ -152,7 +153,6 @@ func TestLocalStack(t *testing.T) {
 	clusterBin := envOr("AKSML_CLUSTER_BIN", filepath.Join(root, "tests", "cluster", "bin"))
 	sharedDir := sharedFolder(t, root)
 
-	setupStart := time.Now()
 	sb := startSandbox(t, work, clusterBin, sharedDir, dir)
 	k := kubectl{kubeconfig: sb.kubeconfig}
 

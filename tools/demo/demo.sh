@@ -42,7 +42,8 @@ stop_sandbox() {
 	fi
 	rm -f "$sb/pid"
 	# The stack's state described objects of the stopped control plane: forget it.
-	rm -rf "$sb/state" "$sb/project" "$sb/prebuilt"
+	# The prebuilt program stays: go build relinks it only when the code changed.
+	rm -rf "$sb/state" "$sb/project"
 }
 
 if [ "${1:-}" = down ]; then

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -119,14 +120,22 @@ func run(watch time.Duration) error {
 			if err != nil {
 				return err
 			}
-			if view != last {
-				fmt.Print(view)
+			changed := view != last
+			if changed {
+				fmt.Printf("[demo %s] Kueue admission per team:\n%s", time.Now().Format("15:04:05"), view)
 				last = view
 			}
-			if i == len(waves)-1 && len(preempted) > 0 && settled(ctx, c) {
+			// A wave ends once the view has stopped changing (Kueue's status caught up)
+			// and its outcome is there: an earlier wave's Jobs run, the last wave
+			// preempted a Job. The next wave starts then.
+			outcome := len(preempted) > 0
+			if i < len(waves)-1 {
+				outcome = running(ctx, c, jobs)
+			}
+			if !changed && outcome && settled(ctx, c) {
 				break
 			}
-			time.Sleep(2 * time.Second)
+			time.Sleep(time.Second)
 		}
 	}
 	if len(preempted) == 0 {
@@ -198,10 +207,10 @@ func buildJobs(cfg *stacks.Config, wave []demoJob) ([]*unstructured.Unstructured
 }
 
 // liveView renders Kueue's admission per ClusterQueue, the pods per pool and the
-// preemptions seen so far (recorded into preempted, by Workload).
+// preemptions seen so far (recorded into preempted, by Workload), without a timestamp so
+// that two views of the same state compare equal.
 func liveView(ctx context.Context, c client.Client, preempted map[string]string) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[demo %s] Kueue admission per team:\n", time.Now().Format("15:04:05"))
 	cqs := &kueue.ClusterQueueList{}
 	if err := c.List(ctx, cqs); err != nil {
 		return "", err
@@ -288,6 +297,20 @@ func liveView(ctx context.Context, c client.Client, preempted map[string]string)
 		fmt.Fprintf(&b, "  preempted: %s (%s)\n", k, preempted[k])
 	}
 	return b.String(), nil
+}
+
+// running reports whether every Job of jobs has a Running pod.
+func running(ctx context.Context, c client.Client, jobs []*unstructured.Unstructured) bool {
+	for _, j := range jobs {
+		pods := &corev1.PodList{}
+		if err := c.List(ctx, pods, client.InNamespace(j.GetNamespace()), client.MatchingLabels{"batch.kubernetes.io/job-name": j.GetName()}); err != nil {
+			return false
+		}
+		if !slices.ContainsFunc(pods.Items, func(p corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning }) {
+			return false
+		}
+	}
+	return true
 }
 
 // settled reports whether no Job pod is Pending on a node or being deleted.
