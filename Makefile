@@ -137,7 +137,7 @@ lifecycle: deps
 ## throughput, over-admission, fair sharing by weight); the real engine deploys the same stack
 ## on the sandbox, the program built once (first preview beside kubectl's dry run and the
 ## unthrottled floor, first up with its longest waits and what the state holds, a no-change
-## up, destroy), in rounds: with the engine's defaults and checkpoints, then fast
+## up, an up that onboards one more team, destroy), in rounds: with the engine's defaults and checkpoints, then fast
 ## (AKSML_BENCH_ROUNDS; AKSML_BENCH_TEAMS for a smaller stack). Needs `make toolchain`.
 bench: deps
 	cd tests/cluster && ./build-assets.sh && AKSML_BENCH=1 $(GO) test -run TestBenchAdmission -count=1 -v -timeout 45m .

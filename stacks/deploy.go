@@ -279,9 +279,10 @@ func (p *platform) storageLayer(ctx *pulumi.Context) error {
 // tenancy created, then each team's datasets and checkpoints claims.
 func (p *platform) queueLayer(ctx *pulumi.Context) error {
 	q, err := queues.NewQueues(ctx, queuesName, &queues.QueuesArgs{
-		Resolved:   p.res.queues,
-		Provider:   p.provider,
-		Namespaces: p.tenancy.Namespaces,
+		Resolved: p.res.queues,
+		Provider: p.provider,
+		// One input per team: a team's LocalQueues wait for its namespace alone.
+		Namespaces: p.tenancy.TeamNamespaces,
 	})
 	if err != nil {
 		return err
@@ -291,7 +292,7 @@ func (p *platform) queueLayer(ctx *pulumi.Context) error {
 		_, err := storage.NewTeamVolumes(ctx, t.Name+"-volumes", &storage.TeamVolumesArgs{
 			ConfigPath:        key("storage"),
 			Provider:          p.provider,
-			Namespace:         p.tenancy.Namespaces.MapIndex(pulumi.String(t.Name)),
+			Namespace:         p.tenancy.TeamNamespaces[t.Name],
 			Spec:              p.cfg.Storage.Volumes,
 			RetainCheckpoints: p.cfg.Protected(),
 			RetainDatasets:    p.cfg.RetainsTeamData(),

@@ -537,7 +537,7 @@ var trainingOperator = operator{
 // PyTorchJob and TFJob, after the Training Operator's CRDs.
 func (p *platform) workloads(ctx *pulumi.Context) error {
 	for _, w := range p.cfg.Workloads {
-		ns := p.tenancy.Namespaces.MapIndex(pulumi.String(w.Team))
+		ns := p.tenancy.TeamNamespaces[w.Team]
 		name := w.Team + "-" + w.Name
 		deps := slices.Concat(p.tenancy.Resources(), p.queues.Resources())
 		kind := lookupKind(w.Kind)

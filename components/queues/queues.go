@@ -28,11 +28,14 @@ type QueuesArgs struct {
 	// Provider is the Kubernetes provider of the target cluster (AKS or any
 	// other). nil uses the ambient default provider.
 	Provider *kubernetes.Provider
-	// Namespaces are the team namespaces by team name, the output of the
-	// component that creates them (components/tenancy Tenancy.Namespaces):
-	// each team's LocalQueue goes there and waits for it. Required with
-	// Kueue when there are teams; a team missing from the map gets no
-	// LocalQueue (the apply fails on the empty namespace name).
+	// Namespaces are the team namespaces by team name, from the component
+	// that creates them: each team's LocalQueues go there and wait for it.
+	// In Go pass components/tenancy Tenancy.TeamNamespaces (one input per
+	// team: a team's queues wait for its namespace alone); a map output such
+	// as Tenancy.Namespaces also works, but then each LocalQueue depends on
+	// every namespace in it. Required with Kueue when there are teams; a team
+	// missing from the map gets no LocalQueue (the apply fails on the empty
+	// namespace name).
 	Namespaces pulumi.StringMapInput
 }
 
@@ -327,7 +330,7 @@ func (b *builder) kueue() error {
 			return err
 		}
 		b.queueNames[t.Name] = cq.Metadata.Name().Elem()
-		ns := b.namespaces.ToStringMapOutput().MapIndex(pulumi.String(t.Name))
+		ns := b.namespaceOf(t.Name)
 		if _, err := b.customResource("lq-"+t.Name, KueueAPIVersion, "LocalQueue",
 			&metav1.ObjectMetaArgs{Name: pulumi.String(LocalQueueName), Namespace: ns, Labels: pulumi.ToStringMap(teamLabels(t))},
 			map[string]any{"spec": localQueueSpec(t)}, []pulumi.Resource{cq}); err != nil {
@@ -395,4 +398,18 @@ func flavorAnnotations(s SchedulerSpec) pulumi.StringMapInput {
 		return nil
 	}
 	return pulumi.StringMap{OvercommitAnnotation: pulumi.String(strconv.FormatFloat(s.OvercommitRatio, 'f', -1, 64))}
+}
+
+// namespaceOf is team's namespace from QueuesArgs.Namespaces. A map of one input
+// per team (pulumi.StringMap, such as tenancy's TeamNamespaces) gives the team's
+// own input, so its LocalQueues depend on its namespace alone; a map output (from
+// another language, or Tenancy.Namespaces) can only be indexed, and what is taken
+// from it depends on every namespace in it.
+func (b *builder) namespaceOf(team string) pulumi.StringInput {
+	if m, ok := b.namespaces.(pulumi.StringMap); ok {
+		if ns, ok := m[team]; ok {
+			return ns
+		}
+	}
+	return b.namespaces.ToStringMapOutput().MapIndex(pulumi.String(team))
 }

@@ -119,6 +119,15 @@ type Tenancy struct {
 	// namespace from this map waits for the namespace.
 	Namespaces pulumi.StringMapOutput `pulumi:"namespaces"`
 
+	// TeamNamespaces maps each team name to its namespace name as the output
+	// of that team's Namespace alone. Pass it, not Namespaces, to objects of a
+	// team in Go (QueuesArgs.Namespaces, TeamVolumesArgs.Namespace): an input
+	// taken from Namespaces depends on every team's namespace, so each team
+	// object would wait for, and record in the stack's state, all of them
+	// (state and checkpoint time growing with the square of the teams; issue
+	// 32).
+	TeamNamespaces pulumi.StringMap
+
 	// IdentityClientIDs are the client IDs of the teams' managed identities
 	// by team name; empty without Azure.
 	IdentityClientIDs pulumi.StringMapOutput `pulumi:"identityClientIds"`
@@ -266,6 +275,7 @@ func NewTenancy(ctx *pulumi.Context, name string, args *TenancyArgs, opts ...pul
 		c.ServiceAccounts[t.Name] = TrainingServiceAccount
 	}
 	c.IdentityClientIDs = clientIDs.ToStringMapOutput()
+	c.TeamNamespaces = names
 	c.Namespaces = names.ToStringMapOutput()
 	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{"identityClientIds": c.IdentityClientIDs, "namespaces": c.Namespaces}); err != nil {
 		return nil, err

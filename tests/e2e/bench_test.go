@@ -23,6 +23,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/internal/synth"
 )
@@ -56,9 +57,10 @@ const benchParallel = 64
 // "defaults" lets the language host build the program before every operation. Each round
 // times the first preview, the first up (with the resource types whose steps take longest
 // and what the state holds), kubectl's server-side dry run of the same objects, the
-// unthrottled floor (tests/cluster/dryrun), a no-change up and destroy. A benchmark: it
-// asserts that each operation succeeds and that the no-change up changes nothing, and
-// logs the figures.
+// unthrottled floor (tests/cluster/dryrun), a no-change up, an up that onboards one more
+// team into the same stack, and destroy. A benchmark: it asserts that each operation
+// succeeds, that the no-change up changes nothing and that the onboarding creates
+// resources, and logs the figures.
 func TestBenchEngine(t *testing.T) {
 	if os.Getenv(benchEnv) == "" {
 		t.Skipf("a benchmark: run it with make bench (%s=1)", benchEnv)
@@ -104,6 +106,15 @@ func TestBenchEngine(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build tests/cluster/cmd/dryrun:\n%s", out)
 	s := newStack(t, ctx, tc, work, dir, stack)
+	// setTeams rewrites the bench stack's config for n teams, keeping what Pulumi
+	// added to the stack file (its passphrase salt).
+	setTeams := func(n int) {
+		b := benchScale
+		b.Teams = n
+		cfg, err := b.Config(local)
+		require.NoError(t, err)
+		writeStackConfigKeeping(t, work, stack, cfg)
+	}
 
 	t.Logf("bench: %d teams, %d resources, %d Kubernetes objects", benchScale.Teams, len(desired.Resources)+1, len(objs))
 	rounds := strings.Split(envOr("AKSML_BENCH_ROUNDS", "prebuilt,fast"), ",")
@@ -116,7 +127,7 @@ func TestBenchEngine(t *testing.T) {
 		}
 		require.NoError(t, os.WriteFile(filepath.Join(work, "Pulumi.yaml"), y, 0o644))
 		_ = os.Remove(pb.used)
-		benchRound(t, ctx, s, k, floor, dir, objFile, r, cfg)
+		benchRound(t, ctx, s, k, floor, dir, objFile, r, cfg, benchScale.Teams, setTeams)
 		if cfg.prebuilt {
 			require.FileExists(t, pb.used, "round %s: the CLI did not run the prebuilt program's language host", r)
 		} else {
@@ -147,7 +158,7 @@ var benchRounds = map[string]benchRoundConfig{
 
 // benchRound runs preview, up, kubectl's dry run of the same objects, a
 // no-change up and destroy, logging each figure as soon as it is measured.
-func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floor floorDryRun, dir, objFile, name string, cfg benchRoundConfig) {
+func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floor floorDryRun, dir, objFile, name string, cfg benchRoundConfig, teams int, setTeams func(n int)) {
 	t.Helper()
 	env := map[string]string{"PULUMI_SKIP_CHECKPOINTS": "false", "PULUMI_EXPERIMENTAL": "false"}
 	if cfg.skipCheckpoints {
@@ -195,11 +206,52 @@ func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floo
 	require.Empty(t, changes(evs), "the no-change up changed resources")
 	logf("no-change up %v", op.took.Round(time.Millisecond))
 
+	// A team onboarded into the same stack: its objects are created, the platform-wide
+	// objects that list the teams are updated, and every step still rewrites the state
+	// of the whole platform.
+	setTeams(teams + 1)
+	op = startOp(t, dir, "bench-"+name+"-onboard")
+	_, err = s.Up(ctx, optup.Parallel(p), optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
+	evs = op.finish(t)
+	setTeams(teams)
+	require.NoError(t, err, "onboarding up:\n%s", op.tail())
+	ops := map[string]int{}
+	for _, st := range changes(evs) {
+		ops[string(st.Op)]++
+	}
+	require.NotZero(t, ops["create"], "onboarding %s created nothing", synth.BenchTeam(teams))
+	logf("onboarding one more team (%s: an up of the %d-team stack with %d teams) %v: %v",
+		synth.BenchTeam(teams), teams, teams+1, op.took.Round(time.Millisecond), ops)
+
 	op = startOp(t, dir, "bench-"+name+"-destroy")
 	_, err = s.Destroy(ctx, optdestroy.Parallel(p), optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
 	op.finish(t)
 	require.NoError(t, err, "destroy:\n%s", op.tail())
 	logf("destroy %v", op.took.Round(time.Millisecond))
+}
+
+// writeStackConfigKeeping writes cfg as the stack file's config (synth.WriteStackConfig)
+// and keeps the file's other top-level keys, such as the passphrase salt Pulumi added when
+// the stack was created.
+func writeStackConfigKeeping(t *testing.T, work, stack string, cfg map[string]string) {
+	t.Helper()
+	file := filepath.Join(work, "Pulumi."+stack+".yaml")
+	old, err := os.ReadFile(file)
+	require.NoError(t, err)
+	var kept map[string]any
+	require.NoError(t, yaml.Unmarshal(old, &kept))
+	delete(kept, "config")
+	require.NoError(t, synth.WriteStackConfig(work, stack, cfg))
+	if len(kept) == 0 {
+		return
+	}
+	extra, err := yaml.Marshal(kept)
+	require.NoError(t, err)
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.Write(extra)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
 }
 
 // stateBreakdown summarises the stack's checkpoint file under the file backend at state:
