@@ -106,14 +106,17 @@ func TestBenchEngine(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build tests/cluster/cmd/dryrun:\n%s", out)
 	s := newStack(t, ctx, tc, work, dir, stack)
-	// setTeams rewrites the bench stack's config for n teams, keeping what Pulumi
-	// added to the stack file (its passphrase salt).
+	// setTeams rewrites the bench stack's config for n teams, keeping the pools of
+	// the bench's own size (Bench.Config sizes the pool for its teams; a team
+	// onboarded onto a platform does not grow it) and what Pulumi added to the
+	// stack file (its passphrase salt).
 	setTeams := func(n int) {
 		b := benchScale
 		b.Teams = n
-		cfg, err := b.Config(local)
+		next, err := b.Config(local)
 		require.NoError(t, err)
-		writeStackConfigKeeping(t, work, stack, cfg)
+		next[synth.Project+":gpuPools"] = cfg[synth.Project+":gpuPools"]
+		writeStackConfigKeeping(t, work, stack, next)
 	}
 
 	t.Logf("bench: %d teams, %d resources, %d Kubernetes objects", benchScale.Teams, len(desired.Resources)+1, len(objs))
