@@ -365,7 +365,7 @@ var goDocs = map[string]goDoc{
 	"queues.QueuesArgs": {
 		Doc: "QueuesArgs configures NewQueues.",
 		Fields: map[string]string{
-			"namespaces": "Namespaces are the team namespaces by team name, the output of the component that creates them (components/tenancy Tenancy.Namespaces): each team's LocalQueue goes there and waits for it. Required with Kueue when there are teams; a team missing from the map gets no LocalQueue (the apply fails on the empty namespace name).",
+			"namespaces": "Namespaces are the team namespaces by team name, from the component that creates them: each team's LocalQueues go there and wait for it. In Go pass components/tenancy Tenancy.TeamNamespaces (one input per team: a team's queues wait for its namespace alone); a map output such as Tenancy.Namespaces also works, but then each LocalQueue depends on every namespace in it. Required with Kueue when there are teams; a team missing from the map gets no LocalQueue (the apply fails on the empty namespace name).",
 			"provider":   "Provider is the Kubernetes provider of the target cluster (AKS or any other). nil uses the ambient default provider.",
 			"resolved":   "Resolved is the layer resolved once by Resolve: the tenants (`aksml:teams`), the cluster's GPU pools (`aksml:gpuPools`: one Kueue ResourceFlavor each, and the capacity the teams' quota must fit) and the queueing system (`aksml:scheduler`; default Kueue, installed by aksml), with the config keys they were read from for its errors. Required. Its Problems are reported here, before anything is registered; nothing is validated again.",
 		},
@@ -478,6 +478,7 @@ var goDocs = map[string]goDoc{
 			"identityclientids": "IdentityClientIDs are the client IDs of the teams' managed identities by team name; empty without Azure.",
 			"namespaces":        "Namespaces maps each team name to its namespace name. Workloads, claims, queues and jobs of a team go there; an object that takes its namespace from this map waits for the namespace.",
 			"serviceaccounts":   "ServiceAccounts are the workload identity service account name by team name (TrainingServiceAccount); empty without Azure.",
+			"teamnamespaces":    "TeamNamespaces maps each team name to its namespace name as the output of that team's Namespace alone. Pass it, not Namespaces, to objects of a team in Go (QueuesArgs.Namespaces, TeamVolumesArgs.Namespace): an input taken from Namespaces depends on every team's namespace, so each team object would wait for, and record in the stack's state, all of them (state and checkpoint time growing with the square of the teams; issue 32).",
 		},
 	},
 	"tenancy.TenancyArgs": {
