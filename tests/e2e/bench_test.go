@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +24,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v3"
 
 	"github.com/aksml/aksml/internal/synth"
 )
@@ -106,17 +106,22 @@ func TestBenchEngine(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build tests/cluster/cmd/dryrun:\n%s", out)
 	s := newStack(t, ctx, tc, work, dir, stack)
-	// setTeams rewrites the bench stack's config for n teams, keeping the pools of
-	// the bench's own size (Bench.Config sizes the pool for its teams; a team
-	// onboarded onto a platform does not grow it) and what Pulumi added to the
-	// stack file (its passphrase salt).
-	setTeams := func(n int) {
+	// addTeam onboards one more team in the stack file's config (editStackConfig keeps
+	// the passphrase salt Pulumi added) and returns what puts the file back. The pool
+	// grows by the team's GPUs, as it must: the bench's pool holds exactly the nominal
+	// quotas, and the stack refuses quotas the pool cannot hold.
+	addTeam := func() (restore func()) {
 		b := benchScale
-		b.Teams = n
+		b.Teams++
 		next, err := b.Config(local)
 		require.NoError(t, err)
-		next[synth.Project+":gpuPools"] = cfg[synth.Project+":gpuPools"]
-		writeStackConfigKeeping(t, work, stack, next)
+		edits := map[string]any{}
+		for _, k := range []string{"teams", "gpuPools"} {
+			var v any
+			require.NoError(t, json.Unmarshal([]byte(next[synth.Project+":"+k]), &v))
+			edits[synth.Project+":"+k] = v
+		}
+		return editStackConfig(t, work, stack, func(c map[string]any) { maps.Copy(c, edits) })
 	}
 
 	t.Logf("bench: %d teams, %d resources, %d Kubernetes objects", benchScale.Teams, len(desired.Resources)+1, len(objs))
@@ -130,7 +135,7 @@ func TestBenchEngine(t *testing.T) {
 		}
 		require.NoError(t, os.WriteFile(filepath.Join(work, "Pulumi.yaml"), y, 0o644))
 		_ = os.Remove(pb.used)
-		benchRound(t, ctx, s, k, floor, dir, objFile, r, cfg, benchScale.Teams, setTeams)
+		benchRound(t, ctx, s, k, floor, dir, objFile, r, cfg, benchScale.Teams, addTeam)
 		if cfg.prebuilt {
 			require.FileExists(t, pb.used, "round %s: the CLI did not run the prebuilt program's language host", r)
 		} else {
@@ -161,7 +166,7 @@ var benchRounds = map[string]benchRoundConfig{
 
 // benchRound runs preview, up, kubectl's dry run of the same objects, a
 // no-change up and destroy, logging each figure as soon as it is measured.
-func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floor floorDryRun, dir, objFile, name string, cfg benchRoundConfig, teams int, setTeams func(n int)) {
+func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floor floorDryRun, dir, objFile, name string, cfg benchRoundConfig, teams int, addTeam func() (restore func())) {
 	t.Helper()
 	env := map[string]string{"PULUMI_SKIP_CHECKPOINTS": "false", "PULUMI_EXPERIMENTAL": "false"}
 	if cfg.skipCheckpoints {
@@ -212,15 +217,18 @@ func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floo
 	// A team onboarded into the same stack: its objects are created, the platform-wide
 	// objects that list the teams are updated, and every step still rewrites the state
 	// of the whole platform.
-	setTeams(teams + 1)
+	restore := addTeam()
 	op = startOp(t, dir, "bench-"+name+"-onboard")
 	_, err = s.Up(ctx, optup.Parallel(p), optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
 	evs = op.finish(t)
-	setTeams(teams)
+	restore()
 	require.NoError(t, err, "onboarding up:\n%s", op.tail())
 	ops := map[string]int{}
-	for _, st := range changes(evs) {
+	for urn, st := range changes(evs) {
 		ops[string(st.Op)]++
+		if st.Op == "create" {
+			require.Contains(t, urn, synth.BenchTeam(teams), "onboarding %s created another object", synth.BenchTeam(teams))
+		}
 	}
 	require.NotZero(t, ops["create"], "onboarding %s created nothing", synth.BenchTeam(teams))
 	logf("onboarding one more team (%s: an up of the %d-team stack with %d teams) %v: %v",
@@ -231,30 +239,6 @@ func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floo
 	op.finish(t)
 	require.NoError(t, err, "destroy:\n%s", op.tail())
 	logf("destroy %v", op.took.Round(time.Millisecond))
-}
-
-// writeStackConfigKeeping writes cfg as the stack file's config (synth.WriteStackConfig)
-// and keeps the file's other top-level keys, such as the passphrase salt Pulumi added when
-// the stack was created.
-func writeStackConfigKeeping(t *testing.T, work, stack string, cfg map[string]string) {
-	t.Helper()
-	file := filepath.Join(work, "Pulumi."+stack+".yaml")
-	old, err := os.ReadFile(file)
-	require.NoError(t, err)
-	var kept map[string]any
-	require.NoError(t, yaml.Unmarshal(old, &kept))
-	delete(kept, "config")
-	require.NoError(t, synth.WriteStackConfig(work, stack, cfg))
-	if len(kept) == 0 {
-		return
-	}
-	extra, err := yaml.Marshal(kept)
-	require.NoError(t, err)
-	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = f.Write(extra)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
 }
 
 // stateBreakdown summarises the stack's checkpoint file under the file backend at state:
