@@ -30,6 +30,9 @@
 // installing kubelogin and choosing a login that lasts, or on a stack whose
 // API server is IP-restricted or private from a GitHub-hosted runner.
 //
+// Checkpoints (checkpoints.go): a step that changes resources or state with
+// PULUMI_SKIP_CHECKPOINTS on, which saves only the final state.
+//
 // The checks read the YAML only; they cannot see what a `run:` script
 // does beyond its own text.
 package workflows
@@ -138,6 +141,7 @@ func (c Checker) Check(name string, data []byte) ([]Finding, error) {
 		msgs = append(msgs, c.checkPullRequest(wf, j)...)
 		msgs = append(msgs, c.checkKubernetes(wf, j)...)
 		msgs = append(msgs, c.checkScheduled(wf, j)...)
+		msgs = append(msgs, checkCheckpoints(wf.Env, j)...)
 		for _, msg := range msgs {
 			out = append(out, Finding{File: name, Job: id, Message: msg})
 		}

@@ -103,3 +103,79 @@ func TestCheckRejectsInvalidYAML(t *testing.T) {
 	_, err := Check("w.yml", []byte("jobs: [unclosed"))
 	assert.Error(t, err)
 }
+
+const checkpointsJob = `
+on: push
+jobs:
+  deploy:
+    runs-on: ubuntu-latest
+    env:
+      PULUMI_BACKEND_URL: azblob://state
+      PULUMI_CONFIG_PASSPHRASE: ${{ secrets.PASSPHRASE }}
+    steps:
+      - name: preview
+        run: pulumi preview --stack dev
+        env:
+          PULUMI_SKIP_CHECKPOINTS: "true"
+      - name: drift
+        run: pulumi refresh --preview-only --expect-no-changes --stack dev
+        env:
+          PULUMI_SKIP_CHECKPOINTS: "true"
+      - name: up
+        run: |
+          pulumi up --yes --stack dev \
+            --diff
+`
+
+// TestCheckpointsStayOnForWrites: previews may skip checkpoints, a step that
+// changes resources or state may not, wherever the variable is set.
+func TestCheckpointsStayOnForWrites(t *testing.T) {
+	found, err := Check("w.yml", []byte(checkpointsJob))
+	require.NoError(t, err)
+	assert.Empty(t, found, "previews with PULUMI_SKIP_CHECKPOINTS pass")
+
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{
+			name: "job level reaches the up step",
+			yaml: strings.Replace(checkpointsJob, "      PULUMI_BACKEND_URL: azblob://state\n", "      PULUMI_BACKEND_URL: azblob://state\n      PULUMI_SKIP_CHECKPOINTS: \"1\"\n", 1),
+			want: "step \"up\" runs `pulumi up` with PULUMI_SKIP_CHECKPOINTS set",
+		},
+		{
+			name: "workflow level, any case",
+			yaml: strings.Replace(checkpointsJob, "on: push\n", "on: push\nenv:\n  PULUMI_SKIP_CHECKPOINTS: TRUE\n", 1),
+			want: "runs `pulumi up`",
+		},
+		{
+			name: "a refresh that writes the state",
+			yaml: strings.Replace(checkpointsJob, "pulumi refresh --preview-only --expect-no-changes", "pulumi refresh --yes", 1),
+			want: "step \"drift\" runs `pulumi refresh`",
+		},
+		{
+			name: "pulumi/actions destroy",
+			yaml: checkpointsJob + `      - uses: pulumi/actions@0123456789abcdef0123456789abcdef01234567 # test fixture
+        with:
+          command: destroy
+          stack-name: dev
+        env:
+          PULUMI_SKIP_CHECKPOINTS: "true"
+`,
+			want: "runs `pulumi destroy`",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found, err := Check("w.yml", []byte(tt.yaml))
+			require.NoError(t, err)
+			require.Len(t, found, 1, "%v", found)
+			assert.Equal(t, "deploy", found[0].Job)
+			assert.Contains(t, found[0].Message, tt.want)
+		})
+	}
+	// A value the CLI reads as false is not a finding.
+	off := strings.Replace(checkpointsJob, "      PULUMI_BACKEND_URL: azblob://state\n", "      PULUMI_BACKEND_URL: azblob://state\n      PULUMI_SKIP_CHECKPOINTS: \"false\"\n", 1)
+	found, err = Check("w.yml", []byte(off))
+	require.NoError(t, err)
+	assert.Empty(t, found)
+}
