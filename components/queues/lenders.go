@@ -52,6 +52,12 @@ func validateLenders(lenders []Lender, teams []Team, poolNames []string, sched S
 		if j, ok := teamIndex[l.Name]; ok && l.Name != "" {
 			errs = append(errs, field.Invalid(p.Child("name"), "%q is the name of team %s; both would own ClusterQueue %s: choose another name", l.Name, teamsPath.Index(j), ClusterQueueName(l.Name)))
 		}
+		// The lender's ClusterQueue is registered as "cq-lender-<name>", a
+		// team's as "cq-<team>": team "lender-<name>" would take the same
+		// Pulumi name (a duplicate URN fails the whole preview).
+		if j, ok := teamIndex["lender-"+l.Name]; ok && l.Name != "" {
+			errs = append(errs, field.Invalid(p.Child("name"), "%q: team %s is named %q, and the lender's ClusterQueue and that team's would both be registered as Pulumi resource cq-lender-%s; rename the lender (or the team)", l.Name, teamsPath.Index(j), "lender-"+l.Name, l.Name))
+		}
 		if j, dup := seen[l.Name]; dup && l.Name != "" {
 			errs = append(errs, field.Duplicate(p.Child("name"), "%q is already defined at %s; lender names must be unique", l.Name, path.Index(j)))
 		} else {
