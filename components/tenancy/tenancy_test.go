@@ -325,6 +325,30 @@ func TestValidateTeamsAcceptsDefaults(t *testing.T) {
 	assert.Equal(t, PodSecurityRestricted, tt[0].PodSecurity)
 }
 
+// TestTeamsWhoseQuotasShareAPulumiName: team "x-team"'s namespace quota and
+// team "x"'s team quota are both `tenancy-x-team-quota`; NewTenancy refuses
+// the pair before registering anything, naming the second team.
+func TestTeamsWhoseQuotasShareAPulumiName(t *testing.T) {
+	clash := []Team{{Name: "ml"}, {Name: "ml-team"}}
+	for i := range clash {
+		clash[i].Default()
+	}
+	errs := ValidateTeams(clash, field.NewPath("aksml:teams"))
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error(), `aksml:teams[1].name: "ml-team": its namespace quota would be registered under the same Pulumi name as the team quota of team "ml" (aksml:teams[0])`)
+	m, err := run(t, &TenancyArgs{Teams: clash})
+	require.ErrorContains(t, err, "same Pulumi name")
+	assert.Zero(t, m.Count(), "nothing registered")
+
+	// Either name alone, or a longer suffix, is fine.
+	assert.Empty(t, ValidateTeams(clash[1:], field.NewPath("aksml:teams")))
+	apart := []Team{{Name: "ml-team"}, {Name: "ml-teams"}}
+	for i := range apart {
+		apart[i].Default()
+	}
+	assert.Empty(t, ValidateTeams(apart, field.NewPath("aksml:teams")))
+}
+
 func TestValidateTeamsLeavesNamesToTheirChecker(t *testing.T) {
 	tt := []Team{{Name: "Team_A"}, {}, {Name: "b"}, {Name: "b"}}
 	for i := range tt {

@@ -45,6 +45,7 @@ func ValidateNames(teams []Team, path field.Path) field.ErrorList {
 // problem is returned at once.
 func ValidateTeams(teams []Team, path field.Path) field.ErrorList {
 	errs := validateTeamGroups(teams, path)
+	errs = append(errs, validateResourceNames(teams, path)...)
 	for i, t := range teams {
 		p := path.Index(i)
 		errs = append(errs, validateNotReserved(t.Name, p.Child("name"))...)
@@ -120,3 +121,25 @@ func validateTeamGroups(teams []Team, path field.Path) field.ErrorList {
 
 // normalGUID lower-cases a GUID for comparison.
 func normalGUID(g string) string { return strings.ToLower(g) }
+
+// validateResourceNames refuses two teams whose objects would be registered
+// under one Pulumi name: NewTenancy names a team's namespace quota
+// `<name>-<team>-quota` and its team quota `<name>-<team>-team-quota`, both
+// ResourceQuotas under the component, so team "x-team"'s namespace quota
+// and team "x"'s team quota share a URN. The engine finds a duplicate URN
+// only when the second registers, mid-`up`, after it has started creating
+// the others ("one owner per name").
+func validateResourceNames(teams []Team, path field.Path) field.ErrorList {
+	var errs field.ErrorList
+	index := map[string]int{}
+	for i, t := range teams {
+		index[t.Name] = i
+	}
+	for i, t := range teams {
+		base, ok := strings.CutSuffix(t.Name, "-team")
+		if j, clash := index[base]; ok && clash {
+			errs = append(errs, field.Invalid(path.Index(i).Child("name"), "%q: its namespace quota would be registered under the same Pulumi name as the team quota of team %q (%s), <component>-%s-quota; rename one of the two teams", t.Name, base, path.Index(j), t.Name))
+		}
+	}
+	return errs
+}
