@@ -244,6 +244,13 @@ func TestParseInvalid(t *testing.T) {
 		{name: "workload on unknown team", mutate: func(m map[string]any) {
 			m["workloads"] = []any{map[string]any{"kind": "CheckpointedJob", "name": "x", "team": "nobody", "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "16Gi", "gpus": 1}}}
 		}, wantErr: []string{`aksml:workloads[0].team: "nobody" is not one of aksml:teams`}},
+		{name: "workloads of two teams under one Pulumi name", mutate: func(m map[string]any) {
+			at(m, "teams", 1)["name"] = "team-a-x"
+			job := func(team, name string) map[string]any {
+				return map[string]any{"kind": "CheckpointedJob", "name": name, "team": team, "pool": "t4", "image": "busybox:1.36", "resources": map[string]any{"cpu": "1", "memory": "16Gi", "gpus": 1}}
+			}
+			m["workloads"] = []any{job("team-a", "x-train"), job("team-a-x", "train")}
+		}, wantErr: []string{`aksml:workloads[1].name: "train" of team "team-a-x" is registered as Pulumi resource "team-a-x-train", as "x-train" of team "team-a" is (aksml:workloads[0]); rename one of the two workloads`}},
 		{name: "workload unknown kind", mutate: func(m map[string]any) {
 			m["workloads"] = []any{map[string]any{"kind": "Deployment", "name": "x", "team": "team-a"}}
 		}, wantErr: []string{`aksml:workloads[0].kind: "Deployment" is not supported`}},

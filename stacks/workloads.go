@@ -404,6 +404,10 @@ type workloadArgs interface {
 	Validate(field.Path) field.ErrorList
 }
 
+// pulumiName is the name the workload's component is registered under:
+// `<team>-<name>`.
+func (w WorkloadSpec) pulumiName() string { return w.Team + "-" + w.Name }
+
 // buildWorkload maps a WorkloadSpec to its component's defaulted args;
 // provider may be nil (validation only).
 func (c *Config) buildWorkload(w WorkloadSpec, ns pulumi.StringInput, provider *kubernetes.Provider) workloadArgs {
@@ -419,6 +423,7 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		teams[t.Name] = true
 	}
 	seen := map[string]int{}
+	registered := map[string]int{}
 	for i, w := range c.Workloads {
 		p := key("workloads").Index(i)
 		if lookupKind(w.Kind) == nil || w.Config == nil {
@@ -442,8 +447,14 @@ func (c *Config) validateWorkloads() field.ErrorList {
 		id := w.Team + "/" + w.Name
 		if j, dup := seen[id]; dup {
 			errs = append(errs, field.Duplicate(p.Child("name"), "%q is already used in team %q by %s", w.Name, w.Team, key("workloads").Index(j)))
+		} else if j, dup := registered[w.pulumiName()]; dup {
+			// Team "a" with "b-c" and team "a-b" with "c": one Pulumi name, which
+			// the engine refuses only when the second registers, mid-`up`.
+			o := c.Workloads[j]
+			errs = append(errs, field.Invalid(p.Child("name"), "%q of team %q is registered as Pulumi resource %q, as %q of team %q is (%s); rename one of the two workloads", w.Name, w.Team, w.pulumiName(), o.Name, o.Team, key("workloads").Index(j)))
 		}
 		seen[id] = i
+		registered[w.pulumiName()] = i
 		errs = append(errs, c.validateOperator(w, p)...)
 		errs = append(errs, c.validateScaler(w, p)...)
 		if v := lookupKind(w.Kind).validate; v != nil {
@@ -538,7 +549,7 @@ var trainingOperator = operator{
 func (p *platform) workloads(ctx *pulumi.Context) error {
 	for _, w := range p.cfg.Workloads {
 		ns := p.tenancy.TeamNamespaces[w.Team]
-		name := w.Team + "-" + w.Name
+		name := w.pulumiName()
 		deps := slices.Concat(p.tenancy.Resources(), p.queues.Resources())
 		kind := lookupKind(w.Kind)
 		if kind.operator != nil && kind.operator.installed != nil {
