@@ -41,6 +41,23 @@ var keyVaultKeyRE = regexp.MustCompile(`azurekeyvault://[^/\s"']+/keys/([A-Za-z0
 // writeCommandRE finds Pulumi commands that change resources or state.
 var writeCommandRE = regexp.MustCompile(`\bpulumi\s+(up|update|destroy|refresh|import)\b`)
 
+// writeCommands returns the Pulumi commands of a script that change resources
+// or state, line continuations joined. `pulumi refresh --preview-only` is a
+// dry run (with the DIY backend it neither locks nor writes the state:
+// pulumi/pulumi v3.276.0 pkg/backend/diy/backend.go Refresh) and is left out.
+func writeCommands(script string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.ReplaceAll(script, "\\\n", " "), "\n") {
+		for _, m := range writeCommandRE.FindAllStringSubmatch(line, -1) {
+			if m[1] == "refresh" && strings.Contains(line, "--preview-only") {
+				continue
+			}
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
 // checkWorkflow checks the workflow's top-level permissions: a token that
 // can request OIDC tokens belongs on the jobs that log in, not on every job.
 func checkWorkflow(wf workflow) []string {

@@ -35,16 +35,7 @@ func checkCheckpoints(workflowEnv map[string]string, j job) []string {
 // state: those in its script (a `pulumi refresh --preview-only` is a dry run)
 // and the command of pulumi/actions.
 func stateWrites(s step) []string {
-	var out []string
-	text := strings.ReplaceAll(s.Run, "\\\n", " ")
-	for _, line := range strings.Split(text, "\n") {
-		for _, m := range writeCommandRE.FindAllStringSubmatch(line, -1) {
-			if m[1] == "refresh" && strings.Contains(line, "--preview-only") {
-				continue
-			}
-			out = append(out, m[1])
-		}
-	}
+	out := writeCommands(s.Run)
 	if strings.HasPrefix(s.Uses, "pulumi/actions@") {
 		switch c := s.With["command"]; c {
 		case "up", "update", "destroy", "refresh":

@@ -3,7 +3,6 @@ package workflows
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // scheduledEvents start a workflow with nobody watching ("Events that
@@ -32,14 +31,8 @@ func (c Checker) checkScheduled(wf workflow, j job) []string {
 		add(fmt.Sprintf("a scheduled job uses the environment %q, whose federated identity deploys that stack; scheduled jobs run with nobody watching: use a read-only identity (the PR identity for dev, an environment such as %q with a read-only identity for prod; README \"Drift detection\")", env, env+"-drift"))
 	}
 	for _, text := range expand(j, jobText(wf, j)) {
-		text = strings.ReplaceAll(text, "\\\n", " ")
-		for _, line := range strings.Split(text, "\n") {
-			for _, m := range writeCommandRE.FindAllStringSubmatch(line, -1) {
-				if m[1] == "refresh" && strings.Contains(line, "--preview-only") {
-					continue
-				}
-				add(fmt.Sprintf("a scheduled job runs `pulumi %s`, which changes resources or state with nobody watching; detect drift with dry runs only (`pulumi refresh --preview-only --expect-no-changes`, `pulumi preview --expect-no-changes`) and deploy from the deploy workflow", m[1]))
-			}
+		for _, cmd := range writeCommands(text) {
+			add(fmt.Sprintf("a scheduled job runs `pulumi %s`, which changes resources or state with nobody watching; detect drift with dry runs only (`pulumi refresh --preview-only --expect-no-changes`, `pulumi preview --expect-no-changes`) and deploy from the deploy workflow", cmd))
 		}
 	}
 	return msgs
