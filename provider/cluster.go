@@ -33,6 +33,7 @@ type ClusterArgs struct {
 	MaintenanceWindow    *cluster.MaintenanceWindow `pulumi:"maintenanceWindow,optional"`
 	Logs                 *cluster.LogsSpec          `pulumi:"logs,optional"`
 	Registry             *cluster.RegistrySpec      `pulumi:"registry,optional"`
+	KubeClient           *cluster.KubeClient        `pulumi:"kubeClient,optional"`
 	Tags                 map[string]string          `pulumi:"tags,optional"`
 	Protect              *bool                      `pulumi:"protect,optional"`
 	DeleteUnreachable    *bool                      `pulumi:"deleteUnreachable,optional"`
@@ -64,6 +65,7 @@ func NewCluster(ctx *pulumi.Context, name string, args ClusterArgs, opts ...pulu
 			MaintenanceWindow:    args.MaintenanceWindow,
 			Logs:                 deref(args.Logs),
 			Registry:             args.Registry,
+			KubeClient:           deref(args.KubeClient),
 		},
 		Tags:                 args.Tags,
 		Protect:              deref(args.Protect),

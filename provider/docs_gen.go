@@ -75,6 +75,13 @@ var goDocs = map[string]goDoc{
 			"disablelocalaccounts": "DisableLocalAccounts turns off the static admin credentials, so every access goes through Entra ID. Default true.",
 		},
 	},
+	"cluster.KubeClient": {
+		Doc: "KubeClient is the client-side rate limit of the Kubernetes provider aksml configures (its kubeClientSettings; the provider's defaults are 50 requests a second with bursts of 120, pulumi-kubernetes provider/pkg/provider/provider.go). The engine sends at most its parallelism of steps at once, and the API server protects itself with API Priority and Fairness, answering 429 with Retry-After, which the provider's client (client-go) waits out and retries (\"API Priority and Fairness\", https://kubernetes.io/docs/concepts/cluster-administration/flow-control/; \"Best practices for performance and scaling for large workloads in AKS\", https://learn.microsoft.com/azure/aks/best-practices-performance-scale-large, which names the API server's request latency and success rate as the signal to watch). Lower it for a Free-tier control plane shared with other heavy clients.",
+		Fields: map[string]string{
+			"burst": "Burst is how many requests may go at once above QPS. Default DefaultKubeClientBurst (400).",
+			"qps":   "QPS is the sustained requests per second. Default DefaultKubeClientQPS (200).",
+		},
+	},
 	"cluster.LogsSpec": {
 		Doc: "LogsSpec is `aksml:cluster.logs`: Container Insights and the control plane's audit logs, both to one Log Analytics workspace, created or brought.",
 		Fields: map[string]string{
@@ -130,6 +137,7 @@ var goDocs = map[string]goDoc{
 			"defender":             "Defender configures Defender for Containers. Default off.",
 			"dnsprefix":            "DNSPrefix is the API server DNS prefix: 1-54 letters, digits or '-', starting and ending with a letter or digit. Default: Name with '_' replaced by '-'.",
 			"entraid":              "EntraID enables Entra ID + Azure RBAC; nil keeps Kubernetes RBAC with local accounts (dev).",
+			"kubeclient":           "KubeClient is the Kubernetes provider's client-side rate limit. Default 200 requests a second, bursts of 400 (see KubeClient).",
 			"kubernetesversion":    "KubernetesVersion pins the version (\"1.33\" or \"1.33.2\"). Default none: AKS picks the default and the upgrade channel moves it. Not allowed with upgrade channel stable or rapid (they change the minor version); only MAJOR.MINOR with channel patch.",
 			"location":             "Location is the Azure region, e.g. eastus. Required.",
 			"logs":                 "Logs configures Container Insights and the control-plane audit logs to a Log Analytics workspace (created or brought). Default both on, to a created law-<cluster>.",

@@ -265,6 +265,7 @@ func NewCluster(ctx *pulumi.Context, name string, args *ClusterArgs, opts ...pul
 		ClusterIdentifier:     c.ResourceID,
 		EnableServerSideApply: pulumi.Bool(true),
 		DeleteUnreachable:     pulumi.Bool(args.DeleteUnreachable),
+		KubeClientSettings:    spec.KubeClient.settings(),
 	}, providerOpts...)
 	if err != nil {
 		return nil, err

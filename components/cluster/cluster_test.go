@@ -70,6 +70,10 @@ func TestSpecValidate(t *testing.T) {
 		{name: "Automatic rejected", mutate: func(s *Spec) { s.Mode = ModeAutomatic }, wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.mode")}},
 		{name: "unknown mode", mutate: func(s *Spec) { s.Mode = "Auto" }, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:cluster.mode")}},
 		{name: "unknown tier", mutate: func(s *Spec) { s.Tier = "Gold" }, wantErr: []fieldtest.Want{fieldtest.NotSupported("aksml:cluster.tier")}},
+		{name: "own client rate limit is valid", mutate: func(s *Spec) { s.KubeClient = KubeClient{QPS: 20.5, Burst: 40} }},
+		{name: "negative client rate and burst", mutate: func(s *Spec) { s.KubeClient = KubeClient{QPS: -1, Burst: -5} },
+			wantErr:    []fieldtest.Want{fieldtest.Invalid("aksml:cluster.kubeClient.qps"), fieldtest.Invalid("aksml:cluster.kubeClient.burst")},
+			wantDetail: "a negative rate would turn the provider's limit off"},
 		{name: "bad dns prefix", mutate: func(s *Spec) { s.DNSPrefix = "aks_ml" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.dnsPrefix")}},
 		{name: "bad kubernetes version", mutate: func(s *Spec) { s.UpgradeChannel = "none"; s.KubernetesVersion = "v1.33" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.kubernetesVersion")}},
 		{name: "version pinned with stable channel", mutate: func(s *Spec) { s.KubernetesVersion = "1.35" }, wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.kubernetesVersion")}},
@@ -424,6 +428,7 @@ func TestDevClusterMatchesBestPractices(t *testing.T) {
 	require.Len(t, providers, 1)
 	assert.Equal(t, "aks-k8s", providers[0].Name)
 	assert.True(t, providers[0].Props["enableServerSideApply"].BoolValue())
+	assertKubeClient(t, providers[0].Props, DefaultKubeClientQPS, DefaultKubeClientBurst)
 
 	assert.Equal(t, "aks-ml-dev", out.name)
 	assert.Equal(t, "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks-ml-dev", out.resourceID)
@@ -552,12 +557,17 @@ func TestExistingProvider(t *testing.T) {
 		wantErr  string
 		wantID   string
 		wantKube bool
+		// wantQPS and wantBurst are the provider's client rate limit; zero means the defaults.
+		wantQPS   float64
+		wantBurst int
 	}{
 		{name: "path and context", spec: ExistingClusterSpec{KubeconfigPath: path, Context: "kind-ml"}, wantID: "kind-ml", wantKube: true},
 		{name: "ambient kubeconfig", spec: ExistingClusterSpec{}, wantID: "existing-cluster"},
 		{name: "explicit identifier", spec: ExistingClusterSpec{KubeconfigPath: path, ClusterIdentifier: "onprem-a"}, wantID: "onprem-a", wantKube: true},
 		{name: "missing file", spec: ExistingClusterSpec{KubeconfigPath: filepath.Join(dir, "nope")}, wantErr: "existingCluster.kubeconfigPath: cannot read"},
 		{name: "directory", spec: ExistingClusterSpec{KubeconfigPath: dir}, wantErr: "is a directory"},
+		{name: "own client rate limit", spec: ExistingClusterSpec{KubeClient: KubeClient{QPS: 30}}, wantID: "existing-cluster", wantQPS: 30, wantBurst: DefaultKubeClientBurst},
+		{name: "negative client rate", spec: ExistingClusterSpec{KubeClient: KubeClient{QPS: -1}}, wantErr: "existingCluster.kubeClient.qps: -1: give a positive rate"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -578,6 +588,10 @@ func TestExistingProvider(t *testing.T) {
 			assert.Equal(t, tc.wantID, r.Props["clusterIdentifier"].StringValue())
 			assert.True(t, r.Props["enableServerSideApply"].BoolValue())
 			assert.Equal(t, tc.wantKube, r.Props.HasValue("kubeconfig"))
+			if tc.wantQPS == 0 {
+				tc.wantQPS, tc.wantBurst = DefaultKubeClientQPS, DefaultKubeClientBurst
+			}
+			assertKubeClient(t, r.Props, tc.wantQPS, tc.wantBurst)
 			if tc.wantKube {
 				kc := r.Props["kubeconfig"]
 				assert.True(t, kc.IsSecret(), "the kubeconfig contents are secret")
@@ -665,4 +679,14 @@ func TestExistingStackNamesTheCallersConfig(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want)
 		assert.NotContains(t, err.Error(), "aksml:")
 	}
+}
+
+// assertKubeClient checks the Kubernetes provider's client rate limit
+// (kubeClientSettings) in its registered properties.
+func assertKubeClient(t *testing.T, props resource.PropertyMap, qps float64, burst int) {
+	t.Helper()
+	require.True(t, props.HasValue("kubeClientSettings"), "the provider has no kubeClientSettings: it would keep its own 50 requests a second")
+	settings := props["kubeClientSettings"].ObjectValue()
+	assert.Equal(t, resource.NewNumberProperty(qps), settings["qps"])
+	assert.Equal(t, resource.NewNumberProperty(float64(burst)), settings["burst"])
 }

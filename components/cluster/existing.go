@@ -43,6 +43,9 @@ type ExistingClusterSpec struct {
 	// The way to a private API server: run this stack from inside the VNet.
 	// Default none; not with KubeconfigPath.
 	StackReference string `json:"stackReference,omitempty"`
+	// KubeClient is the Kubernetes provider's client-side rate limit.
+	// Default 200 requests a second, bursts of 400 (see KubeClient).
+	KubeClient KubeClient `json:"kubeClient,omitempty"`
 }
 
 // Operators an existing cluster may declare in ExistingClusterSpec.Installed.
@@ -71,6 +74,7 @@ var ExistingStackOutputs = struct{ Kubeconfig, ClusterResourceID, ResourceGroupN
 func (s ExistingClusterSpec) Validate(path field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, field.Unique(path.Child("installed"), s.Installed, "%q", field.OneOf(InstalledOperators))...)
+	errs = append(errs, s.KubeClient.Validate(path.Child("kubeClient"))...)
 	if s.StackReference != "" {
 		parts := strings.Split(s.StackReference, "/")
 		switch {
@@ -147,6 +151,7 @@ func ExistingStack(ctx *pulumi.Context, name string, spec ExistingClusterSpec, s
 	args := &kubernetes.ProviderArgs{
 		ClusterIdentifier:     pulumi.String(id),
 		EnableServerSideApply: pulumi.Bool(true),
+		KubeClientSettings:    spec.KubeClient.settings(),
 	}
 	var ref *pulumi.StackReference
 	if spec.StackReference != "" {

@@ -262,6 +262,9 @@ type Spec struct {
 	// created or brought, with AcrPull for the kubelet identity. Default
 	// none.
 	Registry *RegistrySpec `json:"registry,omitempty"`
+	// KubeClient is the Kubernetes provider's client-side rate limit.
+	// Default 200 requests a second, bursts of 400 (see KubeClient).
+	KubeClient KubeClient `json:"kubeClient,omitempty"`
 }
 
 // Default fills unset fields with their documented defaults.
@@ -309,6 +312,7 @@ func (s *Spec) Default() {
 		v := true
 		s.AzurePolicy = &v
 	}
+	s.KubeClient.Default()
 	if w := s.MaintenanceWindow; w != nil {
 		if w.DurationHours == 0 {
 			w.DurationHours = DefaultMaintenanceDurationHours

@@ -61,6 +61,7 @@ func (s Spec) Validate(path field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("dnsPrefix"), "%q is not a valid DNS prefix: use 1-54 letters, digits or '-', starting and ending with a letter or digit", s.DNSPrefix))
 	}
 	errs = append(errs, s.validateVersion(path)...)
+	errs = append(errs, s.KubeClient.Validate(path.Child("kubeClient"))...)
 	switch {
 	case !slices.Contains(NodeOSUpgradeChannels, s.NodeOSUpgradeChannel):
 		errs = append(errs, field.NotSupported(path.Child("nodeOSUpgradeChannel"), s.NodeOSUpgradeChannel, NodeOSUpgradeChannels))
