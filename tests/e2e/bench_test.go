@@ -49,6 +49,10 @@ func benchScaleFor(t *testing.T) synth.Bench {
 // benchParallel is the engine parallelism of the fast round.
 const benchParallel = 64
 
+// workflowPreviewParallel is the PULUMI_PARALLEL the workflows' previews set
+// (.github/workflows/pr.yml, deploy.yml, drift.yml).
+const workflowPreviewParallel = 16
+
 // TestBenchEngine measures the real engine on the 100-team stack against the sandbox,
 // in rounds (AKSML_BENCH_ROUNDS, default "prebuilt,fast"): "prebuilt" runs the program
 // built once (tools/prebuilt/prebuilt.sh) with the engine's defaults, a checkpoint after
@@ -181,14 +185,18 @@ func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floo
 	// Every round previews as the workflows do, with PULUMI_SKIP_CHECKPOINTS: a
 	// preview persists nothing (the DIY backend discards its snapshots), yet without
 	// it the engine serialises the whole deployment after every step (pulumi v3.276.0
-	// pkg/backend/snapshot.go; README "Test tiers", the bench).
-	require.NoError(t, s.Workspace().SetEnvVars(map[string]string{"PULUMI_SKIP_CHECKPOINTS": "true"}))
+	// pkg/backend/snapshot.go; README "Test tiers", the bench); and with
+	// PULUMI_PARALLEL 16 (a round's own parallelism wins): a preview waits on the API
+	// server, not the CPU, and the engine's default is 4 steps per CPU.
+	require.NoError(t, s.Workspace().SetEnvVars(map[string]string{"PULUMI_SKIP_CHECKPOINTS": "true", "PULUMI_PARALLEL": fmt.Sprint(workflowPreviewParallel)}))
 	op := startOp(t, dir, "bench-"+name+"-preview")
 	_, err := s.Preview(ctx, optpreview.Parallel(p), optpreview.EventStreams(op.log.ch), optpreview.ProgressStreams(op.out), optpreview.ErrorProgressStreams(op.out))
 	op.finish(t)
 	require.NoError(t, err, "preview:\n%s", op.tail())
 	preview := op.took
-	logf("first preview (PULUMI_SKIP_CHECKPOINTS, as the workflows preview) %v", preview.Round(time.Millisecond))
+	logf("first preview (PULUMI_SKIP_CHECKPOINTS and PULUMI_PARALLEL %d, as the workflows preview) %v", workflowPreviewParallel, preview.Round(time.Millisecond))
+	// The ups run with the engine's default parallelism (or the round's).
+	s.Workspace().UnsetEnvVar("PULUMI_PARALLEL")
 
 	if cfg.previewOnly {
 		// The dry runs it is compared with need the namespaces an up creates: the
