@@ -194,7 +194,11 @@ func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floo
 	op.finish(t)
 	require.NoError(t, err, "preview:\n%s", op.tail())
 	preview := op.took
-	logf("first preview (PULUMI_SKIP_CHECKPOINTS and PULUMI_PARALLEL %d, as the workflows preview) %v", workflowPreviewParallel, preview.Round(time.Millisecond))
+	previewParallel := workflowPreviewParallel
+	if p > 0 {
+		previewParallel = p
+	}
+	logf("first preview (PULUMI_SKIP_CHECKPOINTS, parallel %d; the workflows preview at %d) %v", previewParallel, workflowPreviewParallel, preview.Round(time.Millisecond))
 	// The ups run with the engine's default parallelism (or the round's).
 	s.Workspace().UnsetEnvVar("PULUMI_PARALLEL")
 
