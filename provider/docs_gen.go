@@ -78,8 +78,8 @@ var goDocs = map[string]goDoc{
 	"cluster.KubeClient": {
 		Doc: "KubeClient is the client-side rate limit of the Kubernetes provider aksml configures (its kubeClientSettings; the provider's defaults are 50 requests a second with bursts of 120, pulumi-kubernetes provider/pkg/provider/provider.go). The engine sends at most its parallelism of steps at once, and the API server protects itself with API Priority and Fairness, answering 429 with Retry-After, which the provider's client (client-go) waits out and retries (\"API Priority and Fairness\", https://kubernetes.io/docs/concepts/cluster-administration/flow-control/; \"Best practices for performance and scaling for large workloads in AKS\", https://learn.microsoft.com/azure/aks/best-practices-performance-scale-large, which names the API server's request latency and success rate as the signal to watch). Lower it for a Free-tier control plane shared with other heavy clients.",
 		Fields: map[string]string{
-			"burst": "Burst is how many requests may go at once above QPS. Default DefaultKubeClientBurst (400).",
-			"qps":   "QPS is the sustained requests per second. Default DefaultKubeClientQPS (200).",
+			"burst": "Burst is how many requests may go at once above QPS, at least 1. Default DefaultKubeClientBurst (400).",
+			"qps":   "QPS is the sustained requests per second, at least 1. Default DefaultKubeClientQPS (200).",
 		},
 	},
 	"cluster.LogsSpec": {

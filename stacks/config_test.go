@@ -165,16 +165,16 @@ func TestParseInvalid(t *testing.T) {
 		{name: "system pool count not a number", mutate: func(m map[string]any) {
 			at(m, "cluster")["systemPool"] = map[string]any{"minCount": "two"}
 		}, wantErr: []string{"aksml:cluster.systemPool.minCount: must be a whole number"}},
-		{name: "negative Kubernetes client rate", mutate: func(m map[string]any) {
-			at(m, "cluster")["kubeClient"] = map[string]any{"qps": -1, "burst": "many"}
+		{name: "Kubernetes client burst not a number", mutate: func(m map[string]any) {
+			at(m, "cluster")["kubeClient"] = map[string]any{"qps": 100, "burst": "many"}
 		}, wantErr: []string{"aksml:cluster.kubeClient.burst: must be a whole number"}},
 		{name: "negative Kubernetes client rate and burst", mutate: func(m map[string]any) {
 			at(m, "cluster")["kubeClient"] = map[string]any{"qps": -1, "burst": -2}
-		}, wantErr: []string{"aksml:cluster.kubeClient.qps: -1: give a positive rate of requests per second", "aksml:cluster.kubeClient.burst: -2: give a positive number"}},
-		{name: "existing cluster's negative client rate", mutate: func(m map[string]any) {
+		}, wantErr: []string{"aksml:cluster.kubeClient.qps: -1: give at least 1 request per second", "aksml:cluster.kubeClient.burst: -2: give at least 1 request"}},
+		{name: "existing cluster's client rate under 1", mutate: func(m map[string]any) {
 			delete(m, "cluster")
-			m["existingCluster"] = map[string]any{"context": "kind", "kubeClient": map[string]any{"qps": -0.5}}
-		}, wantErr: []string{"aksml:existingCluster.kubeClient.qps: -0.5: give a positive rate of requests per second"}},
+			m["existingCluster"] = map[string]any{"context": "kind", "kubeClient": map[string]any{"qps": 0.5}}
+		}, wantErr: []string{"aksml:existingCluster.kubeClient.qps: 0.5: give at least 1 request per second"}},
 		{name: "defender without workspace", mutate: func(m map[string]any) { at(m, "cluster")["defender"] = map[string]any{"enabled": true} }, wantErr: []string{"aksml:cluster.defender.logAnalyticsWorkspaceId"}},
 		{name: "entra without admins", mutate: func(m map[string]any) { at(m, "cluster")["entraID"] = map[string]any{} }, wantErr: []string{"aksml:cluster.entraID.adminGroupObjectIDs"}},
 		{name: "maintenance bad day", mutate: func(m map[string]any) {

@@ -74,6 +74,9 @@ func TestSpecValidate(t *testing.T) {
 		{name: "negative client rate and burst", mutate: func(s *Spec) { s.KubeClient = KubeClient{QPS: -1, Burst: -5} },
 			wantErr:    []fieldtest.Want{fieldtest.Invalid("aksml:cluster.kubeClient.qps"), fieldtest.Invalid("aksml:cluster.kubeClient.burst")},
 			wantDetail: "a negative rate would turn the provider's limit off"},
+		{name: "client rate under 1", mutate: func(s *Spec) { s.KubeClient.QPS = 0.2 },
+			wantErr:    []fieldtest.Want{fieldtest.Invalid("aksml:cluster.kubeClient.qps")},
+			wantDetail: "give at least 1 request per second"},
 		{name: "bad dns prefix", mutate: func(s *Spec) { s.DNSPrefix = "aks_ml" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.dnsPrefix")}},
 		{name: "bad kubernetes version", mutate: func(s *Spec) { s.UpgradeChannel = "none"; s.KubernetesVersion = "v1.33" }, wantErr: []fieldtest.Want{fieldtest.Invalid("aksml:cluster.kubernetesVersion")}},
 		{name: "version pinned with stable channel", mutate: func(s *Spec) { s.KubernetesVersion = "1.35" }, wantErr: []fieldtest.Want{fieldtest.Forbidden("aksml:cluster.kubernetesVersion")}},
@@ -567,7 +570,7 @@ func TestExistingProvider(t *testing.T) {
 		{name: "missing file", spec: ExistingClusterSpec{KubeconfigPath: filepath.Join(dir, "nope")}, wantErr: "existingCluster.kubeconfigPath: cannot read"},
 		{name: "directory", spec: ExistingClusterSpec{KubeconfigPath: dir}, wantErr: "is a directory"},
 		{name: "own client rate limit", spec: ExistingClusterSpec{KubeClient: KubeClient{QPS: 30}}, wantID: "existing-cluster", wantQPS: 30, wantBurst: DefaultKubeClientBurst},
-		{name: "negative client rate", spec: ExistingClusterSpec{KubeClient: KubeClient{QPS: -1}}, wantErr: "existingCluster.kubeClient.qps: -1: give a positive rate"},
+		{name: "negative client rate", spec: ExistingClusterSpec{KubeClient: KubeClient{QPS: -1}}, wantErr: "existingCluster.kubeClient.qps: -1: give at least 1 request per second"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

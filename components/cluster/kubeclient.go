@@ -33,11 +33,11 @@ const (
 // signal to watch). Lower it for a Free-tier control plane shared with
 // other heavy clients.
 type KubeClient struct {
-	// QPS is the sustained requests per second. Default
+	// QPS is the sustained requests per second, at least 1. Default
 	// DefaultKubeClientQPS (200).
 	QPS float64 `json:"qps,omitempty" pulumi:"qps,optional"`
-	// Burst is how many requests may go at once above QPS. Default
-	// DefaultKubeClientBurst (400).
+	// Burst is how many requests may go at once above QPS, at least 1.
+	// Default DefaultKubeClientBurst (400).
 	Burst int `json:"burst,omitempty" pulumi:"burst,optional"`
 }
 
@@ -51,16 +51,20 @@ func (k *KubeClient) Default() {
 	}
 }
 
-// Validate checks a KubeClient, unset fields allowed (they take the
-// defaults), and lists every problem under path.
+// Validate checks a KubeClient, unset (zero) fields allowed (they take
+// the defaults): QPS at least 1, Burst positive. It lists every problem
+// under path.
 func (k KubeClient) Validate(path field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if k.QPS < 0 {
+	switch {
+	case k.QPS < 0:
 		// client-go turns its limiter off for a negative QPS (rest.Config.QPS).
-		errs = append(errs, field.Invalid(path.Child("qps"), "%v: give a positive rate of requests per second, or leave it unset for %v; a negative rate would turn the provider's limit off", k.QPS, DefaultKubeClientQPS))
+		errs = append(errs, field.Invalid(path.Child("qps"), "%v: give at least 1 request per second, or leave it unset for %v; a negative rate would turn the provider's limit off", k.QPS, DefaultKubeClientQPS))
+	case k.QPS > 0 && k.QPS < 1:
+		errs = append(errs, field.Invalid(path.Child("qps"), "%v: give at least 1 request per second, or leave it unset for %v; a stack of a thousand objects would take over a quarter of an hour to preview", k.QPS, DefaultKubeClientQPS))
 	}
 	if k.Burst < 0 {
-		errs = append(errs, field.Invalid(path.Child("burst"), "%d: give a positive number of requests, or leave it unset for %d", k.Burst, DefaultKubeClientBurst))
+		errs = append(errs, field.Invalid(path.Child("burst"), "%d: give at least 1 request, or leave it unset for %d", k.Burst, DefaultKubeClientBurst))
 	}
 	return errs
 }
