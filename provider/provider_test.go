@@ -297,7 +297,7 @@ func TestConstructTenancy(t *testing.T) {
 	require.NotEmpty(t, quotas, "a gpu-quota")
 	// nominal 1 + what the other team lends on t4 (1).
 	assert.Equal(t, "2", quotas[0].Get("spec").AsMap().Get("hard").AsMap().Get("requests.nvidia.com/gpu").AsString())
-	assert.Equal(t, 2*5, reg.count("kubernetes:networking.k8s.io/v1:NetworkPolicy"), "each restricted team's five NetworkPolicies")
+	assert.Equal(t, 2*2, reg.count("kubernetes:networking.k8s.io/v1:NetworkPolicy"), "each restricted team's default deny and allowances")
 
 	reg, err = construct(t, "aksml:tenancy:Tenancy", property.NewMap(map[string]property.Value{
 		"teams": property.New(property.NewArray([]property.Value{team("kube-system", "16", nil), team("Team_B", "lots", nil)})),

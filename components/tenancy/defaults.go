@@ -39,23 +39,24 @@ const (
 	// IDs (comma separated, sorted), so guardrails can check the binding.
 	GroupsAnnotation = "aksml.io/entra-groups"
 
-	// DefaultDenyPolicy selects every pod and allows nothing: ingress, and
-	// egress unless the team is Unrestricted.
+	// DefaultDenyPolicy selects every pod and allows nothing, ingress or
+	// egress, in every team namespace (Unrestricted ones too) and every
+	// platform namespace aksml creates.
 	DefaultDenyPolicy = "aksml-default-deny"
-	// SameNamespacePolicy allows every pod of the namespace to reach every
-	// other (NCCL between the replicas of a job, a job's own services).
+	// SameNamespacePolicy allows every pod of a platform namespace to reach
+	// every other (NewPlatformIsolation).
 	SameNamespacePolicy = "aksml-allow-same-namespace"
-	// DNSPolicy allows egress to CoreDNS in kube-system on port 53.
+	// DNSPolicy allows a platform namespace egress to CoreDNS in
+	// kube-system on port 53 (NewPlatformIsolation).
 	DNSPolicy = "aksml-allow-dns"
-	// ScrapePolicy allows the Azure Monitor managed Prometheus replica
-	// (ama-metrics in kube-system) to scrape the pods' metrics port.
-	ScrapePolicy = "aksml-allow-metrics-scrape"
-	// ExternalHTTPSPolicy allows a Restricted team egress on 443 to
-	// addresses outside the cluster's pod and service ranges and IMDS.
-	ExternalHTTPSPolicy = "aksml-allow-external-https"
-	// ExternalPolicy allows an Unrestricted team egress on every port to
-	// the same addresses: outside the pod and service ranges, never IMDS.
-	ExternalPolicy = "aksml-allow-external"
+	// TeamAllowPolicy holds every allowance of a team namespace, one rule
+	// each: every pod of the namespace reaches every other both ways (NCCL
+	// between the replicas of a job, a job's own services); the Azure
+	// Monitor managed Prometheus replica (ama-metrics in kube-system)
+	// scrapes the pods' metrics port; pods reach CoreDNS in kube-system on
+	// port 53; and addresses outside the cluster's pod and service ranges
+	// and IMDS on 443 (Restricted) or every port (Unrestricted).
+	TeamAllowPolicy = "aksml-team-allow"
 
 	// TrainingServiceAccount is the service account the team's workloads
 	// run as; its federated credential lets them get Entra tokens for the

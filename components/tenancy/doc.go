@@ -58,15 +58,14 @@
 //   - Network isolation. NetworkPolicies are additive allow lists
 //     (https://kubernetes.io/docs/concepts/services-networking/network-policies/):
 //     DefaultDenyPolicy selects every pod and denies ingress and egress,
-//     for every team; SameNamespacePolicy allows the namespace's pods to
-//     reach each other (NCCL between the replicas of one job); ScrapePolicy
-//     lets the managed Prometheus replica (`rsName: ama-metrics` in
-//     kube-system) scrape the `metrics` port; DNSPolicy allows CoreDNS
-//     (`k8s-app: kube-dns` in kube-system) on port 53; ExternalHTTPSPolicy
-//     (Restricted) allows port 443, ExternalPolicy (Unrestricted) every
-//     port, to addresses outside the cluster's pod and service ranges and
-//     never IMDS (IMDSCIDR): Azure Storage REST, the Entra token endpoint of
-//     workload identity, registries. SMB (445) and NFS (2049)
+//     for every team; TeamAllowPolicy holds the allowances, one rule each:
+//     the namespace's pods reach each other (NCCL between the replicas of
+//     one job); the managed Prometheus replica (`rsName: ama-metrics` in
+//     kube-system) scrapes the `metrics` port; CoreDNS (`k8s-app: kube-dns`
+//     in kube-system) on port 53; and port 443 (Restricted) or every port
+//     (Unrestricted) to addresses outside the cluster's pod and service
+//     ranges and never IMDS (IMDSCIDR): Azure Storage REST, the Entra token
+//     endpoint of workload identity, registries. SMB (445) and NFS (2049)
 //     are not opened to pods: the Azure Files and Blob CSI drivers mount
 //     volumes from the node, not from the pod's network namespace.
 //   - Platform namespaces. NewPlatformIsolation

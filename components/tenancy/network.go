@@ -13,46 +13,45 @@ import (
 // direction is open in that direction ("Network Policies",
 // https://kubernetes.io/docs/concepts/services-networking/network-policies/).
 // So the namespace gets one default-deny policy selecting every pod and one
-// narrow allow policy per platform need.
+// policy with every allowance the team has, one rule per platform need.
+// One allow policy rather than one per need: the rules of a policy are a
+// union just as separate policies are, and each policy is a resource in
+// the stack's state, which a checkpointed `up` rewrites after every step
+// (issue 32; README "Test tiers", the bench).
 
 var allPods = metav1.LabelSelectorArgs{}
 
-// policyArgs maps the policies of team t in namespace ns by name. excluded
-// are the cluster's pod and service ranges, never reachable through the
-// external allowance; IMDSCIDR is never reachable either.
+// policyArgs maps the policies of team t in namespace ns by name:
+// DefaultDenyPolicy and TeamAllowPolicy. excluded are the cluster's pod and
+// service ranges, never reachable through the external allowance; IMDSCIDR
+// is never reachable either.
 //
-// Every team gets the same default deny of ingress and egress, same-namespace
-// traffic, DNS and the metrics scrape. Restricted teams then reach
-// addresses outside the cluster on HTTPS only (ExternalHTTPSPolicy);
-// Unrestricted teams on every port (ExternalPolicy). Neither reaches the
-// pod or service ranges, so no team reaches another namespace (the
-// platform's or another team's) through its egress allowance, and neither
-// reaches IMDS, whose tokens are the node's identities.
+// Every team gets the same default deny of ingress and egress and the same
+// allowances: same-namespace traffic both ways, the metrics scrape in and
+// DNS out. Restricted teams then reach addresses outside the cluster on
+// HTTPS only; Unrestricted teams on every port. Neither reaches the pod or
+// service ranges, so no team reaches another namespace (the platform's or
+// another team's) through its egress allowance, and neither reaches IMDS,
+// whose tokens are the node's identities.
 func policyArgs(t Team, ns pulumi.StringInput, excluded []string) map[string]*networkingv1.NetworkPolicyArgs {
 	sameNamespace := networkingv1.NetworkPolicyPeerArray{networkingv1.NetworkPolicyPeerArgs{PodSelector: allPods}}
-	out := map[string]*networkingv1.NetworkPolicyArgs{
-		DefaultDenyPolicy: policy(t, ns, DefaultDenyPolicy, []string{"Ingress", "Egress"}, nil, nil),
-		SameNamespacePolicy: policy(t, ns, SameNamespacePolicy, []string{"Ingress", "Egress"},
-			networkingv1.NetworkPolicyIngressRuleArray{networkingv1.NetworkPolicyIngressRuleArgs{From: sameNamespace}},
-			networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{To: sameNamespace}}),
-		ScrapePolicy: policy(t, ns, ScrapePolicy, []string{"Ingress"},
-			networkingv1.NetworkPolicyIngressRuleArray{networkingv1.NetworkPolicyIngressRuleArgs{
-				From:  networkingv1.NetworkPolicyPeerArray{systemPods(ScraperPodLabel, ScraperPodValue)},
-				Ports: networkingv1.NetworkPolicyPortArray{port("TCP", pulumi.String(MetricsPortName))},
-			}}, nil),
-		DNSPolicy: policy(t, ns, DNSPolicy, []string{"Egress"}, nil, dnsEgress()),
+	external := networkingv1.NetworkPolicyEgressRuleArgs{To: outsideCluster(excluded)}
+	if t.Egress != EgressUnrestricted {
+		external.Ports = networkingv1.NetworkPolicyPortArray{port("TCP", pulumi.Int(HTTPSPort))}
 	}
-	if t.Egress == EgressUnrestricted {
-		out[ExternalPolicy] = policy(t, ns, ExternalPolicy, []string{"Egress"}, nil,
-			networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{To: outsideCluster(excluded)}})
-		return out
+	return map[string]*networkingv1.NetworkPolicyArgs{
+		DefaultDenyPolicy: policy(t, ns, DefaultDenyPolicy, nil, nil),
+		TeamAllowPolicy: policy(t, ns, TeamAllowPolicy,
+			networkingv1.NetworkPolicyIngressRuleArray{
+				networkingv1.NetworkPolicyIngressRuleArgs{From: sameNamespace},
+				networkingv1.NetworkPolicyIngressRuleArgs{
+					From:  networkingv1.NetworkPolicyPeerArray{systemPods(ScraperPodLabel, ScraperPodValue)},
+					Ports: networkingv1.NetworkPolicyPortArray{port("TCP", pulumi.String(MetricsPortName))},
+				},
+			},
+			append(networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{To: sameNamespace}},
+				append(dnsEgress(), external)...)),
 	}
-	out[ExternalHTTPSPolicy] = policy(t, ns, ExternalHTTPSPolicy, []string{"Egress"}, nil,
-		networkingv1.NetworkPolicyEgressRuleArray{networkingv1.NetworkPolicyEgressRuleArgs{
-			To:    outsideCluster(excluded),
-			Ports: networkingv1.NetworkPolicyPortArray{port("TCP", pulumi.Int(HTTPSPort))},
-		}})
-	return out
 }
 
 // outsideCluster is every IPv4 address but the cluster's pod and service
@@ -72,13 +71,14 @@ func dnsEgress() networkingv1.NetworkPolicyEgressRuleArray {
 	}}
 }
 
-// policy is a NetworkPolicy of team t selecting every pod of ns.
-func policy(t Team, ns pulumi.StringInput, name string, types []string, ingress networkingv1.NetworkPolicyIngressRuleArray, egress networkingv1.NetworkPolicyEgressRuleArray) *networkingv1.NetworkPolicyArgs {
+// policy is a NetworkPolicy of team t selecting every pod of ns, for
+// ingress and egress.
+func policy(t Team, ns pulumi.StringInput, name string, ingress networkingv1.NetworkPolicyIngressRuleArray, egress networkingv1.NetworkPolicyEgressRuleArray) *networkingv1.NetworkPolicyArgs {
 	return &networkingv1.NetworkPolicyArgs{
 		Metadata: objectMeta(name, ns, t, nil),
 		Spec: networkingv1.NetworkPolicySpecArgs{
 			PodSelector: allPods,
-			PolicyTypes: pulumi.ToStringArray(types),
+			PolicyTypes: pulumi.ToStringArray([]string{"Ingress", "Egress"}),
 			Ingress:     ingress,
 			Egress:      egress,
 		},

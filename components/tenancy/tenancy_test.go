@@ -90,24 +90,31 @@ func TestKubernetesObjectsPerTeam(t *testing.T) {
 	for _, p := range m.SortedByType(tokenPolicy) {
 		policies[mocktest.Dig(t, p.Inputs, "metadata", "namespace").(string)+"/"+mocktest.Dig(t, p.Inputs, "metadata", "name").(string)] = p.Inputs
 	}
-	assert.Len(t, policies, 5+5, "every team: deny, same namespace, scrape, DNS and one external allowance (HTTPS, or every port when Unrestricted)")
+	assert.Len(t, policies, 2+2, "every team: the default deny and one policy with its allowances")
 	for _, team := range []string{"team-a", "team-b"} {
 		assert.Equal(t, []any{"Ingress", "Egress"}, mocktest.Dig(t, policies[team+"/"+DefaultDenyPolicy], "spec", "policyTypes"), "%s: egress is denied by default, Unrestricted too", team)
 		assert.Equal(t, map[string]any{}, mocktest.Dig(t, policies[team+"/"+DefaultDenyPolicy], "spec", "podSelector"))
 		assert.Nil(t, mocktest.Get(policies[team+"/"+DefaultDenyPolicy], "spec", "ingress"))
-		assert.Contains(t, policies, team+"/"+DNSPolicy)
+		assert.Nil(t, mocktest.Get(policies[team+"/"+DefaultDenyPolicy], "spec", "egress"))
+		allow := policies[team+"/"+TeamAllowPolicy]
+		assert.Equal(t, map[string]any{}, mocktest.Dig(t, allow, "spec", "podSelector"))
+		// In: the namespace's own pods on every port, the scraper on the metrics port only.
+		assert.Equal(t, []any{map[string]any{"podSelector": map[string]any{}}}, mocktest.Dig(t, allow, "spec", "ingress", 0, "from"))
+		assert.Nil(t, mocktest.Get(allow, "spec", "ingress", 0, "ports"))
+		assert.Equal(t, map[string]any{"rsName": "ama-metrics"}, mocktest.Dig(t, allow, "spec", "ingress", 1, "from", 0, "podSelector", "matchLabels"))
+		assert.Equal(t, map[string]any{NamespaceNameLabel: SystemNamespace}, mocktest.Dig(t, allow, "spec", "ingress", 1, "from", 0, "namespaceSelector", "matchLabels"))
+		assert.Equal(t, "metrics", mocktest.Dig(t, allow, "spec", "ingress", 1, "ports", 0, "port"))
+		assert.Len(t, mocktest.Dig(t, allow, "spec", "ingress"), 2)
+		// Out: the namespace's own pods, CoreDNS on 53, outside the cluster.
+		assert.Equal(t, []any{map[string]any{"podSelector": map[string]any{}}}, mocktest.Dig(t, allow, "spec", "egress", 0, "to"))
+		assert.Equal(t, map[string]any{"k8s-app": "kube-dns"}, mocktest.Dig(t, allow, "spec", "egress", 1, "to", 0, "podSelector", "matchLabels"))
+		assert.Equal(t, 53.0, mocktest.Dig(t, allow, "spec", "egress", 1, "ports", 0, "port"))
+		assert.Equal(t, []any{"10.244.0.0/16", "10.0.0.0/16", IMDSCIDR}, mocktest.Dig(t, allow, "spec", "egress", 2, "to", 0, "ipBlock", "except"),
+			"%s: the external allowance excludes IMDS and the pod and service ranges (every other namespace), Unrestricted too", team)
+		assert.Len(t, mocktest.Dig(t, allow, "spec", "egress"), 3)
 	}
-	https := policies["team-a/"+ExternalHTTPSPolicy]
-	assert.Equal(t, []any{"10.244.0.0/16", "10.0.0.0/16", IMDSCIDR}, mocktest.Dig(t, https, "spec", "egress", 0, "to", 0, "ipBlock", "except"))
-	assert.Equal(t, 443.0, mocktest.Dig(t, https, "spec", "egress", 0, "ports", 0, "port"))
-	assert.NotContains(t, policies, "team-a/"+ExternalPolicy)
-	open := policies["team-b/"+ExternalPolicy]
-	assert.Equal(t, []any{"10.244.0.0/16", "10.0.0.0/16", IMDSCIDR}, mocktest.Dig(t, open, "spec", "egress", 0, "to", 0, "ipBlock", "except"),
-		"Unrestricted still excludes IMDS and the pod and service ranges (every other namespace)")
-	assert.Nil(t, mocktest.Get(open, "spec", "egress", 0, "ports"), "Unrestricted: every port")
-	assert.NotContains(t, policies, "team-b/"+ExternalHTTPSPolicy)
-	assert.Equal(t, map[string]any{"rsName": "ama-metrics"}, mocktest.Dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "from", 0, "podSelector", "matchLabels"))
-	assert.Equal(t, "metrics", mocktest.Dig(t, policies["team-a/"+ScrapePolicy], "spec", "ingress", 0, "ports", 0, "port"))
+	assert.Equal(t, 443.0, mocktest.Dig(t, policies["team-a/"+TeamAllowPolicy], "spec", "egress", 2, "ports", 0, "port"), "Restricted: HTTPS only")
+	assert.Nil(t, mocktest.Get(policies["team-b/"+TeamAllowPolicy], "spec", "egress", 2, "ports"), "Unrestricted: every port")
 
 	assert.Empty(t, m.SortedByType(tokenSA), "no identity without Azure")
 	assert.Empty(t, m.SortedByType(tokenStack))

@@ -168,10 +168,10 @@ var ruleTenancyUnrestrictedEgressProd = Rule{
 	Severity: Advisory,
 	Source:   "issue 25; " + srcNetworkPolicies,
 	Resource: func(r Resource, s *Stack) []string {
-		if !isProd(s) || !isKind(r, "networking.k8s.io", "NetworkPolicy") || objName(r) != tenancy.ExternalPolicy {
+		team := labels(r)[TeamLabel]
+		if !isProd(s) || !isKind(r, "networking.k8s.io", "NetworkPolicy") || team == "" || !allowsEveryPortToAddresses(r) {
 			return nil
 		}
-		team := labels(r)[TeamLabel]
 		return []string{fmt.Sprintf(
 			"team %s has aksml:teams[].egress: Unrestricted (%s): its pods reach every address outside the cluster on every port (not IMDS, not other namespaces); confirm the team needs it, else remove the key (Restricted: HTTPS only)",
 			team, describe(r))}
@@ -226,4 +226,23 @@ var ruleStorageTeamDataRetained = Rule{
 		}
 		return out
 	},
+}
+
+// allowsEveryPortToAddresses reports whether the NetworkPolicy has an egress
+// rule to an ipBlock with no ports, i.e. every port of those addresses: what
+// components/tenancy's TeamAllowPolicy has for an Unrestricted team, where
+// a Restricted team's rule names port 443.
+func allowsEveryPortToAddresses(np Resource) bool {
+	for _, rule := range listOf(np.Get("spec.egress")) {
+		m := mapOf(rule)
+		if len(listOf(m["ports"])) > 0 {
+			continue
+		}
+		for _, peer := range listOf(m["to"]) {
+			if _, ok := mapOf(peer)["ipBlock"]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -56,7 +56,7 @@ var isolationViolations = []ruleCase{
 		want: []string{"Namespace gpu-operator"}},
 	{id: "AKSML-TEN-013", name: "unrestricted team in prod", env: EnvProd,
 		mutate: func(s *Stack) {
-			add(s, egressPolicy("team-a", "aksml-allow-external", "10.244.0.0/16", "169.254.169.254/32"))
+			add(s, egressPolicy("team-a", "aksml-team-allow", "10.244.0.0/16", "169.254.169.254/32"))
 		},
 		want: []string{"team team-a", "aksml:teams[].egress: Unrestricted"}},
 	{id: "AKSML-STO-003", name: "unprotected storage account in prod", env: EnvProd,
@@ -106,7 +106,16 @@ var isolationCompliant = []ruleCase{
 		add(s, kube("v1", "Namespace", "", "default", nil, nil))
 	}},
 	{id: "AKSML-TEN-013", name: "unrestricted team in dev", mutate: func(s *Stack) {
-		add(s, egressPolicy("team-a", "aksml-allow-external", "10.244.0.0/16", "169.254.169.254/32"))
+		add(s, egressPolicy("team-a", "aksml-team-allow", "10.244.0.0/16", "169.254.169.254/32"))
+	}},
+	{id: "AKSML-TEN-013", name: "restricted team in prod: HTTPS only", env: EnvProd, mutate: func(s *Stack) {
+		np := egressPolicy("team-a", "aksml-team-allow", "10.244.0.0/16", "169.254.169.254/32")
+		mapOf(listOf(np.Get("spec.egress"))[0])["ports"] = arr{obj{"protocol": "TCP", "port": 443}}
+		add(s, np)
+	}},
+	{id: "AKSML-TEN-013", name: "every port in prod, but to another team's pods by selector, not addresses", env: EnvProd, mutate: func(s *Stack) {
+		add(s, kube("networking.k8s.io/v1", "NetworkPolicy", "team-a", "peers", obj{"aksml.io/team": "team-a"}, obj{"podSelector": obj{}, "policyTypes": arr{"Egress"},
+			"egress": arr{obj{"to": arr{obj{"podSelector": obj{}}}}}}))
 	}},
 	{id: "AKSML-STO-003", name: "protected account and route in prod", env: EnvProd, mutate: func(s *Stack) {
 		add(s, azure("storage:StorageAccount", "storage-files", true), azure("network:PrivateEndpoint", "pe", true), azure("network:VirtualNetworkLink", "link", true))
