@@ -57,7 +57,10 @@
 //     deployer's role assignment, and on the update that creates the
 //     assignment its kubeconfig resolves only once the assignment is
 //     RolePropagationWait (five minutes, the AKS documentation's
-//     propagation time) old.
+//     propagation time) old. Its client-side rate limit is Spec.KubeClient
+//     (kubeclient.go: the provider's kubeClientSettings, whose own default
+//     of 50 requests a second is in pulumi-kubernetes
+//     provider/pkg/provider/provider.go; the bench figures in the README).
 //
 // Kubeconfig comes from listClusterUserCredential, is base64-decoded and is
 // a secret. On Entra ID clusters (entraID set) it is requested in the exec
@@ -147,7 +150,8 @@
 // not create (a kubeconfig path and context, or the outputs of an aksml
 // Azure-layer stack read through a StackReference, ExistingStack); no Azure
 // resource is registered, and every Kubernetes-layer component works
-// against it. The StackReference route is how a private API server is
+// against it. Its client-side rate limit is ExistingClusterSpec.KubeClient,
+// as for the AKS cluster's provider. The StackReference route is how a private API server is
 // reached: the Kubernetes-layer stack runs from inside the VNet.
 //
 // NewCluster takes ClusterArgs.NodeSubnetID, the subnet the system and CPU

@@ -169,12 +169,16 @@ var ruleTenancyUnrestrictedEgressProd = Rule{
 	Source:   "issue 25; " + srcNetworkPolicies,
 	Resource: func(r Resource, s *Stack) []string {
 		team := labels(r)[TeamLabel]
-		if !isProd(s) || !isKind(r, "networking.k8s.io", "NetworkPolicy") || team == "" || !allowsEveryPortToAddresses(r) {
+		if !isProd(s) || !isKind(r, "networking.k8s.io", "NetworkPolicy") || team == "" {
+			return nil
+		}
+		to, open := egressOnEveryPort(r)
+		if !open {
 			return nil
 		}
 		return []string{fmt.Sprintf(
-			"team %s has aksml:teams[].egress: Unrestricted (%s): its pods reach every address outside the cluster on every port (not IMDS, not other namespaces); confirm the team needs it, else remove the key (Restricted: HTTPS only)",
-			team, describe(r))}
+			"team %s: %s lets its pods reach %s on every port, as aksml:teams[].egress: Unrestricted does (aksml's allowance keeps IMDS and the cluster's ranges out); confirm the team needs it, else remove the key (Restricted: HTTPS only)",
+			team, describe(r), to)}
 	},
 }
 
@@ -228,21 +232,26 @@ var ruleStorageTeamDataRetained = Rule{
 	},
 }
 
-// allowsEveryPortToAddresses reports whether the NetworkPolicy has an egress
-// rule to an ipBlock with no ports, i.e. every port of those addresses: what
-// components/tenancy's TeamAllowPolicy has for an Unrestricted team, where
-// a Restricted team's rule names port 443.
-func allowsEveryPortToAddresses(np Resource) bool {
+// egressOnEveryPort reports whether the NetworkPolicy has an egress rule
+// without ports to an ipBlock or to every destination (no `to`, as
+// egressPeersReach reads it), and says which: what components/tenancy's
+// TeamAllowPolicy has for an Unrestricted team, where a Restricted team's
+// rule names port 443. Rules to pods by selector are not counted.
+func egressOnEveryPort(np Resource) (to string, open bool) {
 	for _, rule := range listOf(np.Get("spec.egress")) {
 		m := mapOf(rule)
 		if len(listOf(m["ports"])) > 0 {
 			continue
 		}
-		for _, peer := range listOf(m["to"]) {
-			if _, ok := mapOf(peer)["ipBlock"]; ok {
-				return true
+		peers := listOf(m["to"])
+		if len(peers) == 0 {
+			return "every destination", true
+		}
+		for _, peer := range peers {
+			if block := mapOf(mapOf(peer)["ipBlock"]); block != nil {
+				return fmt.Sprintf("addresses in %v", block["cidr"]), true
 			}
 		}
 	}
-	return false
+	return "", false
 }

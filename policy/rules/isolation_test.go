@@ -58,7 +58,13 @@ var isolationViolations = []ruleCase{
 		mutate: func(s *Stack) {
 			add(s, egressPolicy("team-a", "aksml-team-allow", "10.244.0.0/16", "169.254.169.254/32"))
 		},
-		want: []string{"team team-a", "aksml:teams[].egress: Unrestricted"}},
+		want: []string{"team team-a", "addresses in 0.0.0.0/0 on every port", "aksml:teams[].egress: Unrestricted"}},
+	{id: "AKSML-TEN-013", name: "team policy open to every destination in prod", env: EnvProd,
+		mutate: func(s *Stack) {
+			add(s, kube("networking.k8s.io/v1", "NetworkPolicy", "team-a", "anywhere", obj{"aksml.io/team": "team-a"}, obj{"podSelector": obj{}, "policyTypes": arr{"Egress"},
+				"egress": arr{obj{}}}))
+		},
+		want: []string{"NetworkPolicy team-a/anywhere", "every destination on every port"}},
 	{id: "AKSML-STO-003", name: "unprotected storage account in prod", env: EnvProd,
 		mutate: func(s *Stack) { add(s, azure("storage:StorageAccount", "storage-files", false)) },
 		want:   []string{"StorageAccount storage-files", "pulumi.Protect"}},

@@ -58,9 +58,10 @@ const workflowPreviewParallel = 16
 // built once (tools/prebuilt/prebuilt.sh) with the engine's defaults, a checkpoint after
 // every step included, as a user's `pulumi up` runs; "fast" also raises the parallelism to
 // benchParallel and saves only the final state of each operation (PULUMI_SKIP_CHECKPOINTS);
-// "defaults" lets the language host build the program before every operation. Each round
+// "defaults" lets the language host build the program before every operation; "preview"
+// stops after the first preview (to profile it). Each round
 // times the first preview (always with PULUMI_SKIP_CHECKPOINTS, which a preview loses
-// nothing to), the first up (with the resource types whose steps take longest
+// nothing to, and the workflows' PULUMI_PARALLEL unless the round sets its own), the first up (with the resource types whose steps take longest
 // and what the state holds), kubectl's server-side dry run of the same objects, the
 // unthrottled floor (tests/cluster/dryrun), a no-change up, an up that onboards one more
 // team into the same stack, and destroy. A benchmark: it asserts that each operation
@@ -174,7 +175,8 @@ var benchRounds = map[string]benchRoundConfig{
 }
 
 // benchRound runs preview, up, kubectl's dry run of the same objects, a
-// no-change up and destroy, logging each figure as soon as it is measured.
+// no-change up and destroy (only the preview when cfg.previewOnly), logging each
+// figure as soon as it is measured.
 func benchRound(t *testing.T, ctx context.Context, s auto.Stack, k kubectl, floor floorDryRun, dir, objFile, name string, cfg benchRoundConfig, teams int, addTeam func() (restore func())) {
 	t.Helper()
 	p := cfg.parallel
