@@ -161,6 +161,35 @@ func deployTeamStack(ctx context.Context, t *testing.T, env *Env, stack string, 
 		}
 	}, attackTimeout, scenarioPoll)
 
+	// The API server enforces a ValidatingAdmissionPolicy only once its
+	// informers have seen the policy and its binding; until then a request the
+	// policy refuses is admitted (a scenario that ran within a second of the
+	// apply saw a Workspace on another team's pool accepted). Wait until each
+	// team's policy refuses a dry-run Pod pinned to a node (RuleNodeName); the
+	// Pod meets Pod Security's restricted level, which is checked first.
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		for _, team := range teams {
+			probe := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Namespace: team, Name: "admission-probe"},
+				Spec: corev1.PodSpec{
+					NodeName: "admission-probe",
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{Name: "probe", Image: "busybox:1.36", SecurityContext: &corev1.SecurityContext{
+						AllowPrivilegeEscalation: ptr.To(false),
+						Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+					}}},
+				},
+			}
+			err := env.Client.Create(ctx, probe, client.DryRunAll)
+			if assert.Error(ct, err, "team %s: a Pod pinned to a node was admitted; its admission policy is not enforced yet", team) {
+				assert.Contains(ct, err.Error(), "ValidatingAdmissionPolicy '"+tenancy.AdmissionPolicyName(team)+"'", "team %s: refused by something else", team)
+			}
+		}
+	}, attackTimeout, scenarioPoll)
+
 	// The shared environment runs Kueue with the dev stack's configuration
 	// (DeployedKueueStack); the settings that decide whether a Job without a
 	// queue label runs must be the same in the stack deployed here.
