@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -121,4 +122,21 @@ func TestRunRegistersNothingOnDuplicate(t *testing.T) {
 	for _, u := range rec.urns {
 		assert.True(t, strings.HasPrefix(u, "pulumi:pulumi:Stack::"), "registered %s before refusing", u)
 	}
+}
+
+// A mock run that never ends is abandoned: the check lets the real run go
+// on instead of holding the preview.
+func TestCheckNamesAbandonsARunThatWaits(t *testing.T) {
+	saved := checkNamesTimeout
+	checkNamesTimeout = 100 * time.Millisecond
+	t.Cleanup(func() { checkNamesTimeout = saved })
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	waits := func(ctx *pulumi.Context) (map[string]pulumi.Input, error) {
+		<-block
+		return twice(ctx)
+	}
+	start := time.Now()
+	assert.NoError(t, checkNames("dev", shippedConfig(t, "dev"), waits))
+	assert.Less(t, time.Since(start), 5*time.Second)
 }
