@@ -1,5 +1,6 @@
 // Command aksml is the Pulumi program that builds the aksml GPU/ML platform
-// for the selected stack. All logic lives in stacks/ and components/.
+// for the selected stack. The platform's logic lives in stacks/ and
+// components/; this file adds the check that runs before it (checkNames).
 package main
 
 import (
