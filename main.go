@@ -80,7 +80,8 @@ func checkNames(stack string, cfg runConfig, program synth.Program) error {
 	parsed, perr := stacks.Parse(stack, aksmlConfig(cfg.values))
 	var msgs []string
 	for _, u := range dups {
-		name := resource.URN(u).Name()
+		urn := resource.URN(u)
+		name := urn.Name()
 		var sources []string
 		if perr == nil {
 			sources = parsed.NameSources(name)
@@ -89,7 +90,7 @@ func checkNames(stack string, cfg runConfig, program synth.Program) error {
 		if len(sources) > 0 {
 			from = strings.Join(sources, ", ")
 		}
-		msgs = append(msgs, fmt.Sprintf("%s is registered twice; its name %q is built from %s: rename one of them", u, name, from))
+		msgs = append(msgs, fmt.Sprintf("%s %q is registered twice; its name is built from %s: rename one of them", urn.QualifiedType(), name, from))
 	}
 	return fmt.Errorf("aksml: this config registers one Pulumi resource twice, which the engine refuses only once an `up` has started changing the cluster; nothing was registered:\n  %s", strings.Join(msgs, "\n  "))
 }

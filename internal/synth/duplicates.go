@@ -15,10 +15,13 @@ import (
 // error under the mocks, if any; the URNs registered before it are still
 // checked.
 //
-// It builds its own context (pulumi.NewContext and RunWithContext) rather
-// than calling pulumi.RunErr, so that it can run inside a real
-// deployment's program without touching the SDK's process-wide tracing
-// (RunErr starts and shuts down the tracer provider).
+// The run is not a dry run: under the mocks a dry run leaves the secret
+// kubeconfig output without a value, which the program cannot use. It runs
+// as the mocks' project (stacks.Project), so the URNs it returns name that
+// project. It builds its own context (pulumi.NewContext and
+// RunWithContext) rather than calling pulumi.RunErr, so that it can run
+// inside a real deployment's program without touching the SDK's
+// process-wide tracing (RunErr starts and shuts down the tracer provider).
 func DuplicateURNs(stack string, config map[string]string, secretKeys []string, program Program) ([]string, error) {
 	m := &mocks{stack: stack}
 	ctx, err := pulumi.NewContext(context.Background(), pulumi.RunInfo{
