@@ -175,6 +175,13 @@ func runAccepted(t *testing.T, cases []acceptedCase) {
 			assert.NotEmpty(t, st.Resources)
 			assert.True(t, slices.ContainsFunc(st.Resources, func(r rules.Resource) bool { return strings.HasSuffix(r.Type, ":ManagedCluster") }),
 				"the stack declares its cluster, so the schedulability guardrails (AKSML-SCH-*, AKSML-QUE-005/006) judge it")
+			seen := map[string]bool{}
+			for _, r := range st.Resources {
+				if r.URN != "" {
+					assert.False(t, seen[r.URN], "%s is registered twice: main.go's checkNames would refuse this accepted config", r.URN)
+					seen[r.URN] = true
+				}
+			}
 			found := rules.Check(st)
 			assert.Empty(t, rules.MandatoryOnly(found), "an accepted config passes the guardrails")
 			if tc.advisory != "" {
