@@ -77,7 +77,7 @@ func checkNames(stack string, cfg runConfig, program synth.Program) error {
 	if len(dups) == 0 {
 		return nil
 	}
-	parsed, perr := stacks.Parse(stack, aksmlConfig(cfg.values))
+	parsed, perr := stacks.ParseAll(stack, cfg.values)
 	var msgs []string
 	for _, u := range dups {
 		urn := resource.URN(u)
@@ -98,14 +98,3 @@ func checkNames(stack string, cfg runConfig, program synth.Program) error {
 // checkNamesTimeout bounds checkNames' mock run: far above its 0.2 s at
 // 100 teams, so only a run that waits for ever reaches it.
 var checkNamesTimeout = time.Minute
-
-// aksmlConfig keeps the keys in the aksml namespace, as stacks.Load does.
-func aksmlConfig(all map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range all {
-		if strings.HasPrefix(k, stacks.Namespace+":") {
-			out[k] = v
-		}
-	}
-	return out
-}

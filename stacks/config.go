@@ -249,23 +249,35 @@ func nearNamespace(ns string) bool {
 // language host passes the whole config in PULUMI_CONFIG, unknown aksml keys
 // (typos) and keys in a mistyped namespace (akml:teams) are reported too.
 func Load(ctx *pulumi.Context) (*Config, error) {
-	raw := map[string]string{}
+	var all map[string]string
 	if env := os.Getenv(pulumi.EnvConfig); env != "" {
-		var all map[string]string
-		if err := json.Unmarshal([]byte(env), &all); err == nil {
-			for k, v := range all {
-				if ns, _, ok := strings.Cut(k, ":"); ok && (ns == Namespace || nearNamespace(ns)) {
-					raw[k] = v
-				}
-			}
-		}
+		_ = json.Unmarshal([]byte(env), &all)
 	}
+	raw := ownConfig(all)
 	for _, k := range keys() {
 		if v, ok := ctx.GetConfig(Namespace + ":" + k); ok {
 			raw[Namespace+":"+k] = v
 		}
 	}
 	return Parse(ctx.Stack(), raw)
+}
+
+// ParseAll parses the program's keys of a whole stack config, every
+// namespace's keys as the CLI hands them over (PULUMI_CONFIG), as Load does.
+func ParseAll(stack string, all map[string]string) (*Config, error) {
+	return Parse(stack, ownConfig(all))
+}
+
+// ownConfig keeps the keys Parse reads or reports: those in Namespace and
+// in a namespace within two edits of it.
+func ownConfig(all map[string]string) map[string]string {
+	raw := map[string]string{}
+	for k, v := range all {
+		if ns, _, ok := strings.Cut(k, ":"); ok && (ns == Namespace || nearNamespace(ns)) {
+			raw[k] = v
+		}
+	}
+	return raw
 }
 
 // Default applies the per-environment defaults, then every section's own

@@ -22,3 +22,13 @@ func TestNameSources(t *testing.T) {
 	assert.Equal(t, []string{`aksml:workloads[1].name ("c")`}, c.NameSources("ab-c"), "a is not a word of ab")
 	assert.Empty(t, c.NameSources("team-x"))
 }
+
+// ParseAll reads the keys Load reads from a whole stack config: its own
+// namespace's, a mistyped namespace's (reported), not another's.
+func TestParseAll(t *testing.T) {
+	_, err := ParseAll("dev", map[string]string{"akml:teams": "[]", "kubernetes:context": "kind"})
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), `did you mean "aksml:teams"`)
+		assert.NotContains(t, err.Error(), "kubernetes:context")
+	}
+}
