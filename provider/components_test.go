@@ -352,7 +352,7 @@ func TestArgsCoverTheGoArgs(t *testing.T) {
 		{InferenceWorkspaceArgs{}, []any{workloads.InferenceWorkspaceArgs{}}, []string{"Provider"}},
 		{InferenceServerArgs{}, []any{workloads.InferenceServerArgs{}}, []string{"Provider"}},
 		{Team{}, []any{teams.Team{}}, nil},
-		{TenancyArgs{}, []any{tenancy.TenancyArgs{}}, []string{"Provider", "ConfigPath", "Azure", "IdentityClientIDs", "QueuesName"}},
+		{TenancyArgs{}, []any{tenancy.TenancyArgs{}}, []string{"Provider", "ConfigPath", "Azure", "IdentityClientIDs", "QueuesName", "ElsewhereTeams"}},
 		{Preemption{}, []any{queues.Preemption{}}, nil},
 		{MonitorsArgs{}, []any{observability.MonitorsArgs{}}, []string{"Provider", "DependsOn", "ConfigPath"}},
 		{WorkloadDuration{}, []any{observability.WorkloadDuration{}}, nil},

@@ -114,6 +114,28 @@ type Config struct {
 	RequireImageDigest *bool `key:"requireImageDigest"`
 	// Tags are put on every Azure resource. Default none.
 	Tags map[string]string `key:"tags"`
+	// TeamStacks assigns teams to aksml team stacks, by the team stack's
+	// name: `{teams-ml: [ml, vision]}`. A team listed here is still
+	// declared, validated and served by this stack (its identity and group
+	// roles, its share of the cohort, the monitors and alerts that list the
+	// teams), but its Kubernetes objects (namespace with quota, access and
+	// isolation, ClusterQueue and LocalQueues, volumes, workloads) are
+	// registered by that team stack (aksml:platformStack naming this one),
+	// which keeps them in its own, smaller state. Each team is in at most
+	// one team stack. Default none: every team's objects are here.
+	TeamStacks map[string][]string `key:"teamStacks"`
+	// PlatformStack makes this stack a team stack of the named aksml
+	// platform stack (`<organization>/<project>/<stack>`, as a
+	// StackReference names it): it reads the platform's whole config from
+	// that stack's TeamStackConfigOutput and registers the Kubernetes
+	// objects of the teams the platform's aksml:teamStacks assigns to this
+	// stack's name, nothing else. No other aksml key may be set with it.
+	// Default "": a platform stack.
+	PlatformStack string `key:"platformStack"`
+
+	// raw is the config Parse read (`aksml:<key>` to raw value), which a
+	// platform stack with TeamStacks exports to its team stacks.
+	raw map[string]string `key:"-"`
 
 	// res is the configuration resolved by Validate.
 	res *resolution `key:"-"`
@@ -226,6 +248,10 @@ func Parse(stack string, raw map[string]string) (*Config, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
+	}
+	c.raw = raw
+	if c.PlatformStack != "" {
+		return c, teamStackKeys(raw).ToAggregate()
 	}
 	c.Default()
 	// Validate first: it defaults aksml:network from the resolved pools,

@@ -69,6 +69,13 @@ type platform struct {
 	kedaClientID pulumi.StringOutput
 	kedaOn       bool
 	outputs      map[string]pulumi.Input
+	// teamStack is, in a team stack (aksml:platformStack), this stack's
+	// name: the platform's aksml:teamStacks entry whose teams it deploys.
+	// "" in a platform stack.
+	teamStack string
+	// previous is the stack's reference to itself (previousRef), nil until
+	// registered.
+	previous *pulumi.StackReference
 }
 
 // Deploy wires the components for a parsed, valid Config: the Azure layer
@@ -78,13 +85,16 @@ type platform struct {
 // isolation, team volumes, queues, monitors, training operator, example
 // workloads) through one Kubernetes provider.
 func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
+	if cfg.PlatformStack != "" {
+		return deployTeamStack(ctx, cfg)
+	}
 	res, err := cfg.resolved()
 	if err != nil {
 		return nil, err
 	}
 	p := &platform{cfg: cfg, res: res, outputs: map[string]pulumi.Input{}}
 	steps := []func(*pulumi.Context) error{
-		p.azure, p.azureMonitor, p.ownership, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.installKAITO, p.platformIsolation, p.workloads,
+		p.checkPlacement, p.azure, p.azureMonitor, p.ownership, p.gpuStack, p.storageLayer, p.tenancyLayer, p.queueLayer, p.observability, p.trainingOperator, p.installKAITO, p.platformIsolation, p.workloads,
 	}
 	if !cfg.KubernetesLayerOn() {
 		steps = []func(*pulumi.Context) error{p.azure, p.teamIdentities, p.azureMonitor}
@@ -95,6 +105,7 @@ func Deploy(ctx *pulumi.Context, cfg *Config) (map[string]pulumi.Input, error) {
 		}
 	}
 	p.costSummary()
+	p.exportTeamStackConfig(ctx)
 	return p.outputs, nil
 }
 
@@ -128,7 +139,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 	// Read before anything else is registered, so that a network the
 	// existing cluster cannot move into fails the preview and an `up`
 	// changes nothing.
-	prev, err := readPreviousDeployment(ctx)
+	prev, err := p.readPreviousDeployment(ctx)
 	if err != nil {
 		return err
 	}
@@ -283,12 +294,18 @@ func (p *platform) queueLayer(ctx *pulumi.Context) error {
 		Provider: p.provider,
 		// One input per team: a team's LocalQueues wait for its namespace alone.
 		Namespaces: p.tenancy.TeamNamespaces,
+		// A team stack's platform registers the cluster-wide objects.
+		ElsewhereTeams: p.elsewhereTeams(),
+		TeamsOnly:      p.teamStack != "",
 	})
 	if err != nil {
 		return err
 	}
 	p.queues = q
 	for _, t := range p.cfg.Teams {
+		if !p.deploysTeam(t.Name) {
+			continue
+		}
 		_, err := storage.NewTeamVolumes(ctx, t.Name+"-volumes", &storage.TeamVolumesArgs{
 			ConfigPath:        key("storage"),
 			Provider:          p.provider,
@@ -324,9 +341,10 @@ func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 		// the team namespaces so checkpoint claims survive a destroy.
 		RetainNamespaces: p.cfg.Protected(),
 		QueuesName:       queuesName,
+		ElsewhereTeams:   p.elsewhereTeams(),
 	}
 	switch {
-	case p.cfg.Cluster != nil:
+	case p.cfg.Cluster != nil && p.teamStack == "":
 		args.Azure = p.tenancyAzure()
 	case p.teamClientIDs != nil:
 		args.IdentityClientIDs = p.teamClientIDs
@@ -339,6 +357,7 @@ func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 	p.outputs["teamNamespaces"] = t.Namespaces
 	if args.Azure != nil {
 		p.outputs["teamIdentityClientIds"] = t.IdentityClientIDs
+		p.exportTeamIdentities(args.ElsewhereTeams, t.IdentityClientIDs)
 	}
 	return nil
 }
@@ -398,6 +417,26 @@ func (p *platform) teamIdentities(ctx *pulumi.Context) error {
 	}
 	p.outputs[TeamIdentitiesOutput] = export
 	return nil
+}
+
+// exportTeamIdentities exports TeamIdentitiesOutput for the teams of names
+// (a platform stack's teams in team stacks), whose identities this stack
+// created: each team stack reads its teams' client IDs there. Nothing
+// without names.
+func (p *platform) exportTeamIdentities(names []string, clientIDs pulumi.StringMapOutput) {
+	if len(names) == 0 {
+		return
+	}
+	export := pulumi.Map{}
+	for _, t := range p.cfg.Teams {
+		if slices.Contains(names, t.Name) {
+			export[t.Name] = pulumi.Map{
+				"clientId": clientIDs.MapIndex(pulumi.String(t.Name)),
+				"groups":   pulumi.ToStringArray(slices.Clone(t.Groups)),
+			}
+		}
+	}
+	p.outputs[TeamIdentitiesOutput] = export
 }
 
 // clusterCIDRs are the cluster's pod and service ranges, or nil (tenancy's

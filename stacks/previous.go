@@ -43,9 +43,8 @@ type previousDeployment struct {
 // during this stack's own preview or update that is the previous deployment:
 // the root stack resource keeps its old outputs until the program
 // registers new ones at its end. A stack never deployed has no outputs.
-func readPreviousDeployment(ctx *pulumi.Context) (previousDeployment, error) {
-	self := cluster.StackOwner(ctx)
-	ref, err := pulumi.NewStackReference(ctx, previousDeploymentName, &pulumi.StackReferenceArgs{Name: pulumi.String(self)})
+func (p *platform) readPreviousDeployment(ctx *pulumi.Context) (previousDeployment, error) {
+	ref, err := p.previousRef(ctx)
 	if err != nil {
 		return previousDeployment{}, err
 	}
@@ -67,6 +66,17 @@ func readPreviousDeployment(ctx *pulumi.Context) (previousDeployment, error) {
 	}
 	subnet, err := value(NodeSubnetIDOutput)
 	return previousDeployment{ClusterID: clusterID, NodeSubnetID: subnet}, err
+}
+
+// previousRef returns the stack's reference to itself, registered once
+// (readPreviousDeployment, checkPlacement).
+func (p *platform) previousRef(ctx *pulumi.Context) (*pulumi.StackReference, error) {
+	if p.previous != nil {
+		return p.previous, nil
+	}
+	ref, err := pulumi.NewStackReference(ctx, previousDeploymentName, &pulumi.StackReferenceArgs{Name: pulumi.String(cluster.StackOwner(ctx))})
+	p.previous = ref
+	return ref, err
 }
 
 // validateNetworkContinuity refuses a network the stack's existing cluster

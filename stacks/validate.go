@@ -137,6 +137,7 @@ func (c *Config) Validate() field.ErrorList {
 	errs = append(errs, c.validateDatasetsClass()...)
 	errs = append(errs, c.validatePackAgreement()...)
 	errs = append(errs, c.validateIdentities()...)
+	errs = append(errs, c.validateTeamStacks()...)
 	return errs
 }
 

@@ -548,6 +548,9 @@ var trainingOperator = operator{
 // PyTorchJob and TFJob, after the Training Operator's CRDs.
 func (p *platform) workloads(ctx *pulumi.Context) error {
 	for _, w := range p.cfg.Workloads {
+		if !p.deploysTeam(w.Team) {
+			continue
+		}
 		ns := p.tenancy.TeamNamespaces[w.Team]
 		name := w.pulumiName()
 		deps := slices.Concat(p.tenancy.Resources(), p.queues.Resources())

@@ -2,6 +2,7 @@ package queues
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
@@ -37,6 +38,19 @@ type QueuesArgs struct {
 	// missing from the map gets no LocalQueue (the apply fails on the empty
 	// namespace name).
 	Namespaces pulumi.StringMapInput
+	// ElsewhereTeams are teams whose queue objects (Kueue ClusterQueue and
+	// LocalQueues, Volcano Queue) another stack registers: an aksml team
+	// stack (`aksml:teamStacks`). They stay in Resolved, so every team's
+	// queue is computed from all teams (Volcano weights, the cohort's
+	// capacity), and only their registration is skipped. Default none.
+	ElsewhereTeams []string
+	// TeamsOnly registers the teams' queue objects alone: the cluster-wide
+	// objects (PriorityClasses, the scheduler's namespace and chart, the
+	// ResourceFlavors, Cohort, admission checks, WorkloadPriorityClasses
+	// and the lenders' ClusterQueues) are another stack's, which must have
+	// created them first (an aksml team stack's platform stack). Default
+	// false.
+	TeamsOnly bool
 }
 
 // Queues is the scheduler and its queues (C5): PriorityClasses, the
@@ -101,7 +115,8 @@ func NewQueues(ctx *pulumi.Context, name string, args *QueuesArgs, opts ...pulum
 	if err := ctx.RegisterComponentResource(ComponentType, name, c, opts...); err != nil {
 		return nil, err
 	}
-	b := &builder{ctx: ctx, name: name, parent: c, teams: teams, pools: pools, sched: sched, namespaces: args.Namespaces}
+	b := &builder{ctx: ctx, name: name, parent: c, teams: teams, pools: pools, sched: sched, namespaces: args.Namespaces,
+		elsewhere: args.ElsewhereTeams, teamsOnly: args.TeamsOnly}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
@@ -135,7 +150,10 @@ type builder struct {
 	sched  SchedulerSpec
 
 	// namespaces are the team namespaces by team name (QueuesArgs.Namespaces).
-	namespaces   pulumi.StringMapInput
+	namespaces pulumi.StringMapInput
+	// elsewhere and teamsOnly are QueuesArgs.ElsewhereTeams and TeamsOnly.
+	elsewhere    []string
+	teamsOnly    bool
 	queueNames   pulumi.StringMap
 	lenderQueues pulumi.StringMap
 	flavorNames  pulumi.StringMap
@@ -151,8 +169,10 @@ func (b *builder) build() error {
 	b.lenderQueues = pulumi.StringMap{}
 	b.flavorNames = pulumi.StringMap{}
 
-	if err := b.priorityClasses(); err != nil {
-		return err
+	if !b.teamsOnly {
+		if err := b.priorityClasses(); err != nil {
+			return err
+		}
 	}
 	switch b.sched.System {
 	case SystemKueue:
@@ -224,19 +244,38 @@ func (b *builder) customResource(role, apiVersion, kind string, meta *metav1.Obj
 	return cr, err
 }
 
-// kueue installs Kueue (unless InstallKueue is false) and registers its objects.
+// registered reports whether this component registers team's queue
+// objects (QueuesArgs.ElsewhereTeams).
+func (b *builder) registered(team string) bool { return !slices.Contains(b.elsewhere, team) }
+
+// kueue installs Kueue (unless InstallKueue is false) and registers its
+// objects; with TeamsOnly the teams' queues alone.
 func (b *builder) kueue() error {
+	var objects []pulumi.Resource
+	if !b.teamsOnly {
+		var err error
+		if objects, err = b.kueueClusterObjects(); err != nil {
+			return err
+		}
+	}
+	return b.kueueTeams(objects)
+}
+
+// kueueClusterObjects installs Kueue (unless InstallKueue is false) and
+// registers the cluster-wide objects; it returns what the teams'
+// ClusterQueues wait for.
+func (b *builder) kueueClusterObjects() ([]pulumi.Resource, error) {
 	var deps []pulumi.Resource
 	if b.sched.installsKueue() {
 		// Kueue's controller meets the restricted profile (non-root,
 		// RuntimeDefault seccomp, read-only root, no capabilities).
 		ns, err := b.systemNamespace("kueue", KueueNamespace, map[string]string{PodSecurityEnforceLabel: string(PodSecurityRestricted)})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		values, err := kueueValues(b.sched)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		chart, err := helmv4.NewChart(b.ctx, b.name+"-kueue", &helmv4.ChartArgs{
 			Chart:     pulumi.String(KueueChart),
@@ -246,7 +285,7 @@ func (b *builder) kueue() error {
 			Values:    pulumi.ToMap(values),
 		}, pulumi.Parent(b.parent))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b.keep(chart)
 		deps = []pulumi.Resource{chart}
@@ -259,7 +298,7 @@ func (b *builder) kueue() error {
 			&metav1.ObjectMetaArgs{Name: pulumi.String(flavor), Labels: partOf(), Annotations: flavorAnnotations(b.sched)},
 			map[string]any{"spec": resourceFlavorSpec(p)}, deps)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b.flavorNames[p.Name] = rf.Metadata.Name().Elem()
 		objects = append(objects, rf)
@@ -268,13 +307,13 @@ func (b *builder) kueue() error {
 		&metav1.ObjectMetaArgs{Name: pulumi.String(CPUFlavorName), Labels: partOf()},
 		map[string]any{"spec": cpuFlavorSpec()}, deps)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cohort, err := b.customResource("cohort", KueueAPIVersion, "Cohort",
 		&metav1.ObjectMetaArgs{Name: pulumi.String(b.sched.Cohort), Labels: partOf()},
 		map[string]any{"spec": map[string]any{}}, deps)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	objects = append(objects, cpu, cohort)
 
@@ -286,13 +325,13 @@ func (b *builder) kueue() error {
 			&metav1.ObjectMetaArgs{Name: pulumi.String(name), Labels: partOf()},
 			map[string]any{"spec": provisioningConfigSpec(c, b.sched, b.pools)}, deps)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ac, err := b.customResource("ac-"+name, KueueAPIVersion, "AdmissionCheck",
 			&metav1.ObjectMetaArgs{Name: pulumi.String(name), Labels: partOf()},
 			map[string]any{"spec": admissionCheckSpec(c)}, append(append([]pulumi.Resource(nil), deps...), prc))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		objects = append(objects, prc, ac)
 	}
@@ -307,7 +346,7 @@ func (b *builder) kueue() error {
 		}
 		if _, err := b.customResource("wpc-"+w.Name, KueueAPIVersion, "WorkloadPriorityClass",
 			&metav1.ObjectMetaArgs{Name: pulumi.String(w.Name), Labels: partOf()}, fields, deps); err != nil {
-			return err
+			return nil, err
 		}
 	}
 
@@ -317,12 +356,20 @@ func (b *builder) kueue() error {
 			&metav1.ObjectMetaArgs{Name: pulumi.String(ClusterQueueName(l.Name)), Labels: pulumi.ToStringMap(labels)},
 			map[string]any{"spec": lenderClusterQueueSpec(l, b.pools, b.sched.Cohort)}, objects)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b.lenderQueues[l.Name] = cq.Metadata.Name().Elem()
 	}
+	return objects, nil
+}
 
+// kueueTeams registers each team's ClusterQueue, waiting for objects,
+// and its LocalQueues, except ElsewhereTeams'.
+func (b *builder) kueueTeams(objects []pulumi.Resource) error {
 	for _, t := range b.teams {
+		if !b.registered(t.Name) {
+			continue
+		}
 		cq, err := b.customResource("cq-"+t.Name, KueueAPIVersion, "ClusterQueue",
 			&metav1.ObjectMetaArgs{Name: pulumi.String(ClusterQueueName(t.Name)), Labels: pulumi.ToStringMap(teamLabels(t))},
 			map[string]any{"spec": clusterQueueSpec(t, b.pools, b.sched)}, objects)
@@ -354,7 +401,7 @@ func (b *builder) kueue() error {
 // Queue per team.
 func (b *builder) volcano() error {
 	var deps []pulumi.Resource
-	if b.sched.installsVolcano() {
+	if b.sched.installsVolcano() && !b.teamsOnly {
 		// Volcano's components add capabilities the restricted profile
 		// forbids; the namespace is not enforced, only warned and audited.
 		ns, err := b.systemNamespace("volcano", VolcanoNamespace, map[string]string{
@@ -379,6 +426,9 @@ func (b *builder) volcano() error {
 		deps = []pulumi.Resource{chart}
 	}
 	for _, t := range b.teams {
+		if !b.registered(t.Name) {
+			continue
+		}
 		q, err := b.customResource("vcqueue-"+t.Name, VolcanoAPIVersion, "Queue",
 			&metav1.ObjectMetaArgs{Name: pulumi.String(ClusterQueueName(t.Name)), Labels: pulumi.ToStringMap(teamLabels(t))},
 			map[string]any{"spec": volcanoQueueSpec(t, b.teams, b.pools)}, deps)

@@ -670,3 +670,39 @@ func TestCPUMemoryBound(t *testing.T) {
 	_, _, ok = none.CPUMemoryBound("team-z")
 	assert.False(t, ok)
 }
+
+// TestTeamsElsewhereAndTeamsOnly: ElsewhereTeams' queues are not
+// registered (a team stack registers them), and TeamsOnly registers the
+// named teams' ClusterQueue and LocalQueues alone, with no cluster-wide
+// object; a team's queue is the same object in both layouts.
+func TestTeamsElsewhereAndTeamsOnly(t *testing.T) {
+	all, _, err := run(t, kueueArgs())
+	require.NoError(t, err)
+
+	args := kueueArgs().args()
+	args.ElsewhereTeams = []string{"team-b"}
+	platform, out, err := runArgs(t, args)
+	require.NoError(t, err)
+	assert.NotContains(t, out.QueueNames, "team-b")
+	assert.Contains(t, out.QueueNames, "team-a")
+	for _, r := range platform.All() {
+		if !strings.HasSuffix(r.Type, ":Namespace") { // the test's own (runArgs)
+			assert.NotContains(t, r.Name, "team-b", "team-b's %s is registered by another stack", r.Type)
+		}
+	}
+	assert.NotEmpty(t, platform.SortedByType("kubernetes:scheduling.k8s.io/v1:PriorityClass"))
+
+	args = kueueArgs().args()
+	args.ElsewhereTeams, args.TeamsOnly = []string{"team-a"}, true
+	team, out, err := runArgs(t, args)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"team-b": "team-b-gpu"}, out.QueueNames)
+	var kinds []string
+	for _, r := range team.All() {
+		if strings.HasPrefix(r.Type, "kubernetes:") && !strings.HasSuffix(r.Type, ":Namespace") {
+			kinds = append(kinds, r.Name)
+			assert.Equal(t, all.Named(t, r.Type, r.Name).Inputs, r.Inputs, "%s as in one stack", r.Name)
+		}
+	}
+	assert.ElementsMatch(t, []string{"q-cq-team-b", "q-lq-team-b", "q-dlq-team-b"}, kinds, "only team-b's queues")
+}

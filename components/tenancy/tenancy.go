@@ -73,6 +73,13 @@ type TenancyArgs struct {
 	// namespace deletes the claims in it). Default "": no aliases, for
 	// stacks that never ran the old layout.
 	QueuesName string
+	// ElsewhereTeams are names of Teams whose Kubernetes objects another
+	// stack registers (an aksml team stack, `aksml:teamStacks`): with Azure
+	// they get their Azure side here (identity, federated credential, group
+	// roles, data container), and nothing in the cluster; they are not in
+	// Namespaces, TeamNamespaces or ServiceAccounts. Without Azure they are
+	// skipped. Default none.
+	ElsewhereTeams []string
 }
 
 // AzureArgs is the Azure side of tenancy on an AKS cluster aksml creates.
@@ -150,12 +157,17 @@ var identityPrefixRE = regexp.MustCompile(`^[A-Za-z0-9][-\w]{0,90}$`)
 // Validate checks defaulted args; every problem is returned at once.
 func (a *TenancyArgs) Validate() field.ErrorList {
 	errs := append(ValidateNames(a.Teams, a.ConfigPath), ValidateTeams(a.Teams, a.ConfigPath)...)
+	for i, n := range a.ElsewhereTeams {
+		if !slices.ContainsFunc(a.Teams, func(t Team) bool { return t.Name == n }) {
+			errs = append(errs, field.Invalid(field.NewPath("tenancy.elsewhereTeams").Index(i), "%q is not one of the teams; name a team in teams", n))
+		}
+	}
 	if a.IdentityClientIDs != nil {
 		if a.Azure != nil {
 			errs = append(errs, field.Forbidden(field.NewPath("tenancy.identityClientIds"), "and azure are mutually exclusive: the identities are created here (azure) or by another stack (identityClientIds); remove one"))
 		}
 		for i, t := range a.Teams {
-			if a.IdentityClientIDs[t.Name] == "" {
+			if a.IdentityClientIDs[t.Name] == "" && !slices.Contains(a.ElsewhereTeams, t.Name) {
 				errs = append(errs, field.Invalid(a.ConfigPath.Index(i).Child("name"), "team %q has no identity client ID in identityClientIds; create its identity with NewTeamIdentities first", t.Name))
 			}
 		}
@@ -234,6 +246,9 @@ func NewTenancy(ctx *pulumi.Context, name string, args *TenancyArgs, opts ...pul
 	names := pulumi.StringMap{}
 	namespaces := map[string]pulumi.StringInput{}
 	for _, t := range a.Teams {
+		if slices.Contains(a.ElsewhereTeams, t.Name) {
+			continue
+		}
 		ns, res, err := registerNamespace(ctx, name+"-"+t.Name, t, &a, kopts)
 		if err != nil {
 			return nil, err
@@ -254,12 +269,14 @@ func NewTenancy(ctx *pulumi.Context, name string, args *TenancyArgs, opts ...pul
 		}
 	case a.IdentityClientIDs != nil:
 		for _, t := range a.Teams {
-			clientIDs[t.Name] = pulumi.String(a.IdentityClientIDs[t.Name])
+			if !slices.Contains(a.ElsewhereTeams, t.Name) {
+				clientIDs[t.Name] = pulumi.String(a.IdentityClientIDs[t.Name])
+			}
 		}
 	}
 	for _, t := range a.Teams {
 		id, ok := clientIDs[t.Name]
-		if !ok {
+		if !ok || slices.Contains(a.ElsewhereTeams, t.Name) {
 			continue
 		}
 		if _, err := corev1.NewServiceAccount(ctx, name+"-"+t.Name+"-sa", &corev1.ServiceAccountArgs{

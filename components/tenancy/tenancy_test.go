@@ -468,3 +468,38 @@ func TestGroupsThatCannotBeRealOrJoinTeams(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Detail, "nil GUID")
 }
+
+// TestElsewhereTeams: a team another stack deploys gets its Azure side here
+// (identity in the one identities stack, group roles) and no Kubernetes
+// object, namespace or ServiceAccount; without Azure it is skipped; a name
+// that is not a team is refused before anything is registered.
+func TestElsewhereTeams(t *testing.T) {
+	m, err := run(t, &TenancyArgs{Teams: teams(), Azure: azureArgs(AuthorizationAzureRBAC), ElsewhereTeams: []string{"team-b"}})
+	require.NoError(t, err)
+	resources := mocktest.Dig(t, m.One(t, tokenStack).Inputs, "template", "resources").([]any)
+	assert.Len(t, resources, 4, "both teams' identities and federated credentials")
+	for _, r := range m.All() {
+		if strings.HasPrefix(r.Type, "kubernetes:") {
+			meta, _ := r.Inputs["metadata"].(map[string]any)
+			assert.NotEqual(t, "team-b", meta["namespace"], "%s in team-b's namespace", r.Name)
+			assert.NotEqual(t, "team-b", meta["name"], "%s is team-b's", r.Name)
+			assert.NotContains(t, r.Name, "team-b", "%s registered for team-b", r.Name)
+		}
+	}
+	assert.Len(t, m.SortedByType(tokenSA), 1, "team-a's ServiceAccount only")
+	var scopes []string
+	for _, a := range m.SortedByType(tokenAssignment) {
+		scopes = append(scopes, a.Inputs["scope"].(string))
+	}
+	assert.Contains(t, scopes, NamespaceScope(clusterID, "team-b"), "team-b's group keeps its namespace role")
+
+	m, err = run(t, &TenancyArgs{Teams: teams(), ElsewhereTeams: []string{"team-a"}})
+	require.NoError(t, err)
+	assert.Len(t, m.SortedByType(tokenNamespace), 1)
+	assert.Equal(t, "team-b", mocktest.Dig(t, m.SortedByType(tokenNamespace)[0].Inputs, "metadata", "name"))
+
+	m, err = run(t, &TenancyArgs{Teams: teams(), ElsewhereTeams: []string{"team-c"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `tenancy.elsewhereTeams[0]: "team-c" is not one of the teams`)
+	assert.Zero(t, m.Count())
+}

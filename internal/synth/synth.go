@@ -161,6 +161,9 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 	}
 	if args.TypeToken == "pulumi:pulumi:StackReference" {
 		state["outputs"] = resource.NewProperty(StackReferenceOutputs)
+		if n, ok := args.Inputs["name"]; ok && n.IsString() && ReferencedOutputs[n.StringValue()] != nil {
+			state["outputs"] = resource.NewProperty(ReferencedOutputs[n.StringValue()])
+		}
 		if n, ok := args.Inputs["name"]; ok && n.IsString() && n.StringValue() == "organization/"+Project+"/"+m.stack {
 			// The stack's reference to itself: its previous deployment.
 			prev := m.previous
@@ -214,6 +217,22 @@ func (m *mocks) read(args pulumi.MockResourceArgs) (string, resource.PropertyMap
 	m.seen = append(m.seen, r)
 	m.mu.Unlock()
 	return args.ID, state, nil
+}
+
+// ReferencedOutputs are, by stack name as a StackReference names it, the
+// outputs of referenced stacks other than StackReferenceOutputs (a team
+// stack's platform stack, from a synth run of it: StackOutputs). A test
+// that sets it restores it (tests here do not run in parallel).
+var ReferencedOutputs map[string]resource.PropertyMap
+
+// StackOutputs are a synth run's stack outputs as a referencing stack
+// reads them.
+func StackOutputs(st *rules.Stack) resource.PropertyMap {
+	out := resource.PropertyMap{}
+	for k, o := range st.Outputs {
+		out[resource.PropertyKey(k)] = resource.NewPropertyValue(o.Value)
+	}
+	return out
 }
 
 // StackReferenceOutputs are the outputs every referenced stack has under

@@ -260,13 +260,24 @@ func TestLoadStacksReadsTheFacts(t *testing.T) {
 	write("prod", "config:\n  aksml:environment: prod\n  aksml:cluster:\n    entraID:\n      adminGroupObjectIDs: [x]\n    apiServer:\n      private: true\n")
 	write("dev", "config:\n  aksml:environment: dev\n  aksml:cluster:\n    name: aks\n")
 	write("prod-azure", "config:\n  aksml:environment: prod\n  aksml:kubernetesLayer: false\n  aksml:cluster:\n    apiServer:\n      authorizedIPRanges: [203.0.113.0/24]\n")
+	// A team stack is what its platform stack is (a prod team stack gets
+	// prod's gates).
+	write("prod-teams-a", "config:\n  aksml:platformStack: organization/aksml/prod\n")
 	stacks, err := LoadStacks(dir)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]Stack{
-		"prod":       {Prod: true, EntraID: true, RestrictedAPI: true, KubernetesLayer: true},
-		"dev":        {KubernetesLayer: true},
-		"prod-azure": {Prod: true, RestrictedAPI: true},
+		"prod":         {Prod: true, EntraID: true, RestrictedAPI: true, KubernetesLayer: true},
+		"dev":          {KubernetesLayer: true},
+		"prod-azure":   {Prod: true, RestrictedAPI: true},
+		"prod-teams-a": {Prod: true, EntraID: true, RestrictedAPI: true, KubernetesLayer: true},
 	}, stacks)
+
+	// A team stack whose platform is not a stack of the project is refused:
+	// the checks could not tell what it deploys to.
+	write("teams-b", "config:\n  aksml:platformStack: organization/aksml/elsewhere\n")
+	_, err = LoadStacks(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aksml:platformStack organization/aksml/elsewhere names no platform stack of this project")
 }
 
 func writeFile(path, body string) error { return os.WriteFile(path, []byte(body), 0o644) }
