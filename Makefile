@@ -104,9 +104,9 @@ demo-down:
 ## working tree: preview with the policy pack (and a blocked violation), up, a no-op second up, a
 ## quota-change preview and destroy of the local stack; then the Pulumi YAML example (examples/yaml)
 ## through aksml's component provider: up, Kueue admits its Job, a no-op up, destroy keeps the
-## checkpoint claim; and a stack's StackReference to itself (TestSelfStackReference, what
-## stacks/previous.go relies on; 97 s on a 2-core machine, warm build cache). Needs `make toolchain`;
-## about 3 minutes warm, plus that.
+## checkpoint claim; a stack's StackReference to itself (TestSelfStackReference, what
+## stacks/previous.go relies on; 97 s on a 2-core machine, warm build cache); and the team-stack
+## layout (TestTeamStacks, 59 s). Needs `make toolchain`; about 4 minutes warm, plus that.
 e2e: deps
 	@missing=""; for b in pulumi pulumi-language-go pulumi-resource-kubernetes pulumi-language-yaml; do \
 		[ -x "$${AKSML_BIN:-bin}/$$b" ] || command -v "$$b" >/dev/null 2>&1 || missing="$$missing $$b"; \
@@ -138,10 +138,11 @@ lifecycle: deps
 ## on the sandbox, the program built once (first preview beside kubectl's dry run and the
 ## unthrottled floor, first up with its longest waits and what the state holds, a no-change
 ## up, an up that onboards one more team, destroy), in rounds: with the engine's defaults and checkpoints, then fast
-## (AKSML_BENCH_ROUNDS; AKSML_BENCH_TEAMS for a smaller stack). Needs `make toolchain`.
+## (AKSML_BENCH_ROUNDS; AKSML_BENCH_TEAMS for a smaller stack); then as a platform stack and team stacks
+## of 4 teams (AKSML_BENCH_TEAMS_PER_STACK, AKSML_BENCH_STACKS_AT_ONCE). Needs `make toolchain`.
 bench: deps
 	cd tests/cluster && ./build-assets.sh && AKSML_BENCH=1 $(GO) test -run TestBenchAdmission -count=1 -v -timeout 45m .
-	AKSML_BENCH=1 $(GO) test -tags e2e ./tests/e2e/ -run TestBenchEngine -count=1 -v -timeout 40m
+	AKSML_BENCH=1 $(GO) test -tags e2e ./tests/e2e/ -run 'TestBenchEngine|TestBenchTeamStacks' -count=1 -v -timeout 60m
 
 
 ## release-snapshot: the release build of .github/workflows/release.yml for this commit, locally,

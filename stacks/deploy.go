@@ -132,7 +132,7 @@ func (p *platform) azure(ctx *pulumi.Context) error {
 		// Read before any Kubernetes object is registered, so that a team
 		// the Azure-layer stack does not know fails the preview and an
 		// `up` registers nothing.
-		ids, err := readTeamIdentities(ref, cfg.ExistingCluster.StackReference, cfg.Teams)
+		ids, err := readTeamIdentities(ref, cfg.ExistingCluster.StackReference, cfg.Teams, nil)
 		p.teamClientIDs = ids
 		return err
 	}

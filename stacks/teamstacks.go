@@ -13,7 +13,6 @@ import (
 	"github.com/aksml/aksml/components/cluster"
 	"github.com/aksml/aksml/components/field"
 	"github.com/aksml/aksml/components/observability"
-	"github.com/aksml/aksml/components/teams"
 	"github.com/aksml/aksml/components/workloads"
 )
 
@@ -222,16 +221,10 @@ func deployTeamStack(ctx *pulumi.Context, own *Config) (map[string]pulumi.Input,
 		return nil, field.ErrorList{field.Invalid(key("platformStack"), "platform stack %s assigns no team to this stack (%s): its aksml:teamStacks names %s; add %s: [<teams>] there and run its pulumi up first", name, self, strings.Join(sortedKeys(cfg.TeamStacks), ", "), self)}.ToAggregate()
 	}
 	p := &platform{cfg: cfg, res: cfg.res, outputs: map[string]pulumi.Input{}, teamStack: self}
-	var mineTeams []teams.Team
-	for _, t := range cfg.Teams {
-		if p.deploysTeam(t.Name) {
-			mineTeams = append(mineTeams, t)
-		}
-	}
 	if err := p.checkPlacement(ctx); err != nil {
 		return nil, err
 	}
-	if err := p.teamStackCluster(ctx, ref, name, mineTeams); err != nil {
+	if err := p.teamStackCluster(ctx, ref, name); err != nil {
 		return nil, err
 	}
 	if err := p.followOwner(ctx, exp.owner, name); err != nil {
@@ -250,7 +243,7 @@ func deployTeamStack(ctx *pulumi.Context, own *Config) (map[string]pulumi.Input,
 // identity client IDs and the KEDA source, from where the platform stack
 // takes them: the platform's own outputs when it created the cluster, its
 // aksml:existingCluster otherwise.
-func (p *platform) teamStackCluster(ctx *pulumi.Context, ref *pulumi.StackReference, name string, mine []teams.Team) error {
+func (p *platform) teamStackCluster(ctx *pulumi.Context, ref *pulumi.StackReference, name string) error {
 	cfg := p.cfg
 	if cfg.ExistingCluster != nil {
 		prov, azureRef, err := cluster.ExistingStack(ctx, "existing-cluster", *cfg.ExistingCluster, existingStackArgs)
@@ -258,8 +251,8 @@ func (p *platform) teamStackCluster(ctx *pulumi.Context, ref *pulumi.StackRefere
 			return err
 		}
 		p.provider = prov
-		if azureRef != nil && len(mine) > 0 {
-			p.teamClientIDs, err = readTeamIdentities(azureRef, cfg.ExistingCluster.StackReference, mine)
+		if azureRef != nil {
+			p.teamClientIDs, err = readTeamIdentities(azureRef, cfg.ExistingCluster.StackReference, cfg.Teams, p.deploysTeam)
 		}
 		return err
 	}
@@ -269,7 +262,7 @@ func (p *platform) teamStackCluster(ctx *pulumi.Context, ref *pulumi.StackRefere
 		return err
 	}
 	p.provider = prov
-	if p.teamClientIDs, err = readTeamIdentities(ref, name, mine); err != nil {
+	if p.teamClientIDs, err = readTeamIdentities(ref, name, cfg.Teams, p.deploysTeam); err != nil {
 		return err
 	}
 	if cfg.usesKEDA() && cfg.kedaProvided() {

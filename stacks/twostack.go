@@ -20,9 +20,10 @@ import (
 const TeamIdentitiesOutput = "teamIdentities"
 
 // readTeamIdentities reads TeamIdentitiesOutput from the Azure-layer stack
-// ref and returns the client ID of each of teams; a team missing there, or
-// with other groups, is an error naming its key in this stack's config.
-func readTeamIdentities(ref *pulumi.StackReference, name string, teams []teams.Team) (map[string]string, error) {
+// ref and returns the client ID of each of teams that deploys accepts (nil:
+// every team); a team missing there, or with other groups, is an error
+// naming its key in this stack's config.
+func readTeamIdentities(ref *pulumi.StackReference, name string, teams []teams.Team, deploys func(string) bool) (map[string]string, error) {
 	details, err := ref.GetOutputDetails(TeamIdentitiesOutput)
 	if err != nil {
 		return nil, err
@@ -32,15 +33,18 @@ func readTeamIdentities(ref *pulumi.StackReference, name string, teams []teams.T
 		v = details.SecretValue
 	}
 	exported, _ := v.(map[string]any)
-	return teamClientIDs(exported, teams, "stack "+name)
+	return teamClientIDs(exported, teams, "stack "+name, deploys)
 }
 
 // teamClientIDs checks teams against an Azure-layer stack's
 // TeamIdentitiesOutput value exported (stack names it in messages).
-func teamClientIDs(exported map[string]any, teams []teams.Team, stack string) (map[string]string, error) {
+func teamClientIDs(exported map[string]any, teams []teams.Team, stack string, deploys func(string) bool) (map[string]string, error) {
 	ids := map[string]string{}
 	var errs field.ErrorList
 	for i, t := range teams {
+		if deploys != nil && !deploys(t.Name) {
+			continue
+		}
 		p := key("teams").Index(i)
 		entry, _ := exported[t.Name].(map[string]any)
 		id, _ := entry["clientId"].(string)

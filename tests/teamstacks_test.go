@@ -153,6 +153,16 @@ func TestTeamStackOnAClusterAksmlCreates(t *testing.T) {
 	assert.NotEmpty(t, want)
 	assert.Equal(t, want, sa.Get("metadata.annotations").(map[string]any)[tenancy.ClientIDAnnotation])
 	assert.Empty(t, rules.MandatoryOnly(rules.Check(team)), "the team stack passes the guardrails")
+
+	// A platform that does not export the team's identity (it has not run
+	// since the team was assigned) fails the team stack, naming the team's
+	// key in the platform's config.
+	outputs := synth.StackOutputs(platform)
+	delete(outputs, stacks.TeamIdentitiesOutput)
+	synth.ReferencedOutputs["organization/aksml/dev"] = outputs
+	_, err = synth.Run("dev-team-b", "dev", map[string]string{"aksml:platformStack": "organization/aksml/dev"}, stacks.Program)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `aksml:teams[1].name: team "team-b" has no identity in stack organization/aksml/dev`)
 }
 
 // TestTeamStackRefusals: a team stack fails before registering any object

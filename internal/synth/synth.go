@@ -121,6 +121,15 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 		Name:   args.Name,
 		Inputs: map[string]any{},
 	}
+	if read := args.ReadRPC; read != nil {
+		// A read of another kind (a StackReference): recorded as the engine
+		// records it, a read with its URN.
+		r.Read = true
+		r.Parent = read.GetParent()
+		r.URN = urn(m.stack, args.TypeToken, args.Name, read.GetParent())
+		r.DependsOn = append([]string(nil), read.GetDependencies()...)
+		sort.Strings(r.DependsOn)
+	}
 	if rpc != nil {
 		r.Parent = rpc.GetParent()
 		r.Protect = rpc.GetProtect()
