@@ -70,7 +70,7 @@ func LoadStacks(projectDir string) (map[string]Stack, error) {
 		p := platform[strings.LastIndex(platform, "/")+1:]
 		st, ok := out[p]
 		if !ok || platformOf[p] != "" {
-			return nil, fmt.Errorf("Pulumi.%s.yaml: aksml:platformStack %s names no platform stack of this project (Pulumi.%s.yaml); the workflow checks need it to know what the team stack deploys to", name, platform, p)
+			return nil, fmt.Errorf("team stack %s: aksml:platformStack %s names no platform stack of this project (Pulumi.%s.yaml); the workflow checks need it to know what the team stack deploys to", name, platform, p)
 		}
 		out[name] = st
 	}
