@@ -301,8 +301,11 @@ func (p *platform) followOwner(ctx *pulumi.Context, owner, name string) error {
 // Kubernetes objects this stack's last deployment left in one stack while
 // the config now puts them in another (the platform or a team stack, by
 // aksml:teamStacks): the objects are in the first stack's state, so the
-// second's create would fail on them (pulumi-kubernetes creates, it does
-// not adopt, since v4.29) while the first would delete them, and with
+// second's create would fail on them (since v4.29 pulumi-kubernetes
+// creates client-side and returns AlreadyExists instead of adopting the
+// object, unless the provider sets upsertExistingObjects; v4.29.0 release
+// notes, pulumi/pulumi-kubernetes#2926; aksml uses v4.32) while the first
+// would delete them, and with
 // them the team's quota and isolation. It reads the stack's own previous
 // outputs: a platform's teamNamespaces (the teams it deployed) and
 // TeamStackConfigOutput (where it assigned the others), a team stack's
