@@ -106,7 +106,7 @@ demo-down:
 ## through aksml's component provider: up, Kueue admits its Job, a no-op up, destroy keeps the
 ## checkpoint claim; a stack's StackReference to itself (TestSelfStackReference, what
 ## stacks/previous.go relies on; 97 s on a 2-core machine, warm build cache); and the team-stack
-## layout (TestTeamStacks, 59 s). Needs `make toolchain`; about 4 minutes warm, plus that.
+## layout (TestTeamStacks, 51-59 s). Needs `make toolchain`; 162 s warm on a 2-core machine, plus that.
 e2e: deps
 	@missing=""; for b in pulumi pulumi-language-go pulumi-resource-kubernetes pulumi-language-yaml; do \
 		[ -x "$${AKSML_BIN:-bin}/$$b" ] || command -v "$$b" >/dev/null 2>&1 || missing="$$missing $$b"; \
