@@ -138,7 +138,7 @@ lifecycle: deps
 ## on the sandbox, the program built once (first preview beside kubectl's dry run and the
 ## unthrottled floor, first up with its longest waits and what the state holds, a no-change
 ## up, an up that onboards one more team, destroy), in rounds: with the engine's defaults and checkpoints, then fast
-## (AKSML_BENCH_ROUNDS; AKSML_BENCH_TEAMS for a smaller stack); then as a platform stack and team stacks
+## (AKSML_BENCH_ROUNDS; AKSML_BENCH_TEAMS for a smaller stack); and, first, as a platform stack and team stacks
 ## of 4 teams (AKSML_BENCH_TEAMS_PER_STACK, AKSML_BENCH_STACKS_AT_ONCE). Needs `make toolchain`.
 bench: deps
 	cd tests/cluster && ./build-assets.sh && AKSML_BENCH=1 $(GO) test -run TestBenchAdmission -count=1 -v -timeout 45m .

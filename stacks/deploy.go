@@ -344,7 +344,7 @@ func (p *platform) tenancyLayer(ctx *pulumi.Context) error {
 		ElsewhereTeams:   p.elsewhereTeams(),
 	}
 	switch {
-	case p.cfg.Cluster != nil && p.teamStack == "":
+	case p.cluster != nil:
 		args.Azure = p.tenancyAzure()
 	case p.teamClientIDs != nil:
 		args.IdentityClientIDs = p.teamClientIDs

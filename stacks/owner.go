@@ -20,21 +20,32 @@ func (p *platform) ownership(ctx *pulumi.Context) error {
 	if p.cluster != nil {
 		ready, configKey = p.cluster.ResourceID, key("cluster").Child("name")
 	}
-	owner, err := cluster.ReadOwner(ctx, p.provider, ready)
-	if err != nil {
-		return err
-	}
-	read, err := internals.UnsafeAwaitOutput(ctx.Context(), owner)
+	found, known, err := p.readOwner(ctx, ready)
 	if err != nil {
 		return err
 	}
 	self := cluster.StackOwner(ctx)
-	if read.Known {
-		found, _ := read.Value.(string)
+	if known {
 		if err := cluster.OwnerConflict(found, self, configKey.String()); err != nil {
 			return err
 		}
 	}
 	_, err = cluster.ClaimCluster(ctx, p.provider, self)
 	return err
+}
+
+// readOwner reads, before anything is registered through the provider, the
+// stack that owns the cluster (cluster.ReadOwner; "" for none); known is
+// false in a preview that creates the cluster (ready unknown).
+func (p *platform) readOwner(ctx *pulumi.Context, ready pulumi.StringOutput) (found string, known bool, err error) {
+	owner, err := cluster.ReadOwner(ctx, p.provider, ready)
+	if err != nil {
+		return "", false, err
+	}
+	read, err := internals.UnsafeAwaitOutput(ctx.Context(), owner)
+	if err != nil {
+		return "", false, err
+	}
+	found, _ = read.Value.(string)
+	return found, read.Known, nil
 }

@@ -49,16 +49,9 @@ func (p *platform) readPreviousDeployment(ctx *pulumi.Context) (previousDeployme
 		return previousDeployment{}, err
 	}
 	value := func(name string) (string, error) {
-		d, err := ref.GetOutputDetails(name)
-		if err != nil {
-			return "", err
-		}
-		v := d.Value
-		if v == nil {
-			v = d.SecretValue
-		}
+		v, err := outputValue(ref, name)
 		s, _ := v.(string)
-		return s, nil
+		return s, err
 	}
 	clusterID, err := value(ClusterResourceIDOutput)
 	if err != nil {
@@ -66,6 +59,20 @@ func (p *platform) readPreviousDeployment(ctx *pulumi.Context) (previousDeployme
 	}
 	subnet, err := value(NodeSubnetIDOutput)
 	return previousDeployment{ClusterID: clusterID, NodeSubnetID: subnet}, err
+}
+
+// outputValue reads output name of the stack ref references, secret or not
+// (nil when the stack has no such output). The read happens at preview:
+// the engine answers a StackReference from the stack's last checkpoint.
+func outputValue(ref *pulumi.StackReference, name string) (any, error) {
+	d, err := ref.GetOutputDetails(name)
+	if err != nil {
+		return nil, err
+	}
+	if d.Value != nil {
+		return d.Value, nil
+	}
+	return d.SecretValue, nil
 }
 
 // previousRef returns the stack's reference to itself, registered once

@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/internals"
 
 	"github.com/aksml/aksml/components/cluster"
 	"github.com/aksml/aksml/components/field"
@@ -40,9 +40,9 @@ import (
 // `config` (its aksml config, key to raw value).
 const TeamStackConfigOutput = "aksmlTeamStackConfig"
 
-// TeamStackProducer names, in errors of a team stack, the stack that must
+// teamStackProducer names, in errors of a team stack, the stack that must
 // export what it reads.
-const TeamStackProducer = "the aksml platform stack (aksml:teamStacks naming this stack)"
+const teamStackProducer = "the aksml platform stack (aksml:teamStacks naming this stack)"
 
 // stackNameRE is a Pulumi stack name: letters, digits, '-', '_' and '.'.
 var stackNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
@@ -57,7 +57,7 @@ func teamStackKeys(raw map[string]string) field.ErrorList {
 			errs = append(errs, field.Forbidden(field.NewPath(k), "a team stack (aksml:platformStack) takes its whole config from its platform stack; set this key in the platform stack's config, or remove aksml:platformStack to make this a platform stack"))
 		}
 	}
-	if v := raw[Namespace+":platformStack"]; strings.TrimSpace(v) != v || strings.ContainsAny(v, " \t") {
+	if v := raw[Namespace+":platformStack"]; strings.ContainsFunc(v, unicode.IsSpace) {
 		errs = append(errs, field.Invalid(key("platformStack"), "%q is not a stack name; write the platform stack as <organization>/<project>/<stack>", v))
 	}
 	return errs
@@ -106,6 +106,8 @@ func (c *Config) validateTeamStacks() field.ErrorList {
 			switch {
 			case !declared[team]:
 				errs = append(errs, field.Invalid(sp.Index(i), "%q is not a team of aksml:teams; declare the team there (the platform stack keeps every team's definition)", team))
+			case seen[team] == s:
+				errs = append(errs, field.Duplicate(sp.Index(i), "team %q is listed twice; list it once", team))
 			case seen[team] != "":
 				errs = append(errs, field.Duplicate(sp.Index(i), "team %q is also assigned to team stack %q; a team's objects have one owner, so keep it in one team stack", team, seen[team]))
 			default:
@@ -141,7 +143,7 @@ func (p *platform) elsewhereTeams() []string {
 // exportTeamStackConfig exports TeamStackConfigOutput for a platform stack
 // with aksml:teamStacks.
 func (p *platform) exportTeamStackConfig(ctx *pulumi.Context) {
-	if len(p.cfg.TeamStacks) == 0 || p.teamStack != "" {
+	if len(p.cfg.TeamStacks) == 0 {
 		return
 	}
 	raw := pulumi.StringMap{}
@@ -165,13 +167,9 @@ type platformExport struct {
 // (named name); a stack that does not export it is an error naming
 // aksml:platformStack.
 func readPlatform(ref *pulumi.StackReference, name, self string) (platformExport, error) {
-	details, err := ref.GetOutputDetails(TeamStackConfigOutput)
+	v, err := outputValue(ref, TeamStackConfigOutput)
 	if err != nil {
 		return platformExport{}, err
-	}
-	v := details.Value
-	if v == nil {
-		v = details.SecretValue
 	}
 	return decodePlatformExport(v, name, self)
 }
@@ -257,7 +255,7 @@ func (p *platform) teamStackCluster(ctx *pulumi.Context, ref *pulumi.StackRefere
 		return err
 	}
 	prov, _, err := cluster.ExistingStack(ctx, "platform-cluster", cluster.ExistingClusterSpec{StackReference: name},
-		cluster.ExistingStackArgs{ConfigPath: key("platformStack"), Producer: TeamStackProducer})
+		cluster.ExistingStackArgs{ConfigPath: key("platformStack"), Producer: teamStackProducer})
 	if err != nil {
 		return err
 	}
@@ -267,7 +265,7 @@ func (p *platform) teamStackCluster(ctx *pulumi.Context, ref *pulumi.StackRefere
 	}
 	if cfg.usesKEDA() && cfg.kedaProvided() {
 		cfg.keda = &workloads.KEDASource{
-			QueryEndpoint:         cluster.RequiredOutput(ref, "prometheusQueryEndpoint", TeamStackProducer),
+			QueryEndpoint:         cluster.RequiredOutput(ref, "prometheusQueryEndpoint", teamStackProducer),
 			TriggerAuthentication: observability.DefaultKEDATriggerAuthentication,
 		}
 	}
@@ -279,16 +277,11 @@ func (p *platform) teamStackCluster(ctx *pulumi.Context, ref *pulumi.StackRefere
 // kube-system, which the platform's `up` writes): the platform has not
 // run, or another stack owns the cluster. A team stack never claims it.
 func (p *platform) followOwner(ctx *pulumi.Context, owner, name string) error {
-	read, err := cluster.ReadOwner(ctx, p.provider, pulumi.StringOutput{})
+	found, known, err := p.readOwner(ctx, pulumi.StringOutput{})
 	if err != nil {
 		return err
 	}
-	got, err := internals.UnsafeAwaitOutput(ctx.Context(), read)
-	if err != nil {
-		return err
-	}
-	found, _ := got.Value.(string)
-	if got.Known && found != owner {
+	if known && found != owner {
 		if found == "" {
 			found = "no stack"
 		}
@@ -315,27 +308,19 @@ func (p *platform) checkPlacement(ctx *pulumi.Context) error {
 	if err != nil {
 		return err
 	}
-	output := func(name string) (any, error) {
-		d, err := ref.GetOutputDetails(name)
-		if err != nil {
-			return nil, err
-		}
-		if d.Value != nil {
-			return d.Value, nil
-		}
-		return d.SecretValue, nil
-	}
-	deployed, err := output("teamNamespaces")
+	deployed, err := outputValue(ref, "teamNamespaces")
 	if err != nil {
 		return err
 	}
-	exported, err := output(TeamStackConfigOutput)
+	exported, err := outputValue(ref, TeamStackConfigOutput)
 	if err != nil {
 		return err
 	}
-	self := p.teamStack
+	// This stack and the platform's (cfg.Stack: the platform's name, which
+	// is this stack's in a platform stack).
+	self, platform := p.teamStack, p.cfg.Stack
 	if self == "" {
-		self = ctx.Stack()
+		self = platform
 	}
 	before := map[string]string{}
 	if m, _ := exported.(map[string]any); m != nil {
@@ -362,7 +347,7 @@ func (p *platform) checkPlacement(ctx *pulumi.Context) error {
 		}
 		now := p.cfg.teamStackOf(t.Name)
 		if now == "" {
-			now = p.platformName(ctx)
+			now = platform
 		}
 		if p.teamStack != "" && was == self && now != self || p.teamStack == "" && was != now {
 			errs = append(errs, field.Invalid(key("teamStacks"), "team %q (aksml:teams[%d]) has its namespace, quota, access, isolation, queues and volumes in stack %s, which its last deployment put there, and aksml:teamStacks now puts them in %s; moving a deployed team between stacks is not supported: %s would fail to create objects that exist while %s deleted them; keep the team in %s, or remove it from aksml:teams, run pulumi up in both stacks, then add it again",
@@ -370,13 +355,4 @@ func (p *platform) checkPlacement(ctx *pulumi.Context) error {
 		}
 	}
 	return errs.ToAggregate()
-}
-
-// platformName is the name of the platform stack in checkPlacement's terms:
-// this stack's, or a team stack's aksml:platformStack's last part.
-func (p *platform) platformName(ctx *pulumi.Context) string {
-	if p.teamStack == "" {
-		return ctx.Stack()
-	}
-	return p.cfg.Stack
 }

@@ -24,13 +24,9 @@ const TeamIdentitiesOutput = "teamIdentities"
 // every team); a team missing there, or with other groups, is an error
 // naming its key in this stack's config.
 func readTeamIdentities(ref *pulumi.StackReference, name string, teams []teams.Team, deploys func(string) bool) (map[string]string, error) {
-	details, err := ref.GetOutputDetails(TeamIdentitiesOutput)
+	v, err := outputValue(ref, TeamIdentitiesOutput)
 	if err != nil {
 		return nil, err
-	}
-	v := details.Value
-	if v == nil {
-		v = details.SecretValue
 	}
 	exported, _ := v.(map[string]any)
 	return teamClientIDs(exported, teams, "stack "+name, deploys)

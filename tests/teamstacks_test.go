@@ -143,9 +143,9 @@ func TestTeamStackOnAClusterAksmlCreates(t *testing.T) {
 	require.Len(t, providers, 1)
 	assert.Contains(t, providers[0].SecretInputs, "kubeconfig")
 	var sa *rules.Resource
-	for i, r := range byType(team, "kubernetes:core/v1:ServiceAccount") {
+	for _, r := range byType(team, "kubernetes:core/v1:ServiceAccount") {
 		if r.Get("metadata.name") == tenancy.TrainingServiceAccount {
-			sa = &byType(team, "kubernetes:core/v1:ServiceAccount")[i]
+			sa = &r
 		}
 	}
 	require.NotNil(t, sa)
@@ -189,6 +189,8 @@ func TestTeamStackRefusals(t *testing.T) {
 			"the cluster is owned by no stack, not by platform stack"},
 		{"own keys", "local-team-b", ref, map[string]string{"aksml:platformStack": ref, "aksml:teams": `[{"name":"x"}]`}, nil,
 			"aksml:teams: a team stack (aksml:platformStack) takes its whole config from its platform stack"},
+		{"not a stack name", "local-team-b", ref, map[string]string{"aksml:platformStack": ref + " "}, nil,
+			`aksml:platformStack: "organization/aksml/local " is not a stack name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			referencePlatform(t, ref, platform)
@@ -223,6 +225,11 @@ func TestTeamStacksConfigRefusals(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 	assert.Nil(t, st)
+
+	_, _, err = withTeamStacks("local", `{"local-y":["team-a","team-a"]}`)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `aksml:teamStacks["local-y"][1]: team "team-a" is listed twice`)
+	assert.NotContains(t, err.Error(), "also assigned")
 
 	_, err = synth.SynthEdited(projectDir, "prod", func(c map[string]string) error {
 		c["aksml:kubernetesLayer"] = "false"

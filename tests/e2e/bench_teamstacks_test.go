@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,8 +15,6 @@ import (
 	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aksml/aksml/internal/synth"
@@ -40,12 +39,8 @@ func TestBenchTeamStacks(t *testing.T) {
 	}
 	perStack := envInt(t, "AKSML_BENCH_TEAMS_PER_STACK", 4)
 	atOnce := envInt(t, "AKSML_BENCH_STACKS_AT_ONCE", 2)
-	root := repoRoot(t)
-	tc := findToolchain(t, root)
-	ctx, dir := startRun(t, "bench-teamstacks")
-	work := filepath.Join(dir, "work")
-	copyWorkingTree(t, root, work)
-	dropStackSecrets(t, work)
+	r := startPrebuiltSandbox(t, "bench-teamstacks")
+	ctx, tc, dir, work := r.ctx, r.tc, r.dir, r.work
 	local, err := synth.ReadStackConfig(work, stackName)
 	require.NoError(t, err)
 	scale := benchScaleFor(t)
@@ -70,10 +65,6 @@ func TestBenchTeamStacks(t *testing.T) {
 		require.NoError(t, synth.WriteStackConfig(work, name, map[string]string{synth.Project + ":platformStack": "organization/" + synth.Project + "/" + platformName}))
 	}
 
-	clusterBin := envOr("AKSML_CLUSTER_BIN", filepath.Join(root, "tests", "cluster", "bin"))
-	startSandbox(t, work, clusterBin, sharedFolder(t, root), dir)
-	pb := buildPrebuilt(t, ctx, tc, work, dir)
-	require.NoError(t, os.WriteFile(filepath.Join(work, "Pulumi.yaml"), pb.project, 0o644))
 	platform := newStack(t, ctx, tc, work, dir, platformName)
 	team := map[string]auto.Stack{}
 	for _, name := range teamStacks {
@@ -89,25 +80,18 @@ func TestBenchTeamStacks(t *testing.T) {
 
 	up := func(s auto.Stack, name string) (time.Duration, map[string]int) {
 		t.Helper()
-		op := startOp(t, dir, name)
-		res, err := s.Up(ctx, optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
-		op.finish(t)
-		require.NoError(t, err, "%s:\n%s", name, op.tail())
-		return op.took, *res.Summary.ResourceChanges
-	}
-	destroy := func(s auto.Stack, name string) time.Duration {
-		t.Helper()
-		op := startOp(t, dir, name)
-		_, err := s.Destroy(ctx, optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
-		op.finish(t)
-		require.NoError(t, err, "%s:\n%s", name, op.tail())
-		return op.took
+		took, changed, err := upTimed(t, ctx, s, dir, name)
+		require.NoError(t, err)
+		return took, changed
 	}
 	// each runs f on every team stack, atOnce at a time, and returns the wall
-	// time of all and each one's time.
-	each := func(f func(name string) time.Duration) (time.Duration, []time.Duration) {
+	// time of all and each one's time. f runs in goroutines, so it returns
+	// its error, and the first one fails the test once all have ended.
+	each := func(f func(name string) (time.Duration, error)) (time.Duration, []time.Duration) {
+		t.Helper()
 		start := time.Now()
 		took := make([]time.Duration, len(teamStacks))
+		errs := make([]error, len(teamStacks))
 		sem := make(chan struct{}, atOnce)
 		var wg sync.WaitGroup
 		for i, name := range teamStacks {
@@ -115,10 +99,11 @@ func TestBenchTeamStacks(t *testing.T) {
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				took[i] = f(name)
+				took[i], errs[i] = f(name)
 			}()
 		}
 		wg.Wait()
+		require.NoError(t, errors.Join(errs...))
 		return time.Since(start), took
 	}
 	spread := func(ds []time.Duration) string {
@@ -134,15 +119,15 @@ func TestBenchTeamStacks(t *testing.T) {
 	upAll := func(suffix, op, skip string) (time.Duration, []time.Duration, int) {
 		var mu sync.Mutex
 		n := 0
-		all, took := each(func(name string) time.Duration {
+		all, took := each(func(name string) (time.Duration, error) {
 			if name == skip {
-				return 0
+				return 0, nil
 			}
-			d, c := up(team[name], name+suffix)
+			d, c, err := upTimed(t, ctx, team[name], dir, name+suffix)
 			mu.Lock()
 			n += c[op]
 			mu.Unlock()
-			return d
+			return d, err
 		})
 		return all, took, n
 	}
@@ -195,8 +180,11 @@ func TestBenchTeamStacks(t *testing.T) {
 	logf("the other team stacks' ups after the onboarding: %v for all (%d resources updated; %s); onboarding until every stack converged: %v",
 		converge.Round(10*time.Millisecond), updated, spread(each3[:len(each3)-1]), (onboardPlatform + onboardTeam + converge).Round(10*time.Millisecond))
 
-	teamsDown, each2 := each(func(name string) time.Duration { return destroy(team[name], name+"-destroy") })
-	platformDown := destroy(platform, "platform-destroy")
+	teamsDown, each2 := each(func(name string) (time.Duration, error) {
+		return destroyTimed(t, ctx, team[name], dir, name+"-destroy")
+	})
+	platformDown, err := destroyTimed(t, ctx, platform, dir, "platform-destroy")
+	require.NoError(t, err)
 	logf("destroy: team stacks %v (%s), then the platform %v: %v", teamsDown.Round(10*time.Millisecond), spread(each2),
 		platformDown.Round(10*time.Millisecond), (teamsDown + platformDown).Round(10*time.Millisecond))
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/stretchr/testify/require"
 )
@@ -210,4 +212,56 @@ func outputFile(t *testing.T, dir, name string) io.WriteCloser {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = f.Close() })
 	return f
+}
+
+// prebuiltSandbox is one run of the tier: a copy of the working tree (stack
+// secrets dropped) whose Pulumi.yaml runs the program built once, and the
+// sandbox started from it.
+type prebuiltSandbox struct {
+	ctx       context.Context
+	tc        toolchain
+	dir, work string
+	k         kubectl
+}
+
+// startPrebuiltSandbox prepares the run name (startRun) as prebuiltSandbox.
+func startPrebuiltSandbox(t *testing.T, name string) prebuiltSandbox {
+	t.Helper()
+	root := repoRoot(t)
+	r := prebuiltSandbox{tc: findToolchain(t, root)}
+	r.ctx, r.dir = startRun(t, name)
+	r.work = filepath.Join(r.dir, "work")
+	copyWorkingTree(t, root, r.work)
+	dropStackSecrets(t, r.work)
+	pb := buildPrebuilt(t, r.ctx, r.tc, r.work, r.dir)
+	require.NoError(t, os.WriteFile(filepath.Join(r.work, "Pulumi.yaml"), pb.project, 0o644))
+	clusterBin := envOr("AKSML_CLUSTER_BIN", filepath.Join(root, "tests", "cluster", "bin"))
+	sb := startSandbox(t, r.work, clusterBin, sharedFolder(t, root), r.dir)
+	r.k = kubectl{kubeconfig: sb.kubeconfig}
+	return r
+}
+
+// upTimed runs an up of s, its output in <dir>/<name>.log, and returns its
+// wall time and the engine's resource changes; an error carries the
+// output's tail. It does not fail the test itself, so that goroutines may
+// call it.
+func upTimed(t *testing.T, ctx context.Context, s auto.Stack, dir, name string) (time.Duration, map[string]int, error) {
+	op := startOp(t, dir, name)
+	res, err := s.Up(ctx, optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
+	op.finish(t)
+	if err != nil {
+		return op.took, nil, fmt.Errorf("%s: %w\n%s", name, err, op.tail())
+	}
+	return op.took, *res.Summary.ResourceChanges, nil
+}
+
+// destroyTimed is upTimed for a destroy.
+func destroyTimed(t *testing.T, ctx context.Context, s auto.Stack, dir, name string) (time.Duration, error) {
+	op := startOp(t, dir, name)
+	_, err := s.Destroy(ctx, optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
+	op.finish(t)
+	if err != nil {
+		return op.took, fmt.Errorf("%s: %w\n%s", name, err, op.tail())
+	}
+	return op.took, nil
 }

@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -33,17 +31,8 @@ const teamStack = stackName + "-team-a"
 // platform `up` and a team-stack `up`; the team stack is destroyed before
 // the platform. Each step's time is logged.
 func TestTeamStacks(t *testing.T) {
-	root := repoRoot(t)
-	tc := findToolchain(t, root)
-	ctx, dir := startRun(t, "teamstacks")
-	work := filepath.Join(dir, "work")
-	copyWorkingTree(t, root, work)
-	dropStackSecrets(t, work)
-	pb := buildPrebuilt(t, ctx, tc, work, dir)
-	require.NoError(t, os.WriteFile(filepath.Join(work, "Pulumi.yaml"), pb.project, 0o644))
-	clusterBin := envOr("AKSML_CLUSTER_BIN", filepath.Join(root, "tests", "cluster", "bin"))
-	sb := startSandbox(t, work, clusterBin, sharedFolder(t, root), dir)
-	k := kubectl{kubeconfig: sb.kubeconfig}
+	r := startPrebuiltSandbox(t, "teamstacks")
+	ctx, tc, dir, work, k := r.ctx, r.tc, r.dir, r.work, r.k
 
 	platformFile := filepath.Join(work, stackConfigFile)
 	shipped, err := os.ReadFile(platformFile)
@@ -65,12 +54,10 @@ func TestTeamStacks(t *testing.T) {
 	}
 	up := func(s auto.Stack, name string) time.Duration {
 		t.Helper()
-		op := startOp(t, dir, name)
-		res, err := s.Up(ctx, optup.EventStreams(op.log.ch), optup.ProgressStreams(op.out), optup.ErrorProgressStreams(op.out))
-		op.finish(t)
-		require.NoError(t, err, "%s:\n%s", name, op.tail())
-		t.Logf("%s: %v, %v", name, op.took.Round(10*time.Millisecond), res.Summary.ResourceChanges)
-		return op.took
+		took, changed, err := upTimed(t, ctx, s, dir, name)
+		require.NoError(t, err)
+		t.Logf("%s: %v, %v", name, took.Round(10*time.Millisecond), changed)
+		return took
 	}
 	noChanges := func(s auto.Stack, name string) {
 		t.Helper()
@@ -125,16 +112,12 @@ func TestTeamStacks(t *testing.T) {
 	assert.True(t, exists("namespace", "team-c"))
 	assert.True(t, exists("clusterqueue", "team-c-gpu"))
 
-	op := startOp(t, dir, "team-destroy")
-	_, err = team.Destroy(ctx, optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
-	op.finish(t)
-	require.NoError(t, err, "team stack destroy:\n%s", op.tail())
+	_, err = destroyTimed(t, ctx, team, dir, "team-destroy")
+	require.NoError(t, err)
 	assert.False(t, exists("clusterqueue", "team-a-gpu"), "the team stack's destroy deletes its queues")
 	assert.True(t, exists("clusterqueue", "team-b-gpu"), "and nothing of the platform's")
-	op = startOp(t, dir, "platform-destroy")
-	_, err = platform.Destroy(ctx, optdestroy.EventStreams(op.log.ch), optdestroy.ProgressStreams(op.out), optdestroy.ErrorProgressStreams(op.out))
-	op.finish(t)
-	require.NoError(t, err, "platform destroy:\n%s", op.tail())
+	_, err = destroyTimed(t, ctx, platform, dir, "platform-destroy")
+	require.NoError(t, err)
 
 	t.Logf("team stacks on the sandbox: platform first up %v, team stack first up %v; onboarding a team: platform up %v + team stack up %v",
 		platformUp.Round(10*time.Millisecond), teamUp.Round(10*time.Millisecond), onboardPlatform.Round(10*time.Millisecond), onboardTeam.Round(10*time.Millisecond))
